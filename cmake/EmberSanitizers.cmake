@@ -1,0 +1,17 @@
+# Sanitizer flags apply to every target of the build, plugins included, so
+# that memory errors across the ABI boundary are caught on both sides.
+set(_ember_sanitizers "")
+if(EMBER_SANITIZE_ADDRESS)
+  list(APPEND _ember_sanitizers address)
+endif()
+if(EMBER_SANITIZE_UNDEFINED)
+  list(APPEND _ember_sanitizers undefined)
+endif()
+if(EMBER_SANITIZE_THREAD)
+  list(APPEND _ember_sanitizers thread)
+endif()
+if(_ember_sanitizers)
+  list(JOIN _ember_sanitizers "," _ember_sanitize_list)
+  add_compile_options(-fsanitize=${_ember_sanitize_list} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_ember_sanitize_list})
+endif()

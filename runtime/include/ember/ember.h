@@ -1,0 +1,10 @@
+#pragma once
+
+// Everything a C++ user of Ember needs.
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "ember/plugins.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"

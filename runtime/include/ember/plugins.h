@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/device.h"
+
+namespace ember {
+
+// What the core knows about one plugin it tried to load.
+struct PluginInfo {
+  std::string name;          // from the plugin, or the file name if it never said
+  std::string path;          // the shared library
+  std::string version;       // the plugin's own version string
+  uint32_t abi_major = 0;    // what the plugin was built against
+  uint32_t abi_minor = 0;
+  uint32_t negotiated_minor = 0;  // min(core minor, plugin minor)
+  std::string device_type;   // empty for a plugin without a device
+  bool loaded = false;       // false: quarantined, see `error`
+  std::string error;         // why it was quarantined
+  int64_t num_kernels = 0;   // kernels registered
+};
+
+// Loads a plugin from a file. On failure the plugin is quarantined and an
+// ember::Error naming the path and the reason is thrown; the core and the
+// other plugins keep working. Loading the same path twice returns the first
+// result.
+PluginInfo load_plugin(const std::string& path);
+
+// Every plugin tried so far, loaded or quarantined, in load order. The first
+// call discovers plugins (Note [Plugin discovery]).
+std::vector<PluginInfo> plugins();
+
+struct DeviceInfo {
+  Device device;
+  std::string name;
+  uint64_t total_memory = 0;
+  uint32_t compute_units = 0;
+  std::string plugin;
+};
+
+// Every device of every loaded plugin, plus the built-in meta device.
+std::vector<DeviceInfo> devices();
+bool is_device_type_available(const std::string& type_name);
+int32_t device_count(const std::string& type_name);
+void synchronize(Device device);
+
+// Caching-allocator statistics of one device, in bytes.
+struct MemoryStats {
+  uint64_t allocated = 0;       // in tensors now
+  uint64_t reserved = 0;        // held from the plugin (allocated + cached)
+  uint64_t peak_allocated = 0;  // since start or reset_peak_memory_stats
+  uint64_t num_allocs = 0;      // requests served
+  uint64_t num_cache_hits = 0;  // requests served from the cache
+  uint64_t num_device_allocs = 0;  // requests that reached the plugin
+};
+MemoryStats memory_stats(Device device);
+void reset_peak_memory_stats(Device device);
+// Returns every cached, unused block to the plugin.
+void empty_cache(Device device);
+
+}  // namespace ember

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ember/device.h"
+
+namespace ember {
+
+// Memory that one or more tensors view. Blocks come from the device's caching
+// allocator and go back to it when the last view dies. The version counter
+// lives here, not in the tensor, because every view of the memory must see
+// an in-place write (Note [Version counter]).
+class Storage {
+ public:
+  // `release` returns `data` to whoever gave it; it may be empty (meta).
+  using Release = void (*)(void* context, void* data) noexcept;
+
+  Storage(void* data, size_t nbytes, Device device, Release release, void* context)
+      : data_(data), nbytes_(nbytes), device_(device), release_(release), context_(context) {}
+  ~Storage() {
+    if (release_ != nullptr) release_(context_, data_);
+  }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Release release_;
+  void* context_;
+  std::atomic<uint32_t> version_{0};
+};
+
+}  // namespace ember

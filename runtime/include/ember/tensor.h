@@ -1,0 +1,139 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/dim_vector.h"
+#include "ember/dispatch_key.h"
+#include "ember/dtype.h"
+#include "ember/scalar.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+// Metadata of one tensor: a strided window onto a Storage. Views share the
+// storage and differ only here.
+class TensorImpl {
+ public:
+  TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes,
+             IntArrayRef strides, int64_t storage_offset);
+
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  const DimVector& sizes() const { return sizes_; }
+  const DimVector& strides() const { return strides_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  int64_t numel() const { return numel_; }
+  DispatchKeySet keys() const { return keys_; }
+  bool is_contiguous() const { return is_contiguous_; }
+
+  // Bytes this view can touch, from its first element, checked against the
+  // storage when a view is made.
+  int64_t span_elements() const;
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_;
+  int64_t numel_;
+  DType dtype_;
+  bool is_contiguous_;
+  DispatchKeySet keys_;
+};
+
+// A reference-counted handle to a TensorImpl; copying a Tensor never copies
+// data. A default-constructed Tensor is "undefined".
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  // --- metadata
+  const DimVector& sizes() const { return impl_->sizes(); }
+  const DimVector& strides() const { return impl_->strides(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes().size()); }
+  int64_t numel() const { return impl_->numel(); }
+  DType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  size_t element_size() const { return itemsize(dtype()); }
+  // Address of the first element (device memory for non-cpu devices).
+  void* data_ptr() const;
+  template <typename T>
+  T* data() const { return static_cast<T*>(data_ptr()); }
+  uint32_t version() const { return impl_->storage()->version(); }
+  // True when both tensors view the same storage.
+  bool is_alias_of(const Tensor& other) const;
+
+  // --- views (no copy; errors name the op and the shapes)
+  Tensor view(IntArrayRef shape) const;
+  Tensor reshape(IntArrayRef shape) const;  // a view when strides allow, else a copy
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;  // transpose of a tensor with at most 2 dims
+  Tensor expand(IntArrayRef shape) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+               int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+
+  // --- copies and conversion
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(Device device) const;
+  Tensor to(DType dtype) const;
+  Tensor to(Device device, DType dtype) const;
+  // Copies src into this tensor (broadcasting src, converting dtype, across
+  // devices); bumps the version counter.
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(const Scalar& value);
+  // The value of a one-element tensor.
+  Scalar item() const;
+  template <typename T>
+  T item() const;
+  // Elements in row-major order, converted to T (copies to the host).
+  template <typename T>
+  std::vector<T> tolist() const;
+
+  // PyTorch-like text: "tensor([1., 2.], dtype=ember.float64)".
+  std::string str() const;
+
+  // --- arithmetic (see ember/ops.h for the full list)
+  Tensor operator-() const;
+  Tensor& operator+=(const Tensor& other);
+  Tensor& operator-=(const Tensor& other);
+  Tensor& operator*=(const Tensor& other);
+  Tensor& operator/=(const Tensor& other);
+  Tensor& operator+=(const Scalar& other);
+  Tensor& operator-=(const Scalar& other);
+  Tensor& operator*=(const Scalar& other);
+  Tensor& operator/=(const Scalar& other);
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace ember

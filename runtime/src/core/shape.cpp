@@ -1,0 +1,121 @@
+#include "core/shape.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ember/error.h"
+
+namespace ember {
+
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    running *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t normalize_dim(int64_t dim, int64_t rank, std::string_view op) {
+  const int64_t bound = std::max<int64_t>(rank, 1);
+  if (dim < -bound || dim >= bound) {
+    throw_error(ErrorKind::Index, std::string(op) + ": dimension out of range (expected to be in range of [" +
+                                      std::to_string(-bound) + ", " + std::to_string(bound - 1) +
+                                      "], but got " + std::to_string(dim) + ")");
+  }
+  return dim < 0 ? dim + bound : dim;
+}
+
+DimVector normalize_dims(IntArrayRef dims, int64_t rank, std::string_view op) {
+  DimVector out;
+  for (int64_t d : dims) out.push_back(normalize_dim(d, rank, op));
+  std::sort(out.begin(), out.end());
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i] == out[i - 1]) {
+      throw_error(ErrorKind::Value, std::string(op) + ": dim " + std::to_string(out[i]) +
+                                        " appears multiple times in the list of dims");
+    }
+  }
+  return out;
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
+  const size_t rank = std::max(a.size(), b.size());
+  DimVector out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t sa = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t sb = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (sa != sb && sa != 1 && sb != 1) {
+      throw_error(ErrorKind::Value, std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+                                        " cannot be broadcast together (size " + std::to_string(sa) +
+                                        " vs " + std::to_string(sb) + " at dimension " + std::to_string(i) + ")");
+    }
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+DimVector infer_view_shape(IntArrayRef shape, int64_t numel, std::string_view op) {
+  DimVector out(shape);
+  int64_t known = 1;
+  std::optional<size_t> infer_at;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      if (infer_at) throw_error(ErrorKind::Value, std::string(op) + ": only one dimension can be inferred");
+      infer_at = i;
+    } else if (out[i] < 0) {
+      throw_error(ErrorKind::Value, std::string(op) + ": invalid shape dimension " + std::to_string(out[i]));
+    } else {
+      known *= out[i];
+    }
+  }
+  if (infer_at && known != 0 && numel % known == 0) {
+    out[*infer_at] = numel / known;
+    return out;
+  }
+  if (!infer_at && known == numel) return out;
+  throw_error(ErrorKind::Value, std::string(op) + ": shape '" + shape_str(shape) +
+                                    "' is invalid for input of size " + std::to_string(numel));
+}
+
+std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes) {
+  DimVector out(new_sizes.size());
+  if (numel_of(sizes) == 0 || sizes.empty()) {
+    return contiguous_strides(new_sizes);
+  }
+  // Walk the old dims from the back, merging runs that are contiguous with
+  // each other ("chunks"), and hand each chunk's elements to new dims.
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1;
+  int64_t view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= sizes[tensor_d];
+    const bool chunk_ends = tensor_d == 0 ||
+                            (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    if (chunk_ends) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,41 @@
+#include <string>
+
+#include "core/shape.h"
+#include "ember/error.h"
+#include "ember/tensor.h"
+
+namespace ember {
+namespace {
+
+bool compute_contiguous(const DimVector& sizes, const DimVector& strides) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (sizes[i] == 0) return true;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes,
+                       IntArrayRef strides, int64_t storage_offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      numel_(numel_of(sizes)),
+      dtype_(dtype),
+      is_contiguous_(compute_contiguous(sizes_, strides_)),
+      keys_(DispatchKeySet::of_backend(storage_->device().type)) {}
+
+int64_t TensorImpl::span_elements() const {
+  if (numel_ == 0) return 0;
+  int64_t last = 0;
+  for (size_t i = 0; i < sizes_.size(); ++i) last += (sizes_[i] - 1) * strides_[i];
+  return last + 1;
+}
+
+}  // namespace ember

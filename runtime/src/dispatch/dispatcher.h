@@ -1,0 +1,28 @@
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "dispatch/op.h"
+
+namespace ember::dispatch {
+
+// Runs one op: picks the step from the call's dispatch keys (Note [Dispatch
+// keys]) and, at the backend step, allocates missing outputs from the meta
+// function and calls the device's kernel.
+void call(const Op& op, OpCall& call);
+
+// Convenience for the op functions: inputs and attributes in, the op's
+// outputs (allocated) back.
+Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<ember_attr> attrs = {});
+void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
+               std::initializer_list<ember_attr> attrs = {});
+
+// Attribute builders; names and arrays are borrowed for the call.
+ember_attr attr_int(const char* name, int64_t value);
+ember_attr attr_float(const char* name, double value);
+ember_attr attr_bool(const char* name, bool value);
+ember_attr attr_ints(const char* name, IntArrayRef values);
+
+}  // namespace ember::dispatch

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "dispatch/op.h"
+
+namespace ember::dispatch {
+
+// Every op the core knows. Filled once, at first use, from the catalogue
+// (ops/catalogue.cpp); immutable afterwards, so lookups take no lock.
+class OpRegistry {
+ public:
+  static const OpRegistry& get();
+
+  // nullptr when the catalogue has no such op.
+  Op* find(std::string_view name) const;
+  // Throws NotImplemented naming the op when it is unknown.
+  Op& at(std::string_view name) const;
+  const std::vector<std::unique_ptr<Op>>& ops() const { return ops_; }
+
+ private:
+  OpRegistry();
+  void add(OpSchema schema);
+  friend void register_catalogue(OpRegistry& registry);
+
+  std::vector<std::unique_ptr<Op>> ops_;
+  std::unordered_map<std::string_view, Op*> by_name_;
+};
+
+// Defined in ops/catalogue.cpp: adds every primitive of sdk/docs/ops.md.
+void register_catalogue(OpRegistry& registry);
+
+}  // namespace ember::dispatch

@@ -1,0 +1,133 @@
+// The primitives of sdk/docs/ops.md: names, arity, dispatch dtype and meta
+// functions. Arguments are validated by each op's public function before
+// dispatch, so a meta function only derives output metadata.
+#include <string>
+
+#include "core/shape.h"
+#include "dispatch/op_registry.h"
+#include "ember/error.h"
+
+namespace ember::dispatch {
+namespace {
+
+void meta_like_input0(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_bool_like_input0(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = DType::Bool;
+}
+
+void meta_like_input1(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[1].sizes();
+  out[0].dtype = call.inputs[1].dtype();
+}
+
+// Factories and copy write into a tensor the caller made.
+void meta_needs_output(const OpCall&, TensorMeta*) {
+  throw_error(ErrorKind::Runtime, "this op writes into a given output tensor and cannot allocate one");
+}
+
+DimVector keepdim_sizes(const OpCall& call, IntArrayRef dims) {
+  DimVector sizes = call.inputs[0].sizes();
+  if (dims.empty()) {
+    for (auto& s : sizes) s = 1;
+  } else {
+    for (int64_t d : dims) sizes[d] = 1;
+  }
+  return sizes;
+}
+
+DType sum_dtype(DType in) { return is_integral(in, true) ? DType::Int64 : in; }
+
+void meta_sum_like(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = keepdim_sizes(call, call.attr_ints("sum", "dims"));
+  out[0].dtype = sum_dtype(call.inputs[0].dtype());
+}
+
+void meta_reduce_same_dtype(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = keepdim_sizes(call, call.attr_ints("reduction", "dims"));
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_arg_reduce(const OpCall& call, TensorMeta* out) {
+  const int64_t dim = call.attr_int("argmax/argmin", "dim");
+  DimVector sizes = call.inputs[0].sizes();
+  if (dim < 0) {
+    for (auto& s : sizes) s = 1;
+  } else {
+    sizes[dim] = 1;
+  }
+  out[0].sizes = sizes;
+  out[0].dtype = DType::Int64;
+}
+
+void meta_mm(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = {call.inputs[0].size(0), call.inputs[1].size(1)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_bmm(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = {call.inputs[0].size(0), call.inputs[0].size(1), call.inputs[1].size(2)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_index_select(const OpCall& call, TensorMeta* out) {
+  DimVector sizes = call.inputs[0].sizes();
+  if (!sizes.empty()) sizes[call.attr_int("index_select", "dim")] = call.inputs[1].numel();
+  out[0].sizes = sizes;
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_gather(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[1].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_cat(const OpCall& call, TensorMeta* out) {
+  const int64_t dim = call.attr_int("cat", "dim");
+  DimVector sizes = call.inputs[0].sizes();
+  sizes[dim] = 0;
+  for (int64_t i = 0; i < call.num_inputs; ++i) sizes[dim] += call.inputs[i].size(dim);
+  out[0].sizes = sizes;
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+}  // namespace
+
+void register_catalogue(OpRegistry& registry) {
+  auto add = [&registry](const char* name, int num_inputs, MetaFn meta, int dispatch_from = 0) {
+    registry.add(OpSchema{name, num_inputs, 1, meta, dispatch_from});
+  };
+  for (const char* name : {"neg", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
+                           "tan", "tanh", "sigmoid", "erf", "reciprocal", "floor", "ceil", "round", "trunc",
+                           "bitwise_not"}) {
+    add(name, 1, meta_like_input0);
+  }
+  add("logical_not", 1, meta_bool_like_input0);
+  for (const char* name : {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum",
+                           "bitwise_and", "bitwise_or", "bitwise_xor"}) {
+    add(name, 2, meta_like_input0);
+  }
+  for (const char* name : {"logical_and", "logical_or", "logical_xor", "eq", "ne", "lt", "le", "gt", "ge"}) {
+    add(name, 2, meta_bool_like_input0);
+  }
+  add("where", 3, meta_like_input1, 1);
+  add("copy", 1, meta_needs_output);
+  for (const char* name : {"fill", "arange", "uniform", "normal"}) add(name, 0, meta_needs_output, -1);
+  add("sum", 1, meta_sum_like);
+  add("prod", 1, meta_sum_like);
+  for (const char* name : {"mean", "amax", "amin"}) add(name, 1, meta_reduce_same_dtype);
+  add("argmax", 1, meta_arg_reduce);
+  add("argmin", 1, meta_arg_reduce);
+  add("mm", 2, meta_mm);
+  add("bmm", 2, meta_bmm);
+  add("index_select", 2, meta_index_select);
+  add("gather", 2, meta_gather);
+  add("scatter_add", 3, meta_like_input0);
+  add("cat", -1, meta_cat);
+}
+
+}  // namespace ember::dispatch

@@ -1,0 +1,212 @@
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/host_values.h"
+#include "core/shape.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "plugin/device_registry.h"
+
+namespace ember {
+namespace {
+
+DType dtype_or_default(const TensorOptions& options) { return options.dtype.value_or(default_float_dtype()); }
+
+void check_sizes(IntArrayRef shape, std::string_view op) {
+  for (int64_t s : shape) {
+    if (s < 0) {
+      throw_error(ErrorKind::Value, std::string(op) + ": trying to create tensor with negative dimension " +
+                                        std::to_string(s) + ": " + shape_str(shape));
+    }
+  }
+}
+
+template <typename T>
+DType natural_dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
+  if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
+  if constexpr (std::is_same_v<T, int16_t>) return DType::Int16;
+  if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
+  if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
+  if constexpr (std::is_same_v<T, float>) return DType::Float32;
+  if constexpr (std::is_same_v<T, double>) return DType::Float64;
+}
+
+// Counter-based generator state: seed plus the offset of the next unused
+// Philox counter, so every device draws the same stream.
+struct GeneratorState {
+  std::atomic<uint64_t> seed{67280421310721ULL};
+  std::atomic<uint64_t> offset{0};
+};
+
+GeneratorState& generator() {
+  static GeneratorState state;
+  return state;
+}
+
+Tensor& random_fill(Tensor& t, const char* op_name, const char* a_name, double a, const char* b_name, double b) {
+  if (!is_floating(t.dtype())) {
+    throw_error(ErrorKind::Type, std::string(op_name) + "_: expected a floating point tensor, got " +
+                                     std::string(dtype_name(t.dtype())));
+  }
+  const dispatch::Op& op = dispatch::OpRegistry::get().at(op_name);
+  GeneratorState& g = generator();
+  const uint64_t offset = g.offset.fetch_add(static_cast<uint64_t>(t.numel()));
+  dispatch::call_into(op, {}, t,
+                      {dispatch::attr_float(a_name, a), dispatch::attr_float(b_name, b),
+                       dispatch::attr_int("seed", static_cast<int64_t>(g.seed.load())),
+                       dispatch::attr_int("offset", static_cast<int64_t>(offset))});
+  return t;
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef shape, TensorOptions options) {
+  check_sizes(shape, "empty");
+  const DType dtype = dtype_or_default(options);
+  const int64_t n = numel_of(shape);
+  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(n) * itemsize(dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, contiguous_strides(shape), 0));
+}
+
+Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
+  check_sizes(shape, "empty_strided");
+  if (shape.size() != strides.size()) {
+    throw_error(ErrorKind::Value, "empty_strided: sizes " + shape_str(shape) + " and strides " + shape_str(strides) +
+                                      " have different lengths");
+  }
+  const DType dtype = dtype_or_default(options);
+  int64_t span = numel_of(shape) == 0 ? 0 : 1;
+  for (size_t i = 0; i < shape.size() && span > 0; ++i) span += (shape[i] - 1) * strides[i];
+  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(span) * itemsize(dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, strides, 0));
+}
+
+Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options) {
+  if (!options.dtype) options.dtype = value.natural_dtype();
+  Tensor t = empty(shape, options);
+  t.fill_(value);
+  return t;
+}
+
+Tensor zeros(IntArrayRef shape, TensorOptions options) {
+  Tensor t = empty(shape, options);
+  t.fill_(is_floating(t.dtype()) ? Scalar(0.0) : Scalar(int64_t{0}));
+  return t;
+}
+
+Tensor ones(IntArrayRef shape, TensorOptions options) {
+  Tensor t = empty(shape, options);
+  t.fill_(is_floating(t.dtype()) ? Scalar(1.0) : Scalar(int64_t{1}));
+  return t;
+}
+
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), TensorOptions(t.dtype(), t.device())); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), TensorOptions(t.dtype(), t.device())); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), TensorOptions(t.dtype(), t.device())); }
+Tensor full_like(const Tensor& t, const Scalar& value) {
+  return full(t.sizes(), value, TensorOptions(t.dtype(), t.device()));
+}
+
+Tensor arange(const Scalar& end, TensorOptions options) { return arange(Scalar(int64_t{0}), end, 1, options); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+  const bool all_integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  const DType dtype = options.dtype.value_or(all_integral ? DType::Int64 : default_float_dtype());
+  const double s = start.to_double();
+  const double e = end.to_double();
+  const double st = step.to_double();
+  if (st == 0.0) throw_error(ErrorKind::Value, "arange: step must be nonzero");
+  if (!std::isfinite(s) || !std::isfinite(e)) throw_error(ErrorKind::Value, "arange: unsupported range: " + start.str() + " -> " + end.str());
+  if ((st > 0 && e < s) || (st < 0 && e > s)) {
+    throw_error(ErrorKind::Value, "arange: upper bound and larger bound inconsistent with step sign");
+  }
+  const int64_t n = all_integral ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) / step.to_int()
+                                 : static_cast<int64_t>(std::ceil((e - s) / st));
+  Tensor t = empty({n}, TensorOptions(dtype, options.device));
+  static const dispatch::Op& op = dispatch::OpRegistry::get().at("arange");
+  if (is_floating(dtype)) {
+    dispatch::call_into(op, {}, t, {dispatch::attr_float("start", s), dispatch::attr_float("step", st)});
+  } else {
+    if (!all_integral) throw_error(ErrorKind::Type, "arange: an integer dtype needs integer start, end and step");
+    dispatch::call_into(op, {}, t, {dispatch::attr_int("start", start.to_int()), dispatch::attr_int("step", step.to_int())});
+  }
+  return t;
+}
+
+Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
+  const DType dtype = options.dtype.value_or(value.natural_dtype());
+  Tensor t = empty({}, TensorOptions(dtype, options.device));
+  if (t.device().is_meta()) return t;
+  unsigned char bytes[8];
+  if (value.is_floating()) {
+    store_double(bytes, dtype, value.to_double());
+  } else {
+    store_int(bytes, dtype, value.to_int());
+  }
+  plugin::copy_from_host(t.device(), t.data_ptr(), bytes, itemsize(dtype));
+  return t;
+}
+
+template <typename T>
+Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions options) {
+  if (numel_of(shape) != static_cast<int64_t>(values.size())) {
+    throw_error(ErrorKind::Value, "tensor: " + std::to_string(values.size()) + " values do not fill shape " +
+                                      shape_str(shape));
+  }
+  const DType natural = natural_dtype_of<T>();
+  Tensor t = empty(shape, TensorOptions(natural, options.device));
+  if (!t.device().is_meta() && !values.empty()) {
+    if constexpr (std::is_same_v<T, bool>) {
+      const std::vector<uint8_t> bytes(values.begin(), values.end());
+      plugin::copy_from_host(t.device(), t.data_ptr(), bytes.data(), bytes.size());
+    } else {
+      plugin::copy_from_host(t.device(), t.data_ptr(), values.data(), values.size() * sizeof(T));
+    }
+  }
+  return options.dtype ? t.to(*options.dtype) : t;
+}
+
+template Tensor tensor<bool>(const std::vector<bool>&, IntArrayRef, TensorOptions);
+template Tensor tensor<uint8_t>(const std::vector<uint8_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor<int8_t>(const std::vector<int8_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor<int16_t>(const std::vector<int16_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor<float>(const std::vector<float>&, IntArrayRef, TensorOptions);
+template Tensor tensor<double>(const std::vector<double>&, IntArrayRef, TensorOptions);
+
+void manual_seed(uint64_t seed) {
+  generator().seed.store(seed);
+  generator().offset.store(0);
+}
+
+Tensor& uniform_(Tensor& t, double low, double high) {
+  if (!(low <= high)) {
+    throw_error(ErrorKind::Value, "uniform_: expects low <= high, but got low=" + std::to_string(low) +
+                                      " and high=" + std::to_string(high));
+  }
+  return random_fill(t, "uniform", "low", low, "high", high);
+}
+
+Tensor& normal_(Tensor& t, double mean, double std) {
+  if (!(std >= 0.0)) throw_error(ErrorKind::Value, "normal_: expects std >= 0.0, but found std " + std::to_string(std));
+  return random_fill(t, "normal", "mean", mean, "std", std);
+}
+
+Tensor rand(IntArrayRef shape, TensorOptions options) {
+  Tensor t = empty(shape, options);
+  return uniform_(t, 0.0, 1.0);
+}
+
+Tensor randn(IntArrayRef shape, TensorOptions options) {
+  Tensor t = empty(shape, options);
+  return normal_(t, 0.0, 1.0);
+}
+
+}  // namespace ember

@@ -1,0 +1,128 @@
+#include <string>
+#include <vector>
+
+#include "core/shape.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember {
+namespace {
+
+const dispatch::Op& op_named(const char* name) { return dispatch::OpRegistry::get().at(name); }
+
+void check_index_tensor(const char* name, const Tensor& index, const Tensor& x) {
+  if (index.dtype() != DType::Int64 && index.dtype() != DType::Int32) {
+    throw_error(ErrorKind::Type, std::string(name) + "(): expected dtype int64 or int32 for index, but got " +
+                                     std::string(dtype_name(index.dtype())));
+  }
+  if (index.device() != x.device()) {
+    throw_error(ErrorKind::Runtime, std::string(name) + "(): index is on " + index.device().str() +
+                                        " but the tensor is on " + x.device().str());
+  }
+}
+
+void check_gather_shapes(const char* name, const Tensor& x, int64_t dim, const Tensor& index) {
+  if (index.dim() != x.dim() && !(x.dim() == 0 && index.dim() <= 1)) {
+    throw_error(ErrorKind::Value, std::string(name) + "(): index " + shape_str(index.sizes()) + " and input " +
+                                      shape_str(x.sizes()) + " must have the same number of dimensions");
+  }
+  for (int64_t d = 0; d < index.dim() && d < x.dim(); ++d) {
+    if (d != dim && index.sizes()[d] > x.sizes()[d]) {
+      throw_error(ErrorKind::Value, std::string(name) + "(): size of index " + shape_str(index.sizes()) +
+                                        " exceeds input " + shape_str(x.sizes()) + " at dimension " + std::to_string(d));
+    }
+  }
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_index_tensor("index_select", index, x);
+  if (index.dim() > 1) {
+    throw_error(ErrorKind::Value, "index_select(): index must be 0-D or 1-D, got shape " + shape_str(index.sizes()));
+  }
+  const int64_t d = normalize_dim(dim, x.dim(), "index_select");
+  if (x.dim() == 0 && index.numel() != 1) {
+    throw_error(ErrorKind::Index, "index_select(): a 0-D tensor takes exactly one index, got " + std::to_string(index.numel()));
+  }
+  return dispatch::call_single(op_named("index_select"), {x, index.reshape({-1})}, {dispatch::attr_int("dim", d)});
+}
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_index_tensor("gather", index, x);
+  const int64_t d = normalize_dim(dim, x.dim(), "gather");
+  check_gather_shapes("gather", x, d, index);
+  return dispatch::call_single(op_named("gather"), {x, index}, {dispatch::attr_int("dim", d)});
+}
+
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_index_tensor("scatter_add", index, x);
+  const int64_t d = normalize_dim(dim, x.dim(), "scatter_add");
+  check_gather_shapes("scatter_add", x, d, index);
+  if (src.dim() != index.dim()) {
+    throw_error(ErrorKind::Value, "scatter_add(): index " + shape_str(index.sizes()) + " and src " +
+                                      shape_str(src.sizes()) + " must have the same number of dimensions");
+  }
+  for (int64_t i = 0; i < index.dim(); ++i) {
+    if (index.sizes()[i] > src.sizes()[i]) {
+      throw_error(ErrorKind::Value, "scatter_add(): size of index " + shape_str(index.sizes()) +
+                                        " exceeds src " + shape_str(src.sizes()) + " at dimension " + std::to_string(i));
+    }
+  }
+  if (src.device() != x.device()) {
+    throw_error(ErrorKind::Runtime, "scatter_add(): src is on " + src.device().str() + " but the tensor is on " + x.device().str());
+  }
+  return dispatch::call_single(op_named("scatter_add"), {x, index, src.to(x.dtype())}, {dispatch::attr_int("dim", d)});
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) throw_error(ErrorKind::Value, "cat(): expected a non-empty list of Tensors");
+  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped whatever
+  // the other shapes are.
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) {
+    if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(t);
+  }
+  if (parts.empty()) return tensors[0].clone();
+  const Tensor& first = parts[0];
+  if (first.dim() == 0) throw_error(ErrorKind::Value, "cat(): zero-dimensional tensor cannot be concatenated");
+  const int64_t d = normalize_dim(dim, first.dim(), "cat");
+  DType dtype = first.dtype();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor& t = parts[i];
+    if (t.dim() != first.dim()) {
+      throw_error(ErrorKind::Value, "cat(): tensors must have the same number of dimensions: got " +
+                                        std::to_string(first.dim()) + " and " + std::to_string(t.dim()) +
+                                        " (tensor " + std::to_string(i) + ")");
+    }
+    for (int64_t k = 0; k < first.dim(); ++k) {
+      if (k != d && t.sizes()[k] != first.sizes()[k]) {
+        throw_error(ErrorKind::Value, "cat(): sizes of tensors must match except in dimension " + std::to_string(d) +
+                                          ". Expected size " + std::to_string(first.sizes()[k]) + " but got size " +
+                                          std::to_string(t.sizes()[k]) + " for tensor number " + std::to_string(i) +
+                                          " in the list");
+      }
+    }
+    if (t.device() != first.device()) {
+      throw_error(ErrorKind::Runtime, "cat(): expected all tensors on the same device, got " + first.device().str() +
+                                          " and " + t.device().str());
+    }
+    dtype = promote_types(dtype, t.dtype());
+  }
+  for (Tensor& t : parts) t = t.to(dtype);
+  Tensor out;
+  const ember_attr attrs[] = {dispatch::attr_int("dim", d)};
+  dispatch::OpCall call;
+  call.inputs = parts.data();
+  call.num_inputs = static_cast<int64_t>(parts.size());
+  call.outputs = &out;
+  call.num_outputs = 1;
+  call.attrs = attrs;
+  call.num_attrs = 1;
+  dispatch::call(op_named("cat"), call);
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Ember builds against; a no-op when present.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev
+          libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  echo "Installing: ${missing[*]}"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

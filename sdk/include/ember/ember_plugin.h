@@ -1,0 +1,394 @@
+/*
+ * ember_plugin.h -- the stable C ABI between the Ember core and its plugins.
+ *
+ * A plugin is a shared library that exports exactly one symbol,
+ * `ember_plugin_init` (see EMBER_PLUGIN_INIT_SYMBOL). The core dlopen()s it,
+ * calls the entry point with a table of host services, and receives a table
+ * describing the plugin. Tensors cross the boundary as DLPack `DLTensor`s;
+ * no C++ object ever does.
+ *
+ * Version rules (Note [ABI versioning]):
+ *   - EMBER_ABI_VERSION_MAJOR changes only when an existing field or function
+ *     changes meaning or position. Host and plugin must agree on the major;
+ *     a plugin of another major is refused before any of its functions other
+ *     than the entry point is called.
+ *   - EMBER_ABI_VERSION_MINOR grows when a field is appended to a struct, a
+ *     struct or an enum value is added, or an extension type is defined. The
+ *     session runs at min(host minor, plugin minor).
+ *   - Every struct that crosses the boundary starts with `struct_size`, set by
+ *     whoever fills the struct to the sizeof() it was compiled with. A reader
+ *     never touches a field that lies at or past the writer's struct_size;
+ *     such a field takes its documented default. Structs only grow at the end;
+ *     tests pin sizes and offsets of v1.0 (sdk/CHANGELOG.md lists every bump).
+ *   - Optional features hang off `extension` pointers as a chain of
+ *     ember_extension records; a reader skips types it does not know.
+ *
+ * Errors: every fallible call returns `ember_status*`. NULL means success.
+ * A non-NULL status is created with ember_host_api.status_create and is owned
+ * by whoever receives it (normally the core, which destroys it). A plugin must
+ * never abort, exit or let a C++ exception escape: it returns a status.
+ *
+ * Threading: the core calls plugin functions from any thread. A kernel or a
+ * device function that is not marked thread-safe is serialised by the core
+ * behind a per-plugin lock.
+ */
+#ifndef EMBER_PLUGIN_H_
+#define EMBER_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EMBER_ABI_VERSION_MAJOR 1
+#define EMBER_ABI_VERSION_MINOR 0
+
+/* Name of the single exported entry point (see ember_plugin_init_fn). */
+#define EMBER_PLUGIN_INIT_SYMBOL "ember_plugin_init"
+
+#if defined(_WIN32)
+#define EMBER_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define EMBER_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/*
+ * DLPack 0.6 has no boolean type code; later DLPack versions define
+ * kDLBool = 6 with bits = 8. Ember uses that value so that tensors exchange
+ * correctly with newer DLPack consumers.
+ */
+#define EMBER_DL_BOOL 6
+
+/* ------------------------------------------------------------------------ */
+/* Status                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Category of a failure; the core maps it to an exception type. */
+typedef enum ember_status_code {
+  EMBER_STATUS_OK = 0,
+  EMBER_STATUS_INVALID_ARGUMENT = 1, /* bad shapes, dtypes, attributes */
+  EMBER_STATUS_OUT_OF_RANGE = 2,     /* index or dim outside its bounds */
+  EMBER_STATUS_UNIMPLEMENTED = 3,    /* op, dtype or feature not provided */
+  EMBER_STATUS_OUT_OF_MEMORY = 4,    /* allocation failed */
+  EMBER_STATUS_UNAVAILABLE = 5,      /* device missing, lost or busy */
+  EMBER_STATUS_INTERNAL = 6          /* anything else */
+} ember_status_code;
+
+/* Opaque error object: a code and a UTF-8 message. Created by the host's
+ * status_create, owned by the receiver. */
+typedef struct ember_status ember_status;
+
+/* ------------------------------------------------------------------------ */
+/* Data types                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Element types. Values are stable; later minors may append new ones, so a
+ * plugin must answer an unknown value with EMBER_STATUS_UNIMPLEMENTED. */
+typedef enum ember_dtype {
+  EMBER_DTYPE_BOOL = 0,
+  EMBER_DTYPE_UINT8 = 1,
+  EMBER_DTYPE_INT8 = 2,
+  EMBER_DTYPE_INT16 = 3,
+  EMBER_DTYPE_INT32 = 4,
+  EMBER_DTYPE_INT64 = 5,
+  EMBER_DTYPE_FLOAT16 = 6,
+  EMBER_DTYPE_BFLOAT16 = 7,
+  EMBER_DTYPE_FLOAT32 = 8,
+  EMBER_DTYPE_FLOAT64 = 9
+} ember_dtype;
+
+/* Number of dtypes defined by ABI v1.0. */
+#define EMBER_DTYPE_COUNT_V1_0 10
+
+/* ------------------------------------------------------------------------ */
+/* Extensions                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Kinds of optional extension records. */
+typedef enum ember_extension_type {
+  EMBER_EXTENSION_CODEGEN = 1,     /* reserved: fused-kernel compilation */
+  EMBER_EXTENSION_PROFILING = 2,   /* reserved: kernel timing and events */
+  EMBER_EXTENSION_COLLECTIVES = 3, /* reserved: communication engines */
+  EMBER_EXTENSION_NATIVE_HANDLES = 4 /* reserved: native stream/event handles */
+} ember_extension_type;
+
+/* Header of every extension record. A concrete extension struct starts with
+ * this header and is found by walking `next` until `type` matches. */
+typedef struct ember_extension {
+  size_t struct_size;                  /* sizeof the concrete extension */
+  ember_extension_type type;           /* which extension this is */
+  const struct ember_extension* next;  /* next record, or NULL */
+} ember_extension;
+
+/* ------------------------------------------------------------------------ */
+/* Op attributes and kernel calls                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Kind of value an attribute holds. */
+typedef enum ember_attr_kind {
+  EMBER_ATTR_INT = 0,   /* int_value */
+  EMBER_ATTR_FLOAT = 1, /* float_value */
+  EMBER_ATTR_BOOL = 2,  /* int_value, 0 or 1 */
+  EMBER_ATTR_INTS = 3   /* ints[0 .. num_ints) */
+} ember_attr_kind;
+
+/* A named, non-tensor argument of an op (dims, keepdim, fill value, seed).
+ * The op catalogue (sdk/docs/ops.md) names each op's attributes. */
+typedef struct ember_attr {
+  size_t struct_size;   /* sizeof(ember_attr) of the writer */
+  const char* name;     /* attribute name; borrowed for the call */
+  ember_attr_kind kind; /* which value field is meaningful */
+  int64_t int_value;    /* for INT and BOOL */
+  double float_value;   /* for FLOAT */
+  const int64_t* ints;  /* for INTS; borrowed for the call */
+  int64_t num_ints;     /* length of ints */
+} ember_attr;
+
+/* Opaque stream handle; NULL is the device's default stream. */
+typedef struct ember_stream_s* ember_stream_t;
+/* Opaque event handle. */
+typedef struct ember_event_s* ember_event_t;
+
+struct ember_kernel_call;
+
+/* Host callback that hands a kernel temporary device memory. The memory is
+ * valid until the kernel returns (for asynchronous devices: until the work
+ * the kernel enqueued on call->stream completes). */
+typedef ember_status* (*ember_scratch_fn)(const struct ember_kernel_call* call,
+                                          size_t size, void** ptr /* out */);
+
+/* Everything a kernel needs for one call. Output tensors are allocated by
+ * the core with the shape and dtype the op catalogue prescribes; a kernel
+ * only computes. Elementwise ops receive inputs already broadcast (expanded,
+ * stride 0) to the output shape and, unless the catalogue says otherwise,
+ * already converted to the dispatch dtype. Tensors may be non-contiguous.
+ * Outputs never partially overlap inputs; they may be identical to an input
+ * (in-place ops). */
+typedef struct ember_kernel_call {
+  size_t struct_size;            /* sizeof(ember_kernel_call) of the core */
+  const ember_extension* extension; /* optional records, or NULL */
+  const char* op_name;           /* catalogue name, e.g. "add" */
+  int32_t device_index;          /* device ordinal of all tensors */
+  ember_stream_t stream;         /* stream to enqueue on; NULL = default */
+  const DLTensor* inputs;        /* num_inputs tensors; borrowed */
+  int64_t num_inputs;
+  DLTensor* outputs;             /* num_outputs tensors; data to be written */
+  int64_t num_outputs;
+  const ember_attr* attrs;       /* num_attrs attributes; borrowed */
+  int64_t num_attrs;
+  ember_scratch_fn allocate_scratch; /* temporary memory, see above */
+  void* host_context;            /* opaque to the plugin; used by callbacks */
+} ember_kernel_call;
+
+/* A kernel. `kernel_data` is the pointer given at registration. */
+typedef ember_status* (*ember_kernel_fn)(const ember_kernel_call* call,
+                                         void* kernel_data);
+
+/* Flags for ember_kernel_registration.flags. */
+#define EMBER_KERNEL_THREAD_SAFE 0x1u /* may run concurrently with itself */
+
+/* One kernel for one (op, dtype) pair on the plugin's device type. The
+ * dispatch dtype of an op is named by the catalogue (for most ops the dtype
+ * of the first input; for factories the output's). */
+typedef struct ember_kernel_registration {
+  size_t struct_size;               /* sizeof of the plugin's struct */
+  const ember_extension* extension; /* optional records, or NULL */
+  const char* op_name;              /* catalogue name; copied by the host */
+  ember_dtype dtype;                /* dispatch dtype this kernel serves */
+  ember_kernel_fn kernel;           /* the kernel */
+  void* kernel_data;                /* passed back to every call; may be NULL */
+  uint32_t flags;                   /* EMBER_KERNEL_* flags */
+} ember_kernel_registration;
+
+/* Question "can you run this?" asked through ember_device_api.supports_op. */
+typedef struct ember_op_query {
+  size_t struct_size;
+  const ember_extension* extension;
+  const char* op_name;
+  const ember_dtype* dtypes; /* dtype of every tensor argument, inputs first */
+  int64_t num_dtypes;
+  const ember_attr* attrs;
+  int64_t num_attrs;
+} ember_op_query;
+
+/* ------------------------------------------------------------------------ */
+/* Host services                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum ember_log_level {
+  EMBER_LOG_TRACE = 0,
+  EMBER_LOG_DEBUG = 1,
+  EMBER_LOG_INFO = 2,
+  EMBER_LOG_WARN = 3,
+  EMBER_LOG_ERROR = 4
+} ember_log_level;
+
+/* Opaque handle through which a plugin registers its kernels. Valid only
+ * during ember_plugin.register_kernels. */
+typedef struct ember_registrar ember_registrar;
+
+/* Functions the core offers to plugins. The table lives as long as the core
+ * and may be kept by the plugin. */
+typedef struct ember_host_api {
+  size_t struct_size;  /* sizeof(ember_host_api) of the core */
+  uint32_t abi_major;  /* EMBER_ABI_VERSION_MAJOR of the core */
+  uint32_t abi_minor;  /* EMBER_ABI_VERSION_MINOR of the core */
+  const ember_extension* extension; /* optional records, or NULL */
+
+  /* Creates an error status; `message` is copied. Never returns NULL for a
+   * code other than EMBER_STATUS_OK. */
+  ember_status* (*status_create)(ember_status_code code, const char* message);
+  /* Destroys a status the plugin received and does not pass on. */
+  void (*status_destroy)(ember_status* status);
+
+  /* Writes a line to the core's log under the plugin's name. */
+  void (*log)(ember_log_level level, const char* plugin_name,
+              const char* message);
+
+  /* Registers one kernel; see ember_kernel_registration. Fails for an op the
+   * catalogue does not know or a dtype the ABI does not define. */
+  ember_status* (*register_kernel)(ember_registrar* registrar,
+                                   const ember_kernel_registration* kernel);
+} ember_host_api;
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Properties of one device. Strings are owned by the plugin and live as
+ * long as the plugin is loaded. */
+typedef struct ember_device_properties {
+  size_t struct_size;        /* set by the core before the call */
+  const char* name;          /* marketing name, e.g. "Intel Xeon" */
+  uint64_t total_memory;     /* bytes; 0 if unknown */
+  uint32_t compute_units;    /* cores, SMs or CUs; 0 if unknown */
+  uint32_t reserved0;        /* zero */
+} ember_device_properties;
+
+/* Direction of a copy. */
+typedef enum ember_copy_kind {
+  EMBER_COPY_HOST_TO_DEVICE = 0,
+  EMBER_COPY_DEVICE_TO_HOST = 1,
+  EMBER_COPY_DEVICE_TO_DEVICE = 2
+} ember_copy_kind;
+
+/* A contiguous byte copy. Device pointers are those returned by allocate;
+ * offsets are in bytes and need not be aligned. */
+typedef struct ember_copy_args {
+  size_t struct_size;
+  const ember_extension* extension;
+  ember_copy_kind kind;
+  int32_t src_device;  /* ordinal of the source (ignored for host) */
+  int32_t dst_device;  /* ordinal of the destination (ignored for host) */
+  const void* src;     /* base pointer */
+  size_t src_offset;   /* bytes added to src */
+  void* dst;           /* base pointer */
+  size_t dst_offset;   /* bytes added to dst */
+  size_t num_bytes;    /* may be 0 */
+  ember_stream_t stream; /* NULL = default stream; copies to or from the host
+                            complete before the function returns */
+} ember_copy_args;
+
+/* Flags for ember_device_api.thread_safety. */
+#define EMBER_DEVICE_ALLOCATOR_THREAD_SAFE 0x1u /* allocate/deallocate */
+#define EMBER_DEVICE_COPY_THREAD_SAFE 0x2u      /* copy */
+#define EMBER_DEVICE_STREAM_THREAD_SAFE 0x4u    /* stream and event calls */
+
+/* The device a plugin provides. Every function pointer is required unless
+ * it says "optional", with the default the core applies when it is NULL. */
+typedef struct ember_device_api {
+  size_t struct_size;               /* sizeof of the plugin's struct */
+  const ember_extension* extension; /* optional records, or NULL */
+
+  /* Device type name the user writes ("cpu", "cuda", "xpu"): lower case
+   * letters, digits and '_'. Two plugins may not claim the same name. */
+  const char* device_type;
+  /* DLPack device type stamped on this device's tensors. */
+  DLDeviceType dl_device_type;
+  /* EMBER_DEVICE_* flags. */
+  uint32_t thread_safety;
+
+  /* Number of devices present; may be 0 (the plugin still loads). */
+  ember_status* (*device_count)(int32_t* count /* out */);
+  /* Fills props (whose struct_size the core has set). */
+  ember_status* (*device_properties)(int32_t device,
+                                     ember_device_properties* props /* out */);
+
+  /* Raw allocation; the core caches blocks on top. `alignment` is a power
+   * of two >= 64. A request of 0 bytes may return NULL or a unique pointer. */
+  ember_status* (*allocate)(int32_t device, size_t num_bytes, size_t alignment,
+                            void** ptr /* out */);
+  /* Returns memory obtained from allocate. */
+  ember_status* (*deallocate)(int32_t device, void* ptr);
+
+  /* Copies bytes; see ember_copy_args. */
+  ember_status* (*copy)(const ember_copy_args* args);
+
+  /* Optional streams (default when NULL: the device has one in-order
+   * stream, and create returns NULL). */
+  ember_status* (*stream_create)(int32_t device, ember_stream_t* stream /* out */);
+  ember_status* (*stream_destroy)(int32_t device, ember_stream_t stream);
+  ember_status* (*stream_synchronize)(int32_t device, ember_stream_t stream);
+
+  /* Optional events (default when NULL: synchronous device, events are
+   * no-ops). */
+  ember_status* (*event_create)(int32_t device, ember_event_t* event /* out */);
+  ember_status* (*event_destroy)(int32_t device, ember_event_t event);
+  ember_status* (*event_record)(int32_t device, ember_event_t event,
+                                ember_stream_t stream);
+  ember_status* (*event_wait)(int32_t device, ember_event_t event,
+                              ember_stream_t stream);
+  ember_status* (*event_synchronize)(int32_t device, ember_event_t event);
+
+  /* Waits for all work on the device. */
+  ember_status* (*synchronize)(int32_t device);
+
+  /* Optional: answers whether the plugin can run op with these dtypes and
+   * attributes. Default when NULL: yes iff a kernel is registered for the
+   * op's dispatch dtype. */
+  ember_status* (*supports_op)(const ember_op_query* query,
+                               int32_t* supported /* out: 0 or 1 */);
+} ember_device_api;
+
+/* ------------------------------------------------------------------------ */
+/* The plugin                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* What a plugin tells the core about itself. The core zero-fills it and sets
+ * struct_size before calling ember_plugin_init. Strings and tables must stay
+ * valid until the plugin is unloaded. */
+typedef struct ember_plugin {
+  size_t struct_size;  /* set by the core: how much the plugin may write */
+  uint32_t abi_major;  /* EMBER_ABI_VERSION_MAJOR the plugin was built with */
+  uint32_t abi_minor;  /* EMBER_ABI_VERSION_MINOR the plugin was built with */
+  const ember_extension* extension; /* optional records, or NULL */
+
+  const char* name;    /* short unique name, e.g. "cpu" */
+  const char* version; /* the plugin's own version string */
+
+  /* The device this plugin provides, or NULL for a plugin without one. */
+  const ember_device_api* device;
+
+  /* Called once after the versions were accepted: registers the plugin's
+   * kernels through host->register_kernel. An error here quarantines the
+   * plugin and discards every kernel it registered. */
+  ember_status* (*register_kernels)(ember_registrar* registrar);
+
+  /* Optional: called before the library is unloaded. */
+  void (*shutdown)(void);
+} ember_plugin;
+
+/* The entry point. Fills `plugin` (reading host->abi_* if it wants) and
+ * returns NULL, or an error status. It must not call register_kernel. */
+typedef ember_status* (*ember_plugin_init_fn)(const ember_host_api* host,
+                                              ember_plugin* plugin /* out */);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EMBER_PLUGIN_H_ */
