@@ -20,8 +20,13 @@ class IntArrayRef {
  public:
   constexpr IntArrayRef() = default;
   constexpr IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  // The list lives until the end of the full expression, which covers the
+  // intended use as a function argument.
   constexpr IntArrayRef(std::initializer_list<int64_t> values)  // NOLINT
       : data_(values.begin()), size_(values.size()) {}
+#pragma GCC diagnostic pop
   IntArrayRef(const std::vector<int64_t>& values)  // NOLINT
       : data_(values.data()), size_(values.size()) {}
   template <size_t N>
@@ -46,6 +51,13 @@ class IntArrayRef {
 class DimVector {
  public:
   DimVector() = default;
+  // Copies move only the used entries: shapes are copied on every op call.
+  DimVector(const DimVector& other) : size_(other.size_) { std::copy(other.begin(), other.end(), data_); }
+  DimVector& operator=(const DimVector& other) {
+    size_ = other.size_;
+    std::copy(other.begin(), other.end(), data_);
+    return *this;
+  }
   explicit DimVector(size_t n, int64_t value = 0);
   DimVector(IntArrayRef values);  // NOLINT: implicit from any int64 range
   DimVector(std::initializer_list<int64_t> values)
@@ -77,8 +89,8 @@ class DimVector {
   }
 
  private:
-  int64_t data_[kMaxDims] = {};
   uint32_t size_ = 0;
+  int64_t data_[kMaxDims];  // entries past size_ are never read
 };
 
 // "[2, 3]".

@@ -22,7 +22,11 @@ enum class DType : uint8_t {
 
 inline constexpr int kNumDTypes = 10;
 
-size_t itemsize(DType dtype);
+// Bytes per element; the dtype must be valid.
+inline size_t itemsize(DType dtype) {
+  constexpr uint8_t kSizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return kSizes[static_cast<uint8_t>(dtype)];
+}
 // "float32", "int64", ... (PyTorch's names).
 std::string_view dtype_name(DType dtype);
 // Parses a name from dtype_name() or a PyTorch alias ("float", "long", "half").

@@ -9,31 +9,9 @@
 namespace ember {
 namespace {
 
-struct DTypeInfo {
-  std::string_view name;
-  size_t itemsize;
+constexpr std::array<std::string_view, kNumDTypes> kNames = {
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
 };
-
-constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
-    {"bool", 1},
-    {"uint8", 1},
-    {"int8", 1},
-    {"int16", 2},
-    {"int32", 4},
-    {"int64", 8},
-    {"float16", 2},
-    {"bfloat16", 2},
-    {"float32", 4},
-    {"float64", 8},
-}};
-
-const DTypeInfo& info(DType dtype) {
-  const auto index = static_cast<size_t>(dtype);
-  if (index >= kInfo.size()) {
-    throw_error(ErrorKind::Type, "unknown dtype value " + std::to_string(index));
-  }
-  return kInfo[index];
-}
 
 std::atomic<DType> g_default_float{DType::Float32};
 
@@ -43,13 +21,17 @@ bool is_signed_integer(DType d) {
 
 }  // namespace
 
-size_t itemsize(DType dtype) { return info(dtype).itemsize; }
-
-std::string_view dtype_name(DType dtype) { return info(dtype).name; }
+std::string_view dtype_name(DType dtype) {
+  const auto index = static_cast<size_t>(dtype);
+  if (index >= kNames.size()) {
+    throw_error(ErrorKind::Type, "unknown dtype value " + std::to_string(index));
+  }
+  return kNames[index];
+}
 
 DType dtype_from_name(std::string_view name) {
-  for (size_t i = 0; i < kInfo.size(); ++i) {
-    if (kInfo[i].name == name) return static_cast<DType>(i);
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) return static_cast<DType>(i);
   }
   struct Alias {
     std::string_view alias;

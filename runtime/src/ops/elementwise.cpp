@@ -28,8 +28,8 @@ enum class UnaryDomain {
   Any,            // every dtype (logical ops)
 };
 
-Tensor unary(const char* name, const Tensor& x, UnaryDomain domain) {
-  const Op& op = op_named(name);
+Tensor unary(const Op& op, const Tensor& x, UnaryDomain domain) {
+  const char* name = op.name().c_str();
   const DType d = x.dtype();
   switch (domain) {
     case UnaryDomain::Numeric:
@@ -86,21 +86,22 @@ void check_bool_arithmetic(const char* name, DType compute) {
   }
 }
 
-Tensor binary_with_dtype(const char* name, const Tensor& a, const Tensor& b, BinaryKind kind, DType common) {
+Tensor binary_with_dtype(const Op& op, const Tensor& a, const Tensor& b, BinaryKind kind, DType common) {
+  const char* name = op.name().c_str();
   check_same_device(name, a, b);
   const DType compute = binary_compute_dtype(name, common, kind);
   check_bool_arithmetic(name, compute);
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  return dispatch::call_single(op_named(name), {a.to(compute).expand(shape), b.to(compute).expand(shape)});
+  return dispatch::call_single(op, {a.to(compute).expand(shape), b.to(compute).expand(shape)});
 }
 
-Tensor binary(const char* name, const Tensor& a, const Tensor& b, BinaryKind kind) {
-  return binary_with_dtype(name, a, b, kind, result_type(a, b));
+Tensor binary(const Op& op, const Tensor& a, const Tensor& b, BinaryKind kind) {
+  return binary_with_dtype(op, a, b, kind, result_type(a, b));
 }
 
-Tensor binary_scalar(const char* name, const Tensor& a, const Scalar& b, BinaryKind kind) {
+Tensor binary_scalar(const Op& op, const Tensor& a, const Scalar& b, BinaryKind kind) {
   const DType common = result_type(a, b);
-  return binary_with_dtype(name, a, scalar_tensor(b, TensorOptions(common, a.device())), kind, common);
+  return binary_with_dtype(op, a, scalar_tensor(b, TensorOptions(common, a.device())), kind, common);
 }
 
 bool has_internal_overlap(const Tensor& t) {
@@ -124,7 +125,8 @@ void check_can_store(const char* name, DType result, DType target) {
   }
 }
 
-Tensor& binary_inplace(const char* name, Tensor& a, const Tensor& b, BinaryKind kind) {
+Tensor& binary_inplace(const Op& op, Tensor& a, const Tensor& b, BinaryKind kind) {
+  const char* name = op.name().c_str();
   check_same_device(name, a, b);
   const DType compute = binary_compute_dtype(name, result_type(a, b), kind);
   check_can_store(name, compute, a.dtype());
@@ -142,9 +144,9 @@ Tensor& binary_inplace(const char* name, Tensor& a, const Tensor& b, BinaryKind 
   Tensor rhs = b.is_alias_of(a) && !same_view(a, b) ? b.clone() : b;
   rhs = rhs.to(compute).expand(shape);
   if (compute == a.dtype()) {
-    dispatch::call_into(op_named(name), {a, rhs}, a);
+    dispatch::call_into(op, {a, rhs}, a);
   } else {
-    a.copy_(dispatch::call_single(op_named(name), {a.to(compute), rhs}));
+    a.copy_(dispatch::call_single(op, {a.to(compute), rhs}));
   }
   return a;
 }
@@ -156,68 +158,240 @@ Tensor neg(const Tensor& x) {
     throw_error(ErrorKind::Type, "neg: negation, the `-` operator, on a bool tensor is not supported; "
                                  "use the `~` or logical_not() operator instead");
   }
-  return unary("neg", x, UnaryDomain::Numeric);
+  static const Op& op = op_named("neg");
+  return unary(op, x, UnaryDomain::Numeric);
 }
-Tensor abs(const Tensor& x) { return unary("abs", x, UnaryDomain::Numeric); }
-Tensor sign(const Tensor& x) { return unary("sign", x, UnaryDomain::Numeric); }
-Tensor exp(const Tensor& x) { return unary("exp", x, UnaryDomain::FloatPromoting); }
-Tensor log(const Tensor& x) { return unary("log", x, UnaryDomain::FloatPromoting); }
-Tensor log1p(const Tensor& x) { return unary("log1p", x, UnaryDomain::FloatPromoting); }
-Tensor expm1(const Tensor& x) { return unary("expm1", x, UnaryDomain::FloatPromoting); }
-Tensor sqrt(const Tensor& x) { return unary("sqrt", x, UnaryDomain::FloatPromoting); }
-Tensor rsqrt(const Tensor& x) { return unary("rsqrt", x, UnaryDomain::FloatPromoting); }
-Tensor sin(const Tensor& x) { return unary("sin", x, UnaryDomain::FloatPromoting); }
-Tensor cos(const Tensor& x) { return unary("cos", x, UnaryDomain::FloatPromoting); }
-Tensor tan(const Tensor& x) { return unary("tan", x, UnaryDomain::FloatPromoting); }
-Tensor tanh(const Tensor& x) { return unary("tanh", x, UnaryDomain::FloatPromoting); }
-Tensor sigmoid(const Tensor& x) { return unary("sigmoid", x, UnaryDomain::FloatPromoting); }
-Tensor erf(const Tensor& x) { return unary("erf", x, UnaryDomain::FloatPromoting); }
-Tensor reciprocal(const Tensor& x) { return unary("reciprocal", x, UnaryDomain::FloatPromoting); }
-Tensor floor(const Tensor& x) { return unary("floor", x, UnaryDomain::Rounding); }
-Tensor ceil(const Tensor& x) { return unary("ceil", x, UnaryDomain::Rounding); }
-Tensor round(const Tensor& x) { return unary("round", x, UnaryDomain::Rounding); }
-Tensor trunc(const Tensor& x) { return unary("trunc", x, UnaryDomain::Rounding); }
-Tensor logical_not(const Tensor& x) { return unary("logical_not", x, UnaryDomain::Any); }
-Tensor bitwise_not(const Tensor& x) { return unary("bitwise_not", x, UnaryDomain::Integral); }
+Tensor abs(const Tensor& x) {
+  static const Op& op = op_named("abs");
+  return unary(op, x, UnaryDomain::Numeric);
+}
+Tensor sign(const Tensor& x) {
+  static const Op& op = op_named("sign");
+  return unary(op, x, UnaryDomain::Numeric);
+}
+Tensor exp(const Tensor& x) {
+  static const Op& op = op_named("exp");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor log(const Tensor& x) {
+  static const Op& op = op_named("log");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor log1p(const Tensor& x) {
+  static const Op& op = op_named("log1p");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor expm1(const Tensor& x) {
+  static const Op& op = op_named("expm1");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor sqrt(const Tensor& x) {
+  static const Op& op = op_named("sqrt");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor rsqrt(const Tensor& x) {
+  static const Op& op = op_named("rsqrt");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor sin(const Tensor& x) {
+  static const Op& op = op_named("sin");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor cos(const Tensor& x) {
+  static const Op& op = op_named("cos");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor tan(const Tensor& x) {
+  static const Op& op = op_named("tan");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor tanh(const Tensor& x) {
+  static const Op& op = op_named("tanh");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor sigmoid(const Tensor& x) {
+  static const Op& op = op_named("sigmoid");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor erf(const Tensor& x) {
+  static const Op& op = op_named("erf");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor reciprocal(const Tensor& x) {
+  static const Op& op = op_named("reciprocal");
+  return unary(op, x, UnaryDomain::FloatPromoting);
+}
+Tensor floor(const Tensor& x) {
+  static const Op& op = op_named("floor");
+  return unary(op, x, UnaryDomain::Rounding);
+}
+Tensor ceil(const Tensor& x) {
+  static const Op& op = op_named("ceil");
+  return unary(op, x, UnaryDomain::Rounding);
+}
+Tensor round(const Tensor& x) {
+  static const Op& op = op_named("round");
+  return unary(op, x, UnaryDomain::Rounding);
+}
+Tensor trunc(const Tensor& x) {
+  static const Op& op = op_named("trunc");
+  return unary(op, x, UnaryDomain::Rounding);
+}
+Tensor logical_not(const Tensor& x) {
+  static const Op& op = op_named("logical_not");
+  return unary(op, x, UnaryDomain::Any);
+}
+Tensor bitwise_not(const Tensor& x) {
+  static const Op& op = op_named("bitwise_not");
+  return unary(op, x, UnaryDomain::Integral);
+}
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary("add", a, b, BinaryKind::Arithmetic); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary("sub", a, b, BinaryKind::Arithmetic); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary("mul", a, b, BinaryKind::Arithmetic); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary("div", a, b, BinaryKind::TrueDivide); }
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return binary("floor_divide", a, b, BinaryKind::Arithmetic); }
-Tensor remainder(const Tensor& a, const Tensor& b) { return binary("remainder", a, b, BinaryKind::Arithmetic); }
-Tensor pow(const Tensor& a, const Tensor& b) { return binary("pow", a, b, BinaryKind::Arithmetic); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary("maximum", a, b, BinaryKind::Arithmetic); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary("minimum", a, b, BinaryKind::Arithmetic); }
-Tensor bitwise_and(const Tensor& a, const Tensor& b) { return binary("bitwise_and", a, b, BinaryKind::Bitwise); }
-Tensor bitwise_or(const Tensor& a, const Tensor& b) { return binary("bitwise_or", a, b, BinaryKind::Bitwise); }
-Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return binary("bitwise_xor", a, b, BinaryKind::Bitwise); }
-Tensor logical_and(const Tensor& a, const Tensor& b) { return binary("logical_and", a, b, BinaryKind::Compare); }
-Tensor logical_or(const Tensor& a, const Tensor& b) { return binary("logical_or", a, b, BinaryKind::Compare); }
-Tensor logical_xor(const Tensor& a, const Tensor& b) { return binary("logical_xor", a, b, BinaryKind::Compare); }
-Tensor eq(const Tensor& a, const Tensor& b) { return binary("eq", a, b, BinaryKind::Compare); }
-Tensor ne(const Tensor& a, const Tensor& b) { return binary("ne", a, b, BinaryKind::Compare); }
-Tensor lt(const Tensor& a, const Tensor& b) { return binary("lt", a, b, BinaryKind::Compare); }
-Tensor le(const Tensor& a, const Tensor& b) { return binary("le", a, b, BinaryKind::Compare); }
-Tensor gt(const Tensor& a, const Tensor& b) { return binary("gt", a, b, BinaryKind::Compare); }
-Tensor ge(const Tensor& a, const Tensor& b) { return binary("ge", a, b, BinaryKind::Compare); }
+Tensor add(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("add");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("sub");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("mul");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("div");
+  return binary(op, a, b, BinaryKind::TrueDivide);
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("floor_divide");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("remainder");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor pow(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("pow");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("maximum");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("minimum");
+  return binary(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor bitwise_and(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("bitwise_and");
+  return binary(op, a, b, BinaryKind::Bitwise);
+}
+Tensor bitwise_or(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("bitwise_or");
+  return binary(op, a, b, BinaryKind::Bitwise);
+}
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("bitwise_xor");
+  return binary(op, a, b, BinaryKind::Bitwise);
+}
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("logical_and");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("logical_or");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("logical_xor");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor eq(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("eq");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("ne");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor lt(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("lt");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("le");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("gt");
+  return binary(op, a, b, BinaryKind::Compare);
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("ge");
+  return binary(op, a, b, BinaryKind::Compare);
+}
 
-Tensor add(const Tensor& a, const Scalar& b) { return binary_scalar("add", a, b, BinaryKind::Arithmetic); }
-Tensor sub(const Tensor& a, const Scalar& b) { return binary_scalar("sub", a, b, BinaryKind::Arithmetic); }
-Tensor mul(const Tensor& a, const Scalar& b) { return binary_scalar("mul", a, b, BinaryKind::Arithmetic); }
-Tensor div(const Tensor& a, const Scalar& b) { return binary_scalar("div", a, b, BinaryKind::TrueDivide); }
-Tensor pow(const Tensor& a, const Scalar& b) { return binary_scalar("pow", a, b, BinaryKind::Arithmetic); }
-Tensor eq(const Tensor& a, const Scalar& b) { return binary_scalar("eq", a, b, BinaryKind::Compare); }
-Tensor ne(const Tensor& a, const Scalar& b) { return binary_scalar("ne", a, b, BinaryKind::Compare); }
-Tensor lt(const Tensor& a, const Scalar& b) { return binary_scalar("lt", a, b, BinaryKind::Compare); }
-Tensor le(const Tensor& a, const Scalar& b) { return binary_scalar("le", a, b, BinaryKind::Compare); }
-Tensor gt(const Tensor& a, const Scalar& b) { return binary_scalar("gt", a, b, BinaryKind::Compare); }
-Tensor ge(const Tensor& a, const Scalar& b) { return binary_scalar("ge", a, b, BinaryKind::Compare); }
+Tensor add(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("add");
+  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor sub(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("sub");
+  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor mul(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("mul");
+  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor div(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("div");
+  return binary_scalar(op, a, b, BinaryKind::TrueDivide);
+}
+Tensor pow(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("pow");
+  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor eq(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("eq");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
+Tensor ne(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("ne");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
+Tensor lt(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("lt");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
+Tensor le(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("le");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
+Tensor gt(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("gt");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
+Tensor ge(const Tensor& a, const Scalar& b) {
+  static const Op& op = op_named("ge");
+  return binary_scalar(op, a, b, BinaryKind::Compare);
+}
 
-Tensor& add_(Tensor& a, const Tensor& b) { return binary_inplace("add", a, b, BinaryKind::Arithmetic); }
-Tensor& sub_(Tensor& a, const Tensor& b) { return binary_inplace("sub", a, b, BinaryKind::Arithmetic); }
-Tensor& mul_(Tensor& a, const Tensor& b) { return binary_inplace("mul", a, b, BinaryKind::Arithmetic); }
-Tensor& div_(Tensor& a, const Tensor& b) { return binary_inplace("div", a, b, BinaryKind::TrueDivide); }
+Tensor& add_(Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("add");
+  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor& sub_(Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("sub");
+  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor& mul_(Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("mul");
+  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
+}
+Tensor& div_(Tensor& a, const Tensor& b) {
+  static const Op& op = op_named("div");
+  return binary_inplace(op, a, b, BinaryKind::TrueDivide);
+}
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.dtype() != DType::Bool) {
@@ -228,7 +402,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", a, b);
   const DType common = result_type(a, b);
   const DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
-  return dispatch::call_single(op_named("where"),
+  static const Op& op = op_named("where");
+  return dispatch::call_single(op,
                                {cond.expand(shape), a.to(common).expand(shape), b.to(common).expand(shape)});
 }
 
@@ -244,11 +419,13 @@ Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
 Tensor operator-(const Scalar& a, const Tensor& b) {
   const DType common = result_type(b, a);
-  return binary_with_dtype("sub", scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::Arithmetic, common);
+  static const Op& op = op_named("sub");
+  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::Arithmetic, common);
 }
 Tensor operator/(const Scalar& a, const Tensor& b) {
   const DType common = result_type(b, a);
-  return binary_with_dtype("div", scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::TrueDivide, common);
+  static const Op& op = op_named("div");
+  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::TrueDivide, common);
 }
 
 }  // namespace ember
