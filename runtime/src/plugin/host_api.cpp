@@ -1,0 +1,103 @@
+#include "plugin/host_api.h"
+
+#include <cstddef>
+#include <exception>
+#include <string>
+
+#include "core/logging.h"
+#include "dispatch/op_registry.h"
+#include "plugin/status.h"
+
+namespace ember::plugin {
+
+namespace {
+
+// The part of ember_kernel_registration that ABI 1.0 defines; a plugin's
+// struct may be larger (a newer minor), never smaller.
+constexpr size_t kRegistrationV1_0Size = offsetof(ember_kernel_registration, flags) + sizeof(uint32_t);
+
+ember_status* status_create(ember_status_code code, const char* message) {
+  if (code == EMBER_STATUS_OK) return nullptr;
+  try {
+    return make_status(code, message != nullptr ? message : "");
+  } catch (...) {
+    // Out of memory while reporting an error: the code still travels.
+    static ember_status out_of_memory{EMBER_STATUS_OUT_OF_MEMORY, {}};
+    return &out_of_memory;
+  }
+}
+
+void status_destroy(ember_status* status) { delete status; }
+
+void log_message(ember_log_level level, const char* plugin_name, const char* message) {
+  static constexpr spdlog::level::level_enum kLevels[] = {
+      spdlog::level::trace, spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
+      spdlog::level::err};
+  auto spd_level = level >= EMBER_LOG_TRACE && level <= EMBER_LOG_ERROR ? kLevels[level] : spdlog::level::err;
+  try {
+    ember::log().log(spd_level, "[{}] {}", plugin_name != nullptr ? plugin_name : "plugin",
+                     message != nullptr ? message : "");
+  } catch (...) {
+    // A log line is never worth unwinding into a plugin.
+  }
+}
+
+// Checks one registration; returns the reason it is refused, or "".
+std::string validate(const ember_registrar& registrar, const ember_kernel_registration* kernel,
+                     dispatch::Op** op) {
+  if (!registrar.has_device) return "a plugin without a device cannot register kernels";
+  if (kernel == nullptr) return "register_kernel called with a NULL registration";
+  if (kernel->struct_size < kRegistrationV1_0Size) {
+    return "ember_kernel_registration struct_size " + std::to_string(kernel->struct_size) +
+           " is smaller than the " + std::to_string(kRegistrationV1_0Size) + " bytes of ABI 1.0";
+  }
+  if (kernel->op_name == nullptr) return "kernel registered without an op name";
+  std::string op_name = kernel->op_name;
+  *op = dispatch::OpRegistry::get().find(op_name);
+  if (*op == nullptr) return "unknown op '" + op_name + "' (not in the op catalogue)";
+  if (kernel->dtype < 0 || kernel->dtype >= EMBER_DTYPE_COUNT_V1_0) {
+    return "kernel for '" + op_name + "' has dtype " + std::to_string(kernel->dtype) +
+           ", which ABI 1.0 does not define";
+  }
+  std::string what = "kernel for '" + op_name + "' (" +
+                     std::string(dtype_name(static_cast<DType>(kernel->dtype))) + ")";
+  if (kernel->kernel == nullptr) return what + " has a NULL function";
+  for (const auto& staged : registrar.staged) {
+    if (staged.op == *op && staged.dtype == static_cast<DType>(kernel->dtype)) {
+      return what + " registered twice";
+    }
+  }
+  return {};
+}
+
+ember_status* register_kernel(ember_registrar* registrar, const ember_kernel_registration* kernel) {
+  if (registrar == nullptr) {
+    return status_create(EMBER_STATUS_INVALID_ARGUMENT, "register_kernel called without a registrar");
+  }
+  try {
+    dispatch::Op* op = nullptr;
+    std::string error = validate(*registrar, kernel, &op);
+    if (error.empty()) {
+      registrar->staged.push_back(
+          {op, static_cast<DType>(kernel->dtype), kernel->kernel, kernel->kernel_data, kernel->flags});
+      return nullptr;
+    }
+    if (registrar->first_error.empty()) registrar->first_error = error;
+    return make_status(EMBER_STATUS_INVALID_ARGUMENT, error);
+  } catch (const std::exception& e) {
+    if (registrar->first_error.empty()) registrar->first_error = e.what();
+    return status_create(EMBER_STATUS_INTERNAL, e.what());
+  }
+}
+
+}  // namespace
+
+const ember_host_api& host_api() {
+  static const ember_host_api api = {
+      sizeof(ember_host_api), EMBER_ABI_VERSION_MAJOR, EMBER_ABI_VERSION_MINOR, nullptr,
+      status_create,          status_destroy,          log_message,             register_kernel,
+  };
+  return api;
+}
+
+}  // namespace ember::plugin

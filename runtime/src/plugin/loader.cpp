@@ -1,0 +1,368 @@
+#include "plugin/loader.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "core/logging.h"
+#include "dispatch/op.h"
+#include "plugin/device_call.h"
+#include "plugin/device_registry.h"
+#include "plugin/host_api.h"
+#include "plugin/status.h"
+
+namespace ember::plugin {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Note [Staged registration]
+// A plugin's kernels are collected by its registrar and reach the op tables
+// only after register_kernels returned success and every registration was
+// valid; the device type is claimed at that moment too. A plugin that fails
+// anywhere therefore publishes nothing: no kernel, no device type (a later
+// plugin may still claim the name), and no pointer into its library, which
+// is why a quarantined library can be unloaded. A loaded library is never
+// unloaded: the op tables are read without a lock and hold its functions.
+struct LoaderState {
+  std::mutex mutex;  // held for a whole load: loads happen one at a time
+  std::vector<PluginInfo> plugins;
+  std::unordered_map<std::string, size_t> by_path;  // canonical path -> index in plugins
+  std::deque<dispatch::BackendKernel> kernels;      // stable addresses, never freed
+};
+
+LoaderState& state() {
+  static auto* loader_state = new LoaderState();  // never destroyed, like the op tables
+  return *loader_state;
+}
+
+constexpr std::string_view kFilePrefix = "libember_plugin_";
+constexpr std::string_view kFileSuffix = ".so";
+
+// ABI 1.0's ember_plugin up to its last required field (shutdown is optional).
+constexpr size_t kPluginV1_0MinSize = offsetof(ember_plugin, register_kernels) + sizeof(void*);
+
+struct RequiredFunction {
+  size_t offset;
+  const char* name;
+};
+constexpr RequiredFunction kRequiredDeviceFunctions[] = {
+    {offsetof(ember_device_api, device_count), "device_count"},
+    {offsetof(ember_device_api, device_properties), "device_properties"},
+    {offsetof(ember_device_api, allocate), "allocate"},
+    {offsetof(ember_device_api, deallocate), "deallocate"},
+    {offsetof(ember_device_api, copy), "copy"},
+    {offsetof(ember_device_api, synchronize), "synchronize"},
+};
+
+[[noreturn]] void refuse(const std::string& reason) { throw_error(ErrorKind::Runtime, reason); }
+
+std::string last_dl_error() {
+  const char* text = dlerror();
+  return text != nullptr ? text : "unknown error";
+}
+
+// "libember_plugin_cpu.so" -> "cpu"; any other file is named by its file name.
+std::string name_from_path(const fs::path& path) {
+  std::string file = path.filename().string();
+  if (file.starts_with(kFilePrefix) && file.ends_with(kFileSuffix) &&
+      file.size() > kFilePrefix.size() + kFileSuffix.size()) {
+    return file.substr(kFilePrefix.size(), file.size() - kFilePrefix.size() - kFileSuffix.size());
+  }
+  return file;
+}
+
+// Owns a dlopen handle until keep(): unloads a library that published
+// nothing, after its shutdown hook if its init had succeeded.
+class Library {
+ public:
+  explicit Library(void* handle) : handle_(handle) {}
+  ~Library() {
+    if (handle_ == nullptr) return;
+    if (shutdown_ != nullptr) {
+      try {
+        shutdown_();
+      } catch (...) {
+        log().warn("a quarantined plugin's shutdown threw an exception");
+      }
+    }
+    dlclose(handle_);
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  void* handle() const { return handle_; }
+  void set_shutdown(void (*shutdown)()) { shutdown_ = shutdown; }
+  void keep() { handle_ = nullptr; }
+
+ private:
+  void* handle_;
+  void (*shutdown_)() = nullptr;
+};
+
+bool is_valid_type_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+const PluginInfo* find_loaded(const LoaderState& s, std::string_view name) {
+  auto it = std::find_if(s.plugins.begin(), s.plugins.end(),
+                         [&](const PluginInfo& p) { return p.loaded && p.name == name; });
+  return it == s.plugins.end() ? nullptr : &*it;
+}
+
+// Checks the plugin's device table and asks for its device count; nothing
+// is published yet (Note [Staged registration]).
+std::unique_ptr<DeviceBackend> make_backend(const LoaderState& s, const std::string& plugin_name,
+                                            const ember_device_api& api) {
+  constexpr size_t kHeaderSize = offsetof(ember_device_api, device_count);
+  if (api.struct_size < kHeaderSize) {
+    refuse("ember_device_api struct_size " + std::to_string(api.struct_size) + " is smaller than its " +
+           std::to_string(kHeaderSize) + "-byte header");
+  }
+  auto backend = std::make_unique<DeviceBackend>();
+  backend->api = &api;
+  backend->api_size = std::min(api.struct_size, sizeof(ember_device_api));
+  backend->plugin_name = plugin_name;
+  for (const auto& function : kRequiredDeviceFunctions) {
+    // A function pointer's bytes are inspected without knowing its type.
+    uintptr_t bits = 0;
+    if (backend->has(function.offset)) {
+      std::memcpy(&bits, reinterpret_cast<const char*>(&api) + function.offset, sizeof(bits));
+    }
+    if (bits == 0) refuse(std::string("required device function '") + function.name + "' is missing");
+  }
+  std::string type_name = api.device_type != nullptr ? api.device_type : "";
+  if (!is_valid_type_name(type_name)) {
+    refuse("invalid device type name '" + type_name + "' (use lower case letters, digits and '_')");
+  }
+  if (type_name == "meta") refuse("device type 'meta' is built in and cannot be provided by a plugin");
+  auto& registry = DeviceRegistry::get();
+  if (DeviceTypeId type = registry.find_type(type_name); type >= 0) {
+    if (const DeviceBackend* holder = registry.backend(type)) {
+      const PluginInfo* other = find_loaded(s, holder->plugin_name);
+      refuse("plugin '" + plugin_name + "' claims device type '" + type_name + "', which plugin '" +
+             holder->plugin_name + "'" + (other != nullptr ? " (" + other->path + ")" : "") +
+             " already provides");
+    }
+  }
+  backend->type_name = type_name;
+  int32_t count = 0;
+  throw_if_error(call_device(*backend, kAlwaysSerialised, [&] { return api.device_count(&count); }),
+                 "device_count failed");
+  if (count < 0) refuse("device_count returned " + std::to_string(count));
+  backend->device_count = count;
+  for (int32_t index = 0; index < count; ++index) {
+    backend->allocators.push_back(std::make_unique<CachingAllocator>(*backend, index));
+  }
+  return backend;
+}
+
+void commit(LoaderState& s, PluginInfo& info, std::unique_ptr<DeviceBackend> backend,
+            const ember_registrar& registrar) {
+  if (backend != nullptr) {
+    DeviceBackend* published = backend.get();
+    info.device_type = backend->type_name;
+    DeviceTypeId type = DeviceRegistry::get().claim(std::move(backend));
+    for (const auto& staged : registrar.staged) {
+      s.kernels.push_back({staged.fn, staged.data, staged.flags, published});
+      staged.op->set_kernel(type, staged.dtype, &s.kernels.back());
+    }
+  }
+  info.num_kernels = static_cast<int64_t>(registrar.staged.size());
+  info.loaded = true;
+}
+
+// Loads `info.path` into `info`; throws the reason for quarantine.
+void load_into(LoaderState& s, PluginInfo& info) {
+  if (!fs::exists(info.path)) refuse("no such file");
+  dlerror();
+  Library library(dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (library.handle() == nullptr) refuse("not a loadable shared library: " + last_dl_error());
+  auto init = reinterpret_cast<ember_plugin_init_fn>(dlsym(library.handle(), EMBER_PLUGIN_INIT_SYMBOL));
+  if (init == nullptr) {
+    refuse("entry symbol '" EMBER_PLUGIN_INIT_SYMBOL "' not found: " + last_dl_error());
+  }
+
+  ember_plugin plugin{};
+  plugin.struct_size = sizeof(plugin);
+  throw_if_error(call_plugin([&] { return init(&host_api(), &plugin); }), "ember_plugin_init failed");
+  // Only the first three fields are common to every major: check it first.
+  info.abi_major = plugin.abi_major;
+  info.abi_minor = plugin.abi_minor;
+  if (plugin.abi_major != EMBER_ABI_VERSION_MAJOR) {
+    refuse("plugin was built for ABI " + std::to_string(plugin.abi_major) + "." +
+           std::to_string(plugin.abi_minor) + ", this core speaks " + std::to_string(EMBER_ABI_VERSION_MAJOR) +
+           "." + std::to_string(EMBER_ABI_VERSION_MINOR));
+  }
+  info.negotiated_minor = std::min<uint32_t>(plugin.abi_minor, EMBER_ABI_VERSION_MINOR);
+  if (plugin.struct_size < kPluginV1_0MinSize) {
+    refuse("ember_plugin struct_size " + std::to_string(plugin.struct_size) + " is smaller than the " +
+           std::to_string(kPluginV1_0MinSize) + " bytes ABI 1.0 requires");
+  }
+  // A newer plugin's larger struct_size only tells what it knows; the core
+  // reads no further than its own struct.
+  size_t plugin_size = std::min(plugin.struct_size, sizeof(plugin));
+  if (offsetof(ember_plugin, shutdown) < plugin_size) library.set_shutdown(plugin.shutdown);
+
+  if (plugin.name == nullptr || *plugin.name == '\0') refuse("the plugin did not set its name");
+  info.name = plugin.name;
+  info.version = plugin.version != nullptr ? plugin.version : "";
+  if (const PluginInfo* other = find_loaded(s, info.name)) {
+    refuse("a plugin named '" + info.name + "' is already loaded from " + other->path);
+  }
+  if (plugin.register_kernels == nullptr) refuse("ember_plugin.register_kernels is missing");
+
+  std::unique_ptr<DeviceBackend> backend;
+  if (plugin.device != nullptr) backend = make_backend(s, info.name, *plugin.device);
+  ember_registrar registrar;
+  registrar.plugin_name = info.name;
+  registrar.has_device = backend != nullptr;
+  throw_if_error(call_plugin([&] { return plugin.register_kernels(&registrar); }), "register_kernels failed");
+  // A refused registration fails the plugin even if it ignored the status.
+  if (!registrar.first_error.empty()) refuse("register_kernels failed: " + registrar.first_error);
+
+  commit(s, info, std::move(backend), registrar);
+  library.keep();
+}
+
+void log_result(const PluginInfo& info) {
+  if (!info.loaded) {
+    log().warn("quarantined plugin {}: {}", info.path, info.error);
+    return;
+  }
+  log().info("loaded plugin '{}' {} from {}: ABI {}.{} (core {}.{}, negotiated {}.{}), device type '{}', {} kernels",
+             info.name, info.version, info.path, info.abi_major, info.abi_minor, EMBER_ABI_VERSION_MAJOR,
+             EMBER_ABI_VERSION_MINOR, EMBER_ABI_VERSION_MAJOR, info.negotiated_minor,
+             info.device_type.empty() ? "none" : info.device_type, info.num_kernels);
+}
+
+std::vector<std::string> split(const char* text, char separator) {
+  std::vector<std::string> parts;
+  std::string_view rest = text != nullptr ? text : "";
+  while (!rest.empty()) {
+    size_t end = std::min(rest.find(separator), rest.size());
+    if (end > 0) parts.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return parts;
+}
+
+// <directory of libember_runtime.so>/ember/plugins, found from one of the
+// library's own symbols, so a relocated install still finds its plugins.
+std::optional<fs::path> install_plugin_dir() {
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&discover_plugins), &self) == 0 || self.dli_fname == nullptr) {
+    return std::nullopt;
+  }
+  return fs::path(self.dli_fname).parent_path() / EMBER_INSTALL_PLUGIN_SUBDIR;
+}
+
+std::vector<fs::path> plugin_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    std::string file = entry.path().filename().string();
+    if (file.starts_with(kFilePrefix) && file.ends_with(kFileSuffix)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void run_discovery() {
+  const char* allow_list = std::getenv("EMBER_PLUGINS");
+  if (allow_list != nullptr && std::string_view(allow_list) == "none") {
+    log().info("EMBER_PLUGINS=none: plugin discovery is off");
+    return;
+  }
+  std::map<std::string, std::string> found;  // plugin name -> the file that provides it
+  std::optional<std::set<std::string>> allowed;
+  if (allow_list != nullptr && *allow_list != '\0') {
+    allowed.emplace();
+    for (const std::string& entry : split(allow_list, ',')) {
+      if (entry.find('/') == std::string::npos) {
+        allowed->insert(entry);
+      } else if (found.emplace(name_from_path(entry), entry).second) {
+        load(entry);
+      }
+    }
+  }
+  std::vector<fs::path> dirs;
+  for (const std::string& dir : split(std::getenv("EMBER_PLUGIN_PATH"), ':')) dirs.emplace_back(dir);
+  if (auto dir = install_plugin_dir()) dirs.push_back(*dir);
+  dirs.emplace_back(EMBER_BUILD_PLUGIN_DIR);
+  for (const fs::path& dir : dirs) {
+    for (const fs::path& file : plugin_files(dir)) {
+      std::string name = name_from_path(file);
+      if (allowed && allowed->count(name) == 0) {
+        log().debug("skipping plugin {}: '{}' is not in EMBER_PLUGINS", file.string(), name);
+        continue;
+      }
+      if (auto [it, inserted] = found.emplace(name, file.string()); !inserted) {
+        log().info("skipping plugin {}: plugin '{}' was already found at {}", file.string(), name, it->second);
+        continue;
+      }
+      load(file.string());
+    }
+  }
+  if (found.empty()) log().warn("no plugins found; set EMBER_PLUGIN_PATH or call ember::load_plugin()");
+}
+
+}  // namespace
+
+PluginInfo load(const std::string& path) {
+  LoaderState& s = state();
+  std::lock_guard lock(s.mutex);
+  std::error_code error;
+  fs::path canonical = fs::weakly_canonical(path, error);
+  std::string key = error ? path : canonical.string();
+  if (auto it = s.by_path.find(key); it != s.by_path.end()) return s.plugins[it->second];
+
+  PluginInfo info;
+  info.path = key;
+  info.name = name_from_path(key);
+  try {
+    load_into(s, info);
+  } catch (const std::exception& e) {
+    info.error = e.what();
+  } catch (...) {
+    info.error = "unknown exception while loading";
+  }
+  log_result(info);
+  s.by_path.emplace(key, s.plugins.size());
+  s.plugins.push_back(info);
+  return info;
+}
+
+void discover_plugins() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    try {
+      run_discovery();
+    } catch (const std::exception& e) {
+      log().error("plugin discovery stopped: {}", e.what());
+    } catch (...) {
+      log().error("plugin discovery stopped by an unknown exception");
+    }
+  });
+}
+
+std::vector<PluginInfo> loaded_plugins() {
+  LoaderState& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.plugins;
+}
+
+}  // namespace ember::plugin

@@ -1,0 +1,94 @@
+// The public plugin and device API of ember/plugins.h.
+#include "ember/plugins.h"
+
+#include "core/logging.h"
+#include "ember/error.h"
+#include "plugin/device_call.h"
+#include "plugin/device_registry.h"
+#include "plugin/loader.h"
+#include "plugin/status.h"
+
+namespace ember {
+
+namespace {
+
+// The plugin backend of a named type, or nullptr (meta and unknown names).
+plugin::DeviceBackend* backend_named(const std::string& type_name) {
+  plugin::discover_plugins();
+  auto& registry = plugin::DeviceRegistry::get();
+  DeviceTypeId type = registry.find_type(type_name);
+  return type < 0 || type == kMetaDeviceType ? nullptr : registry.backend(type);
+}
+
+}  // namespace
+
+PluginInfo load_plugin(const std::string& path) {
+  // Discovery first, so that the default plugins own their device types
+  // whatever the order of calls (Note [Plugin discovery]).
+  plugin::discover_plugins();
+  PluginInfo info = plugin::load(path);
+  if (!info.loaded) throw Error(ErrorKind::Runtime, "failed to load plugin " + path + ": " + info.error);
+  return info;
+}
+
+std::vector<PluginInfo> plugins() {
+  plugin::discover_plugins();
+  return plugin::loaded_plugins();
+}
+
+std::vector<DeviceInfo> devices() {
+  plugin::discover_plugins();
+  std::vector<DeviceInfo> result;
+  for (plugin::DeviceBackend* backend : plugin::DeviceRegistry::get().all()) {
+    for (int32_t index = 0; index < backend->device_count; ++index) {
+      ember_device_properties props{};
+      props.struct_size = sizeof(props);
+      ember_status* status = plugin::call_device(
+          *backend, plugin::kAlwaysSerialised, [&] { return backend->api->device_properties(index, &props); });
+      if (status != nullptr) {
+        // One device that cannot describe itself should not hide the others.
+        log().warn("device_properties failed for {}: {}", backend->device_name(index), status->message);
+        delete status;
+        props = ember_device_properties{};
+      }
+      result.push_back({Device(backend->type, index), props.name != nullptr ? props.name : "",
+                        props.total_memory, props.compute_units, backend->plugin_name});
+    }
+  }
+  result.push_back({Device(kMetaDeviceType, 0), "meta", 0, 0, ""});
+  return result;
+}
+
+bool is_device_type_available(const std::string& type_name) {
+  return type_name == "meta" || device_count(type_name) > 0;
+}
+
+int32_t device_count(const std::string& type_name) {
+  if (type_name == "meta") return 1;
+  plugin::DeviceBackend* backend = backend_named(type_name);
+  return backend != nullptr ? backend->device_count : 0;
+}
+
+void synchronize(Device device) {
+  if (device.is_meta()) return;
+  plugin::DeviceBackend& backend = plugin::backend_for(device);
+  plugin::throw_if_error(
+      plugin::call_device(backend, EMBER_DEVICE_STREAM_THREAD_SAFE,
+                          [&] { return backend.api->synchronize(device.index); }),
+      "synchronize " + backend.device_name(device.index));
+}
+
+MemoryStats memory_stats(Device device) {
+  if (device.is_meta()) return {};
+  return plugin::backend_for(device).allocator(device.index).stats();
+}
+
+void reset_peak_memory_stats(Device device) {
+  if (!device.is_meta()) plugin::backend_for(device).allocator(device.index).reset_peak();
+}
+
+void empty_cache(Device device) {
+  if (!device.is_meta()) plugin::backend_for(device).allocator(device.index).empty_cache();
+}
+
+}  // namespace ember

@@ -1,0 +1,16 @@
+# Tests of the plugin loader, the caching allocator and plugin kernel errors.
+# Included from tests/CMakeLists.txt after tests/plugins, whose plugins they
+# load by path.
+get_property(_ember_test_plugin_targets GLOBAL PROPERTY EMBER_TEST_PLUGIN_TARGETS)
+
+function(ember_use_test_plugins target)
+  add_dependencies(${target} ${_ember_test_plugin_targets})
+  target_compile_definitions(${target} PRIVATE EMBER_TEST_PLUGIN_DIR="${EMBER_TEST_PLUGIN_DIR}")
+endfunction()
+
+ember_add_cpp_test(ember_test_plugin_loader SOURCES cpp/test_plugin_loader.cpp cpp/test_plugin_discovery.cpp)
+ember_use_test_plugins(ember_test_plugin_loader)
+ember_add_cpp_test(ember_test_caching_allocator SOURCES cpp/test_caching_allocator.cpp)
+ember_use_test_plugins(ember_test_caching_allocator)
+ember_add_cpp_test(ember_test_kernel_errors SOURCES cpp/test_kernel_errors.cpp)
+ember_use_test_plugins(ember_test_kernel_errors)
