@@ -1,0 +1,55 @@
+// Dispatch overhead: ops on 1-element float32 tensors, where the kernel's own
+// work is one instruction and everything measured is the path around it.
+//
+//   BM_Dispatch_Add         `a + b`: meta function (broadcast, promotion),
+//                           output from the caching allocator, plugin call,
+//                           and freeing the result back to the cache.
+//   BM_Dispatch_AddInplace  `add_(x, b)`: the same without the allocation.
+//   BM_Dispatch_Empty       `empty({1})`: allocation and TensorImpl only.
+#include <benchmark/benchmark.h>
+#include <ember/ember.h>
+
+namespace {
+
+ember::Tensor one_element(float value) {
+  const int64_t shape[] = {1};
+  return ember::full(shape, value, ember::DType::Float32);
+}
+
+void BM_Dispatch_Add(benchmark::State& state) {
+  const ember::Tensor a = one_element(1.0f);
+  const ember::Tensor b = one_element(2.0f);
+  { const ember::Tensor warm = a + b; }
+  for (auto _ : state) {
+    ember::Tensor c = a + b;
+    benchmark::DoNotOptimize(c.impl());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Dispatch_AddInplace(benchmark::State& state) {
+  ember::Tensor x = one_element(1.0f);
+  const ember::Tensor b = one_element(0.0f);
+  ember::add_(x, b);
+  for (auto _ : state) {
+    ember::Tensor& r = ember::add_(x, b);
+    benchmark::DoNotOptimize(r.impl());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Dispatch_Empty(benchmark::State& state) {
+  const int64_t shape[] = {1};
+  { const ember::Tensor warm = ember::empty(shape, ember::DType::Float32); }
+  for (auto _ : state) {
+    ember::Tensor t = ember::empty(shape, ember::DType::Float32);
+    benchmark::DoNotOptimize(t.impl());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+BENCHMARK(BM_Dispatch_Add)->Unit(benchmark::kNanosecond)->UseRealTime();
+BENCHMARK(BM_Dispatch_AddInplace)->Unit(benchmark::kNanosecond)->UseRealTime();
+BENCHMARK(BM_Dispatch_Empty)->Unit(benchmark::kNanosecond)->UseRealTime();
