@@ -69,7 +69,7 @@ TEST(Factories, Arange) {
   EXPECT_EQ(a.tolist<int64_t>(), (I64{0, 1, 2, 3, 4}));
   EXPECT_EQ(ember::arange(2, 11, 3).tolist<int64_t>(), (I64{2, 5, 8}));
   EXPECT_EQ(ember::arange(5, 0, -2).tolist<int64_t>(), (I64{5, 3, 1}));
-  EXPECT_EQ(ember::arange(-3, ember::Scalar(0)).tolist<int64_t>(), (I64{-3, -2, -1}));
+  EXPECT_EQ(ember::arange(-3, 0).tolist<int64_t>(), (I64{-3, -2, -1}));
   Tensor f = ember::arange(0.0, 1.0, 0.25);
   EXPECT_EQ(f.dtype(), DType::Float32);
   expect_doubles(f, {0, 0.25, 0.5, 0.75});

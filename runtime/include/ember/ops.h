@@ -16,7 +16,9 @@ struct TensorOptions {
   TensorOptions() = default;
   TensorOptions(DType d) : dtype(d) {}                   // NOLINT
   TensorOptions(Device dev) : device(dev) {}             // NOLINT
-  TensorOptions(const char* dev) : device(dev) {}        // NOLINT
+  // Only a string literal ("cuda:1"): a literal 0 must not read as a device.
+  template <size_t N>
+  TensorOptions(const char (&dev)[N]) : device(dev) {}   // NOLINT
   TensorOptions(DType d, Device dev) : dtype(d), device(dev) {}
 };
 
