@@ -1,0 +1,217 @@
+// Elementwise binary ops: arithmetic, comparison, logical and bitwise
+// (ops.md "Elementwise binary"). Inputs arrive broadcast and converted.
+#include <cmath>
+#include <limits>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+struct BinaryKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    map_elements<T, T, T>(call, Op{});
+  }
+};
+
+struct BinaryPredicateKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    map_elements<bool, T, T>(call, Op{});
+  }
+};
+
+// floor_divide and remainder: an integer divisor of zero is an error found
+// before any output is written.
+struct DivisionKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    if constexpr (is_int_v<T>) {
+      if (any_element<T>(call.inputs[1], [](T b) { return b == 0; })) {
+        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "integer division by zero");
+      }
+    }
+    map_elements<T, T, T>(call, Op{});
+  }
+};
+
+template <class Op, class Types>
+void add_binary(const sdk::Registrar& r, const char* name, Types types, Op op) {
+  register_op<BinaryKernel>(r, name, types, op);
+}
+
+template <class Op>
+void add_predicate(const sdk::Registrar& r, const char* name, Op op) {
+  register_op<BinaryPredicateKernel>(r, name, sdk::AllTypes{}, op);
+}
+
+// Python's floor division. For floats this follows CPython's float_divmod so
+// that results stay consistent with remainder (e.g. 1.0 // 0.1 == 9.0).
+template <class T>
+T floor_divide(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(a / b);
+    } else {
+      if (b == T(-1)) return wrap_neg(a);  // INT_MIN / -1 wraps
+      const T q = static_cast<T>(a / b);
+      const bool inexact = static_cast<T>(a % b) != 0;
+      return (inexact && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+    }
+  } else {
+    if (b == T(0)) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return std::copysign(T(0), a / b);
+    T floored = std::floor(div);
+    if (div - floored > T(0.5)) floored += T(1);
+    return floored;
+  }
+}
+
+// Python's %: the result has the sign of b.
+template <class T>
+T remainder(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(a % b);
+    } else {
+      if (b == T(-1)) return 0;  // INT_MIN % -1 would trap
+      const T r = static_cast<T>(a % b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+    }
+  } else {
+    T r = std::fmod(a, b);
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+    return r;
+  }
+}
+
+// Integer power by squaring, wrapping; a negative exponent is only valid
+// for a base of 1 or -1 (checked by PowKernel before this runs).
+template <class T>
+T integer_pow(T base, T exponent) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exponent < 0) return (base == T(-1) && (exponent & 1)) ? T(-1) : T(1);
+  }
+  T result = 1;
+  while (exponent != 0) {
+    if (exponent & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exponent = static_cast<T>(exponent >> 1);
+  }
+  return result;
+}
+
+struct PowKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    if constexpr (is_int_v<T> && std::is_signed_v<T>) {
+      const sdk::StridedLoop loop{&call.inputs[0], &call.inputs[1]};
+      bool invalid = false;
+      loop.run([&](char* const* p, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const T a = *reinterpret_cast<const T*>(p[0] + i * s[0]);
+          const T b = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+          invalid |= b < 0 && a != 1 && a != -1;
+        }
+      });
+      if (invalid) {
+        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+                  "pow: integers to negative integer powers are not allowed");
+      }
+    }
+    map_elements<T, T, T>(call, Op{});
+  }
+};
+
+template <class T>
+bool is_nonzero(T x) {
+  return x != T(0);
+}
+
+// maximum/minimum: NaN if either operand is NaN.
+template <bool kMax>
+struct Extremum {
+  template <class T>
+  T operator()(T a, T b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    if constexpr (kMax) {
+      return a < b ? b : a;
+    } else {
+      return b < a ? b : a;
+    }
+  }
+};
+
+}  // namespace
+
+void register_binary_kernels(const sdk::Registrar& r) {
+  using sdk::FloatingTypes;
+  using sdk::IntegralTypes;
+  using sdk::NumericTypes;
+  constexpr auto add = [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_same_v<T, bool>) {
+      return a || b;
+    } else if constexpr (is_int_v<T>) {
+      return wrap_add(a, b);
+    } else {
+      return a + b;
+    }
+  };
+  constexpr auto mul = [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_same_v<T, bool>) {
+      return a && b;
+    } else if constexpr (is_int_v<T>) {
+      return wrap_mul(a, b);
+    } else {
+      return a * b;
+    }
+  };
+  add_binary(r, "add", sdk::AllTypes{}, add);
+  add_binary(r, "mul", sdk::AllTypes{}, mul);
+  add_binary(r, "sub", NumericTypes{}, [](auto a, auto b) {
+    if constexpr (is_int_v<decltype(a)>) {
+      return wrap_sub(a, b);
+    } else {
+      return a - b;
+    }
+  });
+  add_binary(r, "div", FloatingTypes{}, [](auto a, auto b) { return a / b; });
+  register_op<DivisionKernel>(r, "floor_divide", NumericTypes{},
+                              [](auto a, auto b) { return floor_divide(a, b); });
+  register_op<DivisionKernel>(r, "remainder", NumericTypes{},
+                              [](auto a, auto b) { return remainder(a, b); });
+  register_op<PowKernel>(r, "pow", NumericTypes{}, [](auto a, auto b) {
+    if constexpr (is_int_v<decltype(a)>) {
+      return integer_pow(a, b);
+    } else {
+      return std::pow(a, b);
+    }
+  });
+  add_binary(r, "maximum", sdk::AllTypes{}, Extremum<true>{});
+  add_binary(r, "minimum", sdk::AllTypes{}, Extremum<false>{});
+  add_binary(r, "bitwise_and", IntegralTypes{},
+             [](auto a, auto b) { return static_cast<decltype(a)>(a & b); });
+  add_binary(r, "bitwise_or", IntegralTypes{},
+             [](auto a, auto b) { return static_cast<decltype(a)>(a | b); });
+  add_binary(r, "bitwise_xor", IntegralTypes{},
+             [](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); });
+  add_predicate(r, "logical_and", [](auto a, auto b) { return is_nonzero(a) && is_nonzero(b); });
+  add_predicate(r, "logical_or", [](auto a, auto b) { return is_nonzero(a) || is_nonzero(b); });
+  add_predicate(r, "logical_xor", [](auto a, auto b) { return is_nonzero(a) != is_nonzero(b); });
+  add_predicate(r, "eq", [](auto a, auto b) { return a == b; });
+  add_predicate(r, "ne", [](auto a, auto b) { return a != b; });
+  add_predicate(r, "lt", [](auto a, auto b) { return a < b; });
+  add_predicate(r, "le", [](auto a, auto b) { return a <= b; });
+  add_predicate(r, "gt", [](auto a, auto b) { return a > b; });
+  add_predicate(r, "ge", [](auto a, auto b) { return a >= b; });
+}
+
+}  // namespace ember::cpu

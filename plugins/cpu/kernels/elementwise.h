@@ -1,0 +1,111 @@
+// Shared machinery of the elementwise kernels: compute types, integer
+// wrap-around, the threaded map over a kernel call, and registration of one
+// op for a list of dtypes.
+#ifndef EMBER_PLUGINS_CPU_KERNELS_ELEMENTWISE_H_
+#define EMBER_PLUGINS_CPU_KERNELS_ELEMENTWISE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include <ember/ember_plugin.hpp>
+
+#include "../parallel.h"
+
+namespace ember::cpu {
+
+// Elements below which an elementwise loop stays on the calling thread: a
+// thread wake-up costs about as much as adding this many floats.
+inline constexpr int64_t kElementwiseGrain = 32768;
+
+// float16 and bfloat16 compute in float32 (ops.md "Floating point").
+template <class T>
+using compute_t = std::conditional_t<sdk::is_reduced_float_v<T>, float, T>;
+
+template <class T>
+compute_t<T> to_compute(T value) {
+  if constexpr (sdk::is_reduced_float_v<T>) {
+    return static_cast<float>(value);
+  } else {
+    return value;
+  }
+}
+
+// Converts a computed value to storage type T: truncation for float to
+// integer, `!= 0` for bool, round to nearest even for float16/bfloat16.
+template <class T, class V>
+T from_compute(V value) {
+  if constexpr (sdk::is_reduced_float_v<T>) {
+    return T(static_cast<float>(to_compute(value)));
+  } else {
+    return static_cast<T>(to_compute(value));
+  }
+}
+
+// Integer arithmetic wraps modulo 2^bits; doing it in a wide enough unsigned
+// type avoids signed overflow (and int promotion of 16-bit products).
+template <class T>
+using wrap_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+
+template <class T>
+T wrap_add(T a, T b) { return static_cast<T>(wrap_t<T>(a) + wrap_t<T>(b)); }
+template <class T>
+T wrap_sub(T a, T b) { return static_cast<T>(wrap_t<T>(a) - wrap_t<T>(b)); }
+template <class T>
+T wrap_mul(T a, T b) { return static_cast<T>(wrap_t<T>(a) * wrap_t<T>(b)); }
+template <class T>
+T wrap_neg(T a) { return static_cast<T>(wrap_t<T>(0) - wrap_t<T>(a)); }
+
+template <class T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+namespace detail {
+template <class Out, class... In, class Fn, size_t... I>
+void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
+  const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[I]...};
+  const auto op = [&fn](In... x) { return from_compute<Out>(fn(to_compute(x)...)); };
+  parallel_for(0, loop.numel(), kElementwiseGrain,
+               [&](int64_t begin, int64_t end) { sdk::transform<Out, In...>(loop, begin, end, op); });
+}
+}  // namespace detail
+
+// outputs[0] = fn(inputs[0], inputs[1], ...) elementwise, with storage types
+// (Out, In...); fn receives and returns compute types.
+template <class Out, class... In, class Fn>
+void map_elements(const ember_kernel_call& call, const Fn& fn) {
+  detail::map_elements<Out, In...>(call, fn, std::index_sequence_for<In...>{});
+}
+
+// True if pred(x) holds for some element of `t` (storage type T, compute
+// values); lets a kernel reject bad data before writing any output.
+template <class T, class Pred>
+bool any_element(const DLTensor& t, const Pred& pred) {
+  const sdk::StridedLoop loop{&t};
+  std::atomic<bool> found{false};
+  parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+      bool hit = false;
+      for (int64_t i = 0; i < n; ++i) {
+        hit |= pred(to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0])));
+      }
+      if (hit) found.store(true, std::memory_order_relaxed);
+    });
+  });
+  return found.load();
+}
+
+// Registers Kind::run<Op, T> for every T of a TypeList. A Kind is a struct
+// with a static `template <class Op, class T> void run(const ember_kernel_call&)`
+// (the shape of the loop: same-type result, predicate, checked division...).
+template <class Kind, class Op, class Types>
+void register_op(const sdk::Registrar& registrar, const char* op_name, Types types, Op) {
+  registrar.add_each(op_name, types, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return &sdk::kernel_entry<&Kind::template run<Op, T>>;
+  });
+}
+
+}  // namespace ember::cpu
+
+#endif  // EMBER_PLUGINS_CPU_KERNELS_ELEMENTWISE_H_

@@ -1,0 +1,198 @@
+// Indexing: index_select, gather, scatter_add and cat (ops.md "Indexing").
+// Index values are data, so they are validated here, before any output is
+// written: a bad one is EMBER_STATUS_OUT_OF_RANGE.
+#include <string>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+constexpr int kMaxDims = sdk::StridedLoop::kMaxDims;
+
+// Calls fn(TypeTag<I>) for an int64 or int32 index tensor.
+template <class Fn>
+void visit_index_dtype(const ember_kernel_call& call, const DLTensor& index, Fn&& fn) {
+  switch (sdk::dtype_of(index)) {
+    case EMBER_DTYPE_INT64: return fn(sdk::TypeTag<int64_t>{});
+    case EMBER_DTYPE_INT32: return fn(sdk::TypeTag<int32_t>{});
+    default:
+      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+                std::string(call.op_name) + ": index must be int64 or int32");
+  }
+}
+
+// Fails on the first index outside [-size, size).
+template <class I>
+void check_indices(const ember_kernel_call& call, const DLTensor& index, int64_t dim,
+                   int64_t size) {
+  const sdk::StridedLoop loop{&index};
+  loop.run([&](char* const* ptrs, const int64_t* strides, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t value = *reinterpret_cast<const I*>(ptrs[0] + i * strides[0]);
+      if (value < -size || value >= size) {
+        sdk::fail(EMBER_STATUS_OUT_OF_RANGE,
+                  std::string(call.op_name) + ": index " + std::to_string(value) +
+                      " is out of range for dimension " + std::to_string(dim) + " with size " +
+                      std::to_string(size));
+      }
+    }
+  });
+}
+
+int64_t checked_dim(const ember_kernel_call& call, const DLTensor& x) {
+  const int64_t dim = sdk::attr_int(call, "dim");
+  if (dim < 0 || dim >= x.ndim || x.ndim > kMaxDims) {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+              std::string(call.op_name) + ": dim " + std::to_string(dim) + " out of range");
+  }
+  return dim;
+}
+
+// A view of `t` with another shape (borrowed) and the same strides, starting
+// `offset` elements along `dim` further in.
+DLTensor shifted_view(const DLTensor& t, const int64_t* shape, int64_t dim, int64_t offset) {
+  DLTensor view = t;
+  view.shape = const_cast<int64_t*>(shape);
+  view.byte_offset += static_cast<uint64_t>(offset * t.strides[dim]) * (t.dtype.bits / 8);
+  return view;
+}
+
+void index_select_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& index = call.inputs[1];
+  const DLTensor& out = call.outputs[0];
+  const int64_t dim = checked_dim(call, x);
+  const int64_t size = x.shape[dim];
+  visit_index_dtype(call, index, [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    check_indices<I>(call, index, dim, size);
+    int64_t slice_shape[kMaxDims];
+    std::copy(x.shape, x.shape + x.ndim, slice_shape);
+    slice_shape[dim] = 1;
+    const int64_t slice_numel = sdk::numel(out) / std::max<int64_t>(out.shape[dim], 1);
+    const auto* indices = reinterpret_cast<const I*>(sdk::data_ptr(index));
+    const int64_t index_stride = index.ndim == 0 ? 0 : index.strides[0];
+    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(slice_numel, 1));
+    parallel_for(0, out.shape[dim], grain, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j) {
+        const int64_t i = indices[j * index_stride];
+        copy_tensor(shifted_view(x, slice_shape, dim, i < 0 ? i + size : i),
+                    shifted_view(out, slice_shape, dim, j));
+      }
+    });
+  });
+}
+
+// The `dim` view of x over index's shape: the stride along dim is zeroed
+// because the index supplies that coordinate.
+DLTensor along_index(const DLTensor& x, const DLTensor& index, int64_t dim, int64_t* strides) {
+  DLTensor view = x;
+  view.ndim = index.ndim;
+  view.shape = index.shape;
+  std::copy(x.strides, x.strides + x.ndim, strides);
+  strides[dim] = 0;
+  view.strides = strides;
+  return view;
+}
+
+template <class T, class I>
+void gather(const DLTensor& x, const DLTensor& index, const DLTensor& out, int64_t dim) {
+  int64_t strides[kMaxDims];
+  const DLTensor source = along_index(x, index, dim, strides);
+  const sdk::StridedLoop loop{&out, &index, &source};
+  const int64_t size = x.shape[dim];
+  const int64_t dim_stride = x.strides[dim] * static_cast<int64_t>(sizeof(T));
+  parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) {
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t i = *reinterpret_cast<const I*>(p[1] + e * s[1]);
+        if (i < 0) i += size;
+        *reinterpret_cast<T*>(p[0] + e * s[0]) =
+            *reinterpret_cast<const T*>(p[2] + e * s[2] + i * dim_stride);
+      }
+    });
+  });
+}
+
+void gather_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& index = call.inputs[1];
+  const int64_t dim = checked_dim(call, x);
+  visit_index_dtype(call, index, [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    check_indices<I>(call, index, dim, x.shape[dim]);
+    // Gathering moves bits: only the element size matters.
+    switch (x.dtype.bits) {
+      case 8: return gather<uint8_t, I>(x, index, call.outputs[0], dim);
+      case 16: return gather<uint16_t, I>(x, index, call.outputs[0], dim);
+      case 32: return gather<uint32_t, I>(x, index, call.outputs[0], dim);
+      case 64: return gather<uint64_t, I>(x, index, call.outputs[0], dim);
+    }
+    sdk::fail(EMBER_STATUS_INTERNAL, "gather: unexpected element size");
+  });
+}
+
+// Serial on purpose: two index entries may name the same output element.
+template <class T>
+void scatter_add_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& index = call.inputs[1];
+  const DLTensor& src = call.inputs[2];
+  const DLTensor& out = call.outputs[0];
+  const int64_t dim = checked_dim(call, x);
+  const int64_t size = x.shape[dim];
+  visit_index_dtype(call, index, [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    check_indices<I>(call, index, dim, size);
+    copy_tensor(x, out);
+    DLTensor src_view = src;
+    src_view.shape = index.shape;
+    int64_t strides[kMaxDims];
+    const DLTensor target = along_index(out, index, dim, strides);
+    const sdk::StridedLoop loop{&index, &src_view, &target};
+    const int64_t dim_stride = out.strides[dim] * static_cast<int64_t>(sizeof(T));
+    loop.run([&](char* const* p, const int64_t* s, int64_t n) {
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t i = *reinterpret_cast<const I*>(p[0] + e * s[0]);
+        if (i < 0) i += size;
+        T& dst = *reinterpret_cast<T*>(p[2] + e * s[2] + i * dim_stride);
+        const T value = *reinterpret_cast<const T*>(p[1] + e * s[1]);
+        if constexpr (std::is_same_v<T, bool>) {
+          dst = dst || value;
+        } else if constexpr (is_int_v<T>) {
+          dst = wrap_add(dst, value);
+        } else {
+          dst = from_compute<T>(to_compute(dst) + to_compute(value));
+        }
+      }
+    });
+  });
+}
+
+void cat_kernel(const ember_kernel_call& call) {
+  const DLTensor& out = call.outputs[0];
+  const int64_t dim = checked_dim(call, out);
+  int64_t offset = 0;
+  for (int64_t k = 0; k < call.num_inputs; ++k) {
+    const DLTensor& x = call.inputs[k];
+    if (sdk::numel(x) == 0) continue;
+    copy_tensor(x, shifted_view(out, x.shape, dim, offset));
+    offset += x.shape[dim];
+  }
+}
+
+}  // namespace
+
+void register_index_kernels(const sdk::Registrar& r) {
+  r.add_each("index_select", sdk::AllTypes{},
+             [](auto) { return &sdk::kernel_entry<&index_select_kernel>; });
+  r.add_each("gather", sdk::AllTypes{}, [](auto) { return &sdk::kernel_entry<&gather_kernel>; });
+  r.add_each("cat", sdk::AllTypes{}, [](auto) { return &sdk::kernel_entry<&cat_kernel>; });
+  r.add_each("scatter_add", sdk::AllTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&scatter_add_kernel<typename decltype(tag)::type>>;
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,242 @@
+// mm and bmm: oneDNN for float32 and bfloat16, a row-wise loop for the other
+// numeric dtypes (ops.md "Matrix products").
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Shared: operands viewed as [B, M, K] @ [B, K, N] -> [B, M, N]
+// ---------------------------------------------------------------------------
+
+struct Operand {
+  const DLTensor* tensor;
+  std::array<int64_t, 3> shape;    // batch of 1 for mm
+  std::array<int64_t, 3> strides;  // elements
+};
+
+Operand batched(const DLTensor& t) {
+  if (t.ndim == 2) return {&t, {1, t.shape[0], t.shape[1]}, {0, t.strides[0], t.strides[1]}};
+  return {&t, {t.shape[0], t.shape[1], t.shape[2]}, {t.strides[0], t.strides[1], t.strides[2]}};
+}
+
+void fill_zeros(const DLTensor& out) {
+  const sdk::StridedLoop loop{&out};
+  sdk::visit_dtype(sdk::dtype_of(out), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      sdk::transform<T>(loop, begin, end, [] { return from_compute<T>(0); });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
+// oneDNN path
+// ---------------------------------------------------------------------------
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// Streams are not meant for concurrent use, so each calling thread has one.
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+dnnl::memory::desc memory_desc(const DLTensor& t, dnnl::memory::data_type type, bool contiguous) {
+  const dnnl::memory::dims dims(t.shape, t.shape + t.ndim);
+  if (contiguous) {
+    return {dims, type, t.ndim == 2 ? dnnl::memory::format_tag::ab : dnnl::memory::format_tag::abc};
+  }
+  return {dims, type, dnnl::memory::dims(t.strides, t.strides + t.ndim)};
+}
+
+// Note [Matmul primitive cache]: building a oneDNN primitive costs far more
+// than running a small matmul, so primitives are cached by everything their
+// descriptors depend on. When oneDNN rejects the given strides (expanded
+// batches, both strides > 1, ...), the entry records that the operands go
+// through contiguous scratch copies instead.
+struct MatmulKey {
+  int dtype;
+  int ndim;
+  std::array<int64_t, 9> shape;    // a, b, out (3 dims each, zero-padded)
+  std::array<int64_t, 9> strides;  // elements
+  bool operator==(const MatmulKey&) const = default;
+};
+
+struct MatmulKeyHash {
+  size_t operator()(const MatmulKey& k) const {
+    size_t h = static_cast<size_t>(k.dtype) * 31 + static_cast<size_t>(k.ndim);
+    for (int i = 0; i < 9; ++i) {
+      h = h * 1000003u ^ static_cast<size_t>(k.shape[i]);
+      h = h * 1000003u ^ static_cast<size_t>(k.strides[i]);
+    }
+    return h;
+  }
+};
+
+struct MatmulPlan {
+  dnnl::matmul primitive;
+  bool contiguous;  // operands must be copied to contiguous scratch first
+  dnnl::memory::desc a, b, out;
+};
+
+MatmulKey make_key(ember_dtype dtype, const DLTensor* const (&t)[3]) {
+  MatmulKey key{static_cast<int>(dtype), t[0]->ndim, {}, {}};
+  for (int i = 0; i < 3; ++i) {
+    for (int d = 0; d < t[i]->ndim; ++d) {
+      key.shape[i * 3 + d] = t[i]->shape[d];
+      key.strides[i * 3 + d] = t[i]->strides[d];
+    }
+  }
+  return key;
+}
+
+MatmulPlan make_plan(const DLTensor* const (&t)[3], dnnl::memory::data_type type) {
+  for (bool contiguous : {false, true}) {
+    try {
+      const auto a = memory_desc(*t[0], type, contiguous);
+      const auto b = memory_desc(*t[1], type, contiguous);
+      const auto out = memory_desc(*t[2], type, contiguous);
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, out), cpu_engine());
+      return {dnnl::matmul(pd), contiguous, a, b, out};
+    } catch (const dnnl::error&) {
+      if (contiguous) throw;
+    }
+  }
+  sdk::fail(EMBER_STATUS_INTERNAL, "matmul: no oneDNN primitive");
+}
+
+std::shared_ptr<const MatmulPlan> cached_plan(ember_dtype dtype, const DLTensor* const (&t)[3],
+                                              dnnl::memory::data_type type) {
+  constexpr size_t kMaxEntries = 512;
+  static std::mutex mutex;
+  static std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPlan>, MatmulKeyHash> cache;
+  const MatmulKey key = make_key(dtype, t);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  // Built outside the lock: two threads may race to build the same plan,
+  // which is harmless. Plans in use survive a flush of a full cache.
+  auto plan = std::make_shared<const MatmulPlan>(make_plan(t, type));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= kMaxEntries) cache.clear();
+  cache.emplace(key, plan);
+  return plan;
+}
+
+// A contiguous copy of `t` in `storage`, described by `view`.
+DLTensor contiguous_copy(const DLTensor& t, std::vector<char>& storage,
+                         std::array<int64_t, 3>& strides, bool copy_data) {
+  DLTensor view = t;
+  int64_t expected = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = expected;
+    expected *= t.shape[d];
+  }
+  storage.resize(static_cast<size_t>(expected) * sdk::element_size(sdk::dtype_of(t)));
+  view.data = storage.data();
+  view.byte_offset = 0;
+  view.strides = strides.data();
+  if (copy_data) copy_tensor(t, view);
+  return view;
+}
+
+void matmul_onednn(ember_dtype dtype, const DLTensor* const (&t)[3]) {
+  const auto type =
+      dtype == EMBER_DTYPE_FLOAT32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
+  const std::shared_ptr<const MatmulPlan> cached = cached_plan(dtype, t, type);
+  const MatmulPlan& plan = *cached;
+  DLTensor views[3] = {*t[0], *t[1], *t[2]};
+  std::vector<char> storage[3];
+  std::array<int64_t, 3> strides[3];
+  if (plan.contiguous) {
+    for (int i = 0; i < 3; ++i) views[i] = contiguous_copy(*t[i], storage[i], strides[i], i < 2);
+  }
+  auto& engine = cpu_engine();
+  auto& stream = thread_stream();
+  plan.primitive.execute(stream, {{DNNL_ARG_SRC, {plan.a, engine, sdk::data_ptr(views[0])}},
+                                  {DNNL_ARG_WEIGHTS, {plan.b, engine, sdk::data_ptr(views[1])}},
+                                  {DNNL_ARG_DST, {plan.out, engine, sdk::data_ptr(views[2])}}});
+  stream.wait();
+  if (plan.contiguous) copy_tensor(views[2], *t[2]);
+}
+
+// ---------------------------------------------------------------------------
+// Loop path: one output row at a time, accumulating along K into a row of
+// accumulators so the inner loop runs over contiguous N.
+// ---------------------------------------------------------------------------
+
+template <class T>
+void matmul_loop(const DLTensor* const (&t)[3]) {
+  using Acc = compute_t<T>;
+  const Operand a = batched(*t[0]);
+  const Operand b = batched(*t[1]);
+  const Operand c = batched(*t[2]);
+  const int64_t rows = c.shape[0] * c.shape[1];
+  const int64_t m_size = c.shape[1];
+  const int64_t n_size = c.shape[2];
+  const int64_t k_size = a.shape[2];
+  const T* a_data = reinterpret_cast<const T*>(sdk::data_ptr(*a.tensor));
+  const T* b_data = reinterpret_cast<const T*>(sdk::data_ptr(*b.tensor));
+  T* c_data = reinterpret_cast<T*>(sdk::data_ptr(*c.tensor));
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n_size * k_size, 1));
+  parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> acc(static_cast<size_t>(n_size));
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t batch = row / m_size;
+      const int64_t m = row % m_size;
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      const T* a_row = a_data + batch * a.strides[0] + m * a.strides[1];
+      for (int64_t k = 0; k < k_size; ++k) {
+        const Acc av = to_compute(a_row[k * a.strides[2]]);
+        const T* b_row = b_data + batch * b.strides[0] + k * b.strides[1];
+        for (int64_t n = 0; n < n_size; ++n) {
+          if constexpr (is_int_v<T>) {
+            acc[n] = wrap_add(acc[n], wrap_mul(av, b_row[n * b.strides[2]]));
+          } else {
+            acc[n] += av * to_compute(b_row[n * b.strides[2]]);
+          }
+        }
+      }
+      T* c_row = c_data + batch * c.strides[0] + m * c.strides[1];
+      for (int64_t n = 0; n < n_size; ++n) c_row[n * c.strides[2]] = from_compute<T>(acc[n]);
+    }
+  });
+}
+
+template <class T>
+void matmul_kernel(const ember_kernel_call& call) {
+  const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
+  if (sdk::numel(*t[2]) == 0) return;
+  if (t[0]->shape[t[0]->ndim - 1] == 0) return fill_zeros(*t[2]);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, sdk::bfloat16>) {
+    matmul_onednn(sdk::dtype_v<T>, t);
+  } else {
+    matmul_loop<T>(t);
+  }
+}
+
+}  // namespace
+
+void register_matmul_kernels(const sdk::Registrar& r) {
+  const auto make = [](auto tag) {
+    return &sdk::kernel_entry<&matmul_kernel<typename decltype(tag)::type>>;
+  };
+  r.add_each("mm", sdk::NumericTypes{}, make);
+  r.add_each("bmm", sdk::NumericTypes{}, make);
+}
+
+}  // namespace ember::cpu

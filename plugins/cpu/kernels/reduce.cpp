@@ -1,0 +1,452 @@
+// Reductions: sum, prod, mean, amax, amin, argmax, argmin (ops.md
+// "Reductions"). `out` always arrives with the keepdim shape.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Reduction operators: Acc is the accumulator type, combine() is
+// associative and also merges partial results.
+// ---------------------------------------------------------------------------
+
+// ops.md: floating sums accumulate in at least float32 (float64 for float64);
+// integral sums and products are int64.
+template <class T>
+using accumulate_t =
+    std::conditional_t<std::is_same_v<T, double>, double,
+                       std::conditional_t<sdk::is_floating_v<T>, float, int64_t>>;
+
+template <class T>
+struct SumOp {
+  using Acc = accumulate_t<T>;
+  using Out = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
+  static Acc identity() { return Acc(0); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      return wrap_add(a, b);
+    } else {
+      return a + b;
+    }
+  }
+  static Out finish(Acc a, int64_t /*count*/) { return from_compute<Out>(a); }
+};
+
+template <class T>
+struct MeanOp : SumOp<T> {
+  static T finish(typename SumOp<T>::Acc a, int64_t count) {
+    return from_compute<T>(a / static_cast<typename SumOp<T>::Acc>(count));
+  }
+};
+
+template <class T>
+struct ProdOp : SumOp<T> {
+  using Acc = typename SumOp<T>::Acc;
+  static Acc identity() { return Acc(1); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      return wrap_mul(a, b);
+    } else {
+      return a * b;
+    }
+  }
+};
+
+// amax/amin; a NaN anywhere makes the result NaN.
+template <class T, bool kMax>
+struct ExtremumOp {
+  using Acc = compute_t<T>;
+  using Out = T;
+  static Acc identity() {
+    if constexpr (std::is_same_v<Acc, bool>) {
+      return !kMax;
+    } else if constexpr (std::numeric_limits<Acc>::has_infinity) {
+      return kMax ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::infinity();
+    } else {
+      return kMax ? std::numeric_limits<Acc>::lowest() : std::numeric_limits<Acc>::max();
+    }
+  }
+  // A NaN `a` is kept since no comparison with it is true. Written without
+  // branches so the lane loop vectorises.
+  static Acc combine(Acc a, Acc b) {
+    const bool take_b = kMax ? (b > a) | (b != b) : (b < a) | (b != b);
+    return take_b ? b : a;
+  }
+  static Out finish(Acc a, int64_t /*count*/) { return from_compute<T>(a); }
+};
+
+template <class Op, class T>
+typename Op::Acc load(const T& value) {
+  return static_cast<typename Op::Acc>(to_compute(value));
+}
+
+// ---------------------------------------------------------------------------
+// Geometry: x's dimensions split into kept and reduced ones, each list
+// innermost first, size-1 dims dropped and neighbours merged by stride.
+// ---------------------------------------------------------------------------
+
+struct Dim {
+  int64_t size;
+  int64_t x_stride;    // elements
+  int64_t out_stride;  // elements; 0 for reduced dims
+};
+
+struct DimList {
+  static constexpr int kMaxDims = sdk::StridedLoop::kMaxDims;
+  Dim dims[kMaxDims];
+  int count = 0;
+  int64_t numel = 1;
+
+  void push(Dim dim) {
+    numel *= dim.size;
+    if (count > 0) {
+      Dim& inner = dims[count - 1];
+      if (dim.x_stride == inner.x_stride * inner.size &&
+          dim.out_stride == inner.out_stride * inner.size) {
+        inner.size *= dim.size;
+        return;
+      }
+    }
+    if (count == kMaxDims) sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "tensor has too many dimensions");
+    dims[count++] = dim;
+  }
+
+  // Calls fn(x_offset, out_offset) for linear indices [begin, end), with
+  // dims[from..count) as the index space.
+  template <class Fn>
+  void for_each(int from, int64_t begin, int64_t end, Fn&& fn) const {
+    if (begin >= end) return;
+    int64_t index[kMaxDims];
+    int64_t x_offset = 0;
+    int64_t out_offset = 0;
+    int64_t rest = begin;
+    for (int d = from; d < count; ++d) {
+      index[d] = rest % dims[d].size;
+      rest /= dims[d].size;
+      x_offset += index[d] * dims[d].x_stride;
+      out_offset += index[d] * dims[d].out_stride;
+    }
+    for (int64_t i = begin; i < end; ++i) {
+      fn(x_offset, out_offset);
+      for (int d = from; d < count; ++d) {
+        x_offset += dims[d].x_stride;
+        out_offset += dims[d].out_stride;
+        if (++index[d] < dims[d].size) break;
+        x_offset -= dims[d].size * dims[d].x_stride;
+        out_offset -= dims[d].size * dims[d].out_stride;
+        index[d] = 0;
+      }
+    }
+  }
+};
+
+struct Geometry {
+  DimList kept;
+  DimList reduced;
+};
+
+Geometry split_dims(const DLTensor& x, const DLTensor& out, const bool* is_reduced) {
+  Geometry g;
+  for (int d = x.ndim - 1; d >= 0; --d) {
+    if (x.shape[d] == 1) continue;
+    if (is_reduced[d]) {
+      g.reduced.push({x.shape[d], x.strides[d], 0});
+    } else {
+      g.kept.push({x.shape[d], x.strides[d], out.strides[d]});
+    }
+  }
+  return g;
+}
+
+// ---------------------------------------------------------------------------
+// Value reductions
+// ---------------------------------------------------------------------------
+
+// Leaves of the pairwise summation: short enough that rounding error stays
+// small, long enough that the lane loop dominates.
+constexpr int64_t kPairwiseBlock = 2048;
+constexpr int kLanes = 16;
+// Elements a task should cover before a reduction is split across threads.
+constexpr int64_t kReduceGrain = 32768;
+
+// Reduces n elements at p with the given element stride: independent lanes
+// (vectorisable without reassociating) and pairwise splitting above
+// kPairwiseBlock, so float32 sums stay accurate.
+template <class Op, class T>
+typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
+  using Acc = typename Op::Acc;
+  if (n > kPairwiseBlock) {
+    const int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
+    return Op::combine(reduce_run<Op>(p, half, stride),
+                       reduce_run<Op>(p + half * stride, n - half, stride));
+  }
+  Acc lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, Op::identity());
+  int64_t i = 0;
+  if (stride == 1) {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) lanes[j] = Op::combine(lanes[j], load<Op>(p[i + j]));
+    }
+  } else {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        lanes[j] = Op::combine(lanes[j], load<Op>(p[(i + j) * stride]));
+      }
+    }
+  }
+  for (; i < n; ++i) lanes[0] = Op::combine(lanes[0], load<Op>(p[i * stride]));
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + width]);
+  }
+  return lanes[0];
+}
+
+// A single output: split x in row-major chunks across threads and merge the
+// partial results in chunk order (deterministic for a given thread count).
+template <class Op, class T>
+typename Op::Acc reduce_all(const DLTensor& x) {
+  using Acc = typename Op::Acc;
+  const sdk::StridedLoop loop{&x};
+  const auto reduce_chunk = [&](int64_t begin, int64_t end) {
+    Acc acc = Op::identity();
+    loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+      const int64_t stride = strides[0] / static_cast<int64_t>(sizeof(T));
+      acc = Op::combine(acc, reduce_run<Op>(reinterpret_cast<const T*>(ptrs[0]), n, stride));
+    });
+    return acc;
+  };
+  const int64_t chunks = std::clamp<int64_t>(loop.numel() / kReduceGrain, 1, num_threads());
+  if (chunks == 1) return reduce_chunk(0, loop.numel());
+  std::vector<Acc> partial(static_cast<size_t>(chunks));
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const sdk::Range r = sdk::split_range(loop.numel(), chunks, c);
+      partial[static_cast<size_t>(c)] = reduce_chunk(r.begin, r.end);
+    }
+  });
+  Acc acc = Op::identity();
+  for (Acc p : partial) acc = Op::combine(acc, p);
+  return acc;
+}
+
+// Several outputs, reduced dims innermost enough: one output at a time, each
+// a set of runs along the innermost reduced dim.
+template <class Op, class T>
+void reduce_rows(const Geometry& g, const T* x, typename Op::Out* out) {
+  using Acc = typename Op::Acc;
+  const Dim inner = g.reduced.count > 0 ? g.reduced.dims[0] : Dim{1, 0, 0};
+  const int64_t outer_count = inner.size == 0 ? 0 : g.reduced.numel / inner.size;
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(g.reduced.numel, 1));
+  parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
+    g.kept.for_each(0, begin, end, [&](int64_t x_base, int64_t out_offset) {
+      Acc acc = Op::identity();
+      g.reduced.for_each(1, 0, outer_count, [&](int64_t x_offset, int64_t) {
+        acc = Op::combine(acc, reduce_run<Op>(x + x_base + x_offset, inner.size, inner.x_stride));
+      });
+      out[out_offset] = Op::finish(acc, g.reduced.numel);
+    });
+  });
+}
+
+// Several outputs whose innermost kept dim is contiguous in x (e.g. summing
+// over rows): accumulate a block of neighbouring outputs together so every
+// load is contiguous. Rows are summed in groups of kRowBlock first (blocked
+// summation) to bound the rounding error of long columns.
+template <class Op, class T>
+void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
+  using Acc = typename Op::Acc;
+  // Accumulators (total and block) for this many outputs fit in L1; rows
+  // this long keep the hardware prefetcher streaming.
+  constexpr int64_t kWidth = 8192 / sizeof(Acc);
+  constexpr int64_t kRowBlock = 128;
+  const Dim column = g.kept.dims[0];
+  const int64_t blocks = (column.size + kWidth - 1) / kWidth;
+  const int64_t units = g.kept.numel / column.size * blocks;
+  const int64_t grain =
+      std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
+  parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+    Acc total[kWidth];
+    Acc block[kWidth];
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t first = unit % blocks * kWidth;
+      const int64_t width = std::min(kWidth, column.size - first);
+      g.kept.for_each(1, unit / blocks, unit / blocks + 1, [&](int64_t x_base, int64_t out_base) {
+        std::fill(total, total + width, Op::identity());
+        std::fill(block, block + width, Op::identity());
+        int64_t rows = 0;
+        g.reduced.for_each(0, 0, g.reduced.numel, [&](int64_t x_offset, int64_t) {
+          const T* row = x + x_base + x_offset + first;
+          for (int64_t j = 0; j < width; ++j) block[j] = Op::combine(block[j], load<Op>(row[j]));
+          if (++rows == kRowBlock) {
+            for (int64_t j = 0; j < width; ++j) total[j] = Op::combine(total[j], block[j]);
+            std::fill(block, block + width, Op::identity());
+            rows = 0;
+          }
+        });
+        for (int64_t j = 0; j < width; ++j) {
+          out[out_base + (first + j) * column.out_stride] =
+              Op::finish(Op::combine(total[j], block[j]), g.reduced.numel);
+        }
+      });
+    }
+  });
+}
+
+// The reduced-dims mask from `dims` (empty: every dim).
+void reduced_mask(const ember_kernel_call& call, int ndim, bool* mask) {
+  const sdk::IntList dims = sdk::attr_ints(call, "dims", {});
+  std::fill(mask, mask + ndim, dims.size == 0);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= ndim) {
+      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+                std::string(call.op_name) + ": dim " + std::to_string(d) + " out of range");
+    }
+    mask[d] = true;
+  }
+}
+
+template <class Op, class T>
+void reduce_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& out = call.outputs[0];
+  if (out.ndim != x.ndim) {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+              std::string(call.op_name) + ": out must have the keepdim shape (rank of x)");
+  }
+  if (x.ndim > sdk::StridedLoop::kMaxDims) {
+    sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "tensor has too many dimensions");
+  }
+  bool mask[sdk::StridedLoop::kMaxDims];
+  reduced_mask(call, x.ndim, mask);
+  const Geometry g = split_dims(x, out, mask);
+  const T* x_data = reinterpret_cast<const T*>(sdk::data_ptr(x));
+  auto* out_data = reinterpret_cast<typename Op::Out*>(sdk::data_ptr(out));
+  if (g.kept.numel == 0) return;
+  if (g.kept.numel == 1) {
+    *out_data = Op::finish(reduce_all<Op, T>(x), g.reduced.numel);
+  } else if (g.kept.dims[0].x_stride == 1 && g.reduced.count > 0) {
+    reduce_columns<Op>(g, x_data, out_data);
+  } else {
+    reduce_rows<Op>(g, x_data, out_data);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// argmax / argmin
+// ---------------------------------------------------------------------------
+
+// Whether v replaces best: strictly more extreme (so the first of equal
+// extremes wins), and the first NaN wins over everything.
+template <bool kMax, class V>
+bool is_better(V v, V best) {
+  if (best != best) return false;
+  if (v != v) return true;
+  return kMax ? v > best : v < best;
+}
+
+template <class T>
+struct Candidate {
+  compute_t<T> value;
+  int64_t index;
+};
+
+template <bool kMax, class T>
+int64_t arg_extremum_flat(const DLTensor& x) {
+  const sdk::StridedLoop loop{&x};
+  const auto scan = [&](int64_t begin, int64_t end) {
+    Candidate<T> best{compute_t<T>{}, -1};
+    int64_t position = begin;
+    loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+      for (int64_t i = 0; i < n; ++i, ++position) {
+        const auto v = to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0]));
+        if (best.index < 0 || is_better<kMax>(v, best.value)) best = {v, position};
+      }
+    });
+    return best;
+  };
+  const int64_t chunks = std::clamp<int64_t>(loop.numel() / kReduceGrain, 1, num_threads());
+  if (chunks == 1) return scan(0, loop.numel()).index;
+  std::vector<Candidate<T>> partial(static_cast<size_t>(chunks));
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const sdk::Range r = sdk::split_range(loop.numel(), chunks, c);
+      partial[static_cast<size_t>(c)] = scan(r.begin, r.end);
+    }
+  });
+  Candidate<T> best = partial[0];
+  for (const Candidate<T>& c : partial) {
+    if (is_better<kMax>(c.value, best.value)) best = c;
+  }
+  return best.index;
+}
+
+template <bool kMax, class T>
+void arg_extremum_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& out = call.outputs[0];
+  int64_t* out_data = reinterpret_cast<int64_t*>(sdk::data_ptr(out));
+  const int64_t dim = sdk::attr_int(call, "dim");
+  if (x.ndim == 0 || dim == -1) {
+    *out_data = arg_extremum_flat<kMax, T>(x);
+    return;
+  }
+  if (dim < 0 || dim >= x.ndim || x.ndim > sdk::StridedLoop::kMaxDims || out.ndim != x.ndim) {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(call.op_name) + ": dim " +
+                                                 std::to_string(dim) + " or out's rank is invalid");
+  }
+  bool mask[sdk::StridedLoop::kMaxDims] = {};
+  mask[dim] = true;
+  const Geometry g = split_dims(x, out, mask);
+  const T* x_data = reinterpret_cast<const T*>(sdk::data_ptr(x));
+  const int64_t n = x.shape[dim];
+  const int64_t stride = x.strides[dim];
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(n, 1));
+  parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
+    g.kept.for_each(0, begin, end, [&](int64_t x_offset, int64_t out_offset) {
+      const T* p = x_data + x_offset;
+      Candidate<T> best{to_compute(p[0]), 0};
+      for (int64_t i = 1; i < n; ++i) {
+        const auto v = to_compute(p[i * stride]);
+        if (is_better<kMax>(v, best.value)) best = {v, i};
+      }
+      out_data[out_offset] = best.index;
+    });
+  });
+}
+
+template <template <class> class Op, class Types>
+void add_reduction(const sdk::Registrar& r, const char* name, Types types) {
+  r.add_each(name, types, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return &sdk::kernel_entry<&reduce_kernel<Op<T>, T>>;
+  });
+}
+
+template <class T>
+using AmaxOp = ExtremumOp<T, true>;
+template <class T>
+using AminOp = ExtremumOp<T, false>;
+
+}  // namespace
+
+void register_reduce_kernels(const sdk::Registrar& r) {
+  add_reduction<SumOp>(r, "sum", sdk::AllTypes{});
+  add_reduction<ProdOp>(r, "prod", sdk::AllTypes{});
+  add_reduction<MeanOp>(r, "mean", sdk::FloatingTypes{});
+  add_reduction<AmaxOp>(r, "amax", sdk::AllTypes{});
+  add_reduction<AminOp>(r, "amin", sdk::AllTypes{});
+  r.add_each("argmax", sdk::NumericTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&arg_extremum_kernel<true, typename decltype(tag)::type>>;
+  });
+  r.add_each("argmin", sdk::NumericTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&arg_extremum_kernel<false, typename decltype(tag)::type>>;
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,85 @@
+// Elementwise unary ops (ops.md "Elementwise unary").
+#include <cmath>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+struct UnaryKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    map_elements<T, T>(call, Op{});
+  }
+};
+
+struct UnaryPredicateKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    map_elements<bool, T>(call, Op{});
+  }
+};
+
+template <class Op, class Types>
+void add_unary(const sdk::Registrar& r, const char* name, Types types, Op op) {
+  register_op<UnaryKernel>(r, name, types, op);
+}
+
+template <class T>
+T negate(T x) {
+  if constexpr (is_int_v<T>) {
+    return wrap_neg(x);
+  } else {
+    return -x;
+  }
+}
+
+}  // namespace
+
+void register_unary_kernels(const sdk::Registrar& r) {
+  using sdk::FloatingTypes;
+  add_unary(r, "neg", sdk::NumericTypes{}, [](auto x) { return negate(x); });
+  add_unary(r, "abs", sdk::NumericTypes{}, [](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else {
+      return x < T(0) ? negate(x) : x;  // keeps -0.0 as is, abs(INT_MIN) wraps
+    }
+  });
+  add_unary(r, "sign", sdk::NumericTypes{}, [](auto x) {
+    using T = decltype(x);
+    if (x != x) return x;  // NaN stays NaN
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  });
+  add_unary(r, "exp", FloatingTypes{}, [](auto x) { return std::exp(x); });
+  add_unary(r, "log", FloatingTypes{}, [](auto x) { return std::log(x); });
+  add_unary(r, "log1p", FloatingTypes{}, [](auto x) { return std::log1p(x); });
+  add_unary(r, "expm1", FloatingTypes{}, [](auto x) { return std::expm1(x); });
+  add_unary(r, "sqrt", FloatingTypes{}, [](auto x) { return std::sqrt(x); });
+  add_unary(r, "rsqrt", FloatingTypes{}, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+  add_unary(r, "sin", FloatingTypes{}, [](auto x) { return std::sin(x); });
+  add_unary(r, "cos", FloatingTypes{}, [](auto x) { return std::cos(x); });
+  add_unary(r, "tan", FloatingTypes{}, [](auto x) { return std::tan(x); });
+  add_unary(r, "tanh", FloatingTypes{}, [](auto x) { return std::tanh(x); });
+  add_unary(r, "sigmoid", FloatingTypes{},
+            [](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); });
+  add_unary(r, "erf", FloatingTypes{}, [](auto x) { return std::erf(x); });
+  add_unary(r, "reciprocal", FloatingTypes{}, [](auto x) { return decltype(x)(1) / x; });
+  add_unary(r, "floor", FloatingTypes{}, [](auto x) { return std::floor(x); });
+  add_unary(r, "ceil", FloatingTypes{}, [](auto x) { return std::ceil(x); });
+  add_unary(r, "trunc", FloatingTypes{}, [](auto x) { return std::trunc(x); });
+  add_unary(r, "round", FloatingTypes{}, [](auto x) { return std::nearbyint(x); });
+  add_unary(r, "bitwise_not", sdk::IntegralTypes{}, [](auto x) {
+    if constexpr (std::is_same_v<decltype(x), bool>) {
+      return !x;
+    } else {
+      return static_cast<decltype(x)>(~x);
+    }
+  });
+  register_op<UnaryPredicateKernel>(r, "logical_not", sdk::AllTypes{},
+                                    [](auto x) { return x == decltype(x)(0); });
+}
+
+}  // namespace ember::cpu
