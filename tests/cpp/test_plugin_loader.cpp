@@ -68,18 +68,18 @@ TEST_P(BrokenPluginTest, IsQuarantinedWithItsReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Loader, BrokenPluginTest,
-    ::testing::Values(
-        BrokenPlugin{"no_such_plugin", "no such file"},
-        BrokenPlugin{"not_a_library", "not a loadable shared library: "},
-        BrokenPlugin{"no_entry_symbol", "entry symbol 'ember_plugin_init' not found"},
-        BrokenPlugin{"wrong_major", "was built for ABI 2.3, this core speaks 1.0"},
-        BrokenPlugin{"init_fails", "ember_plugin_init failed: no device found: driver missing"},
-        BrokenPlugin{"throws_in_init", "plugin threw a C++ exception: init threw"},
-        BrokenPlugin{"unknown_op", "register_kernels failed: unknown op 'no_such_op'"},
-        BrokenPlugin{"null_kernel", "kernel for 'neg' (float32) has a NULL function"},
-        BrokenPlugin{"duplicate_device", "plugin 'duplicate_device' claims device type 'cpu', which plugin 'cpu'"},
-        BrokenPlugin{"bad_device_name", "invalid device type name 'Bad-Name'"},
-        BrokenPlugin{"missing_function", "required device function 'copy' is missing"}),
+    ::testing::Values(BrokenPlugin{"no_such_plugin", "no such file"},
+                      BrokenPlugin{"not_a_library", "not a loadable shared library: "},
+                      BrokenPlugin{"no_entry_symbol", "entry symbol 'ember_plugin_init' not found"},
+                      BrokenPlugin{"wrong_major", "was built for ABI 2.3, this core speaks 1.0"},
+                      BrokenPlugin{"init_fails", "ember_plugin_init failed: no device found: driver missing"},
+                      BrokenPlugin{"throws_in_init", "plugin threw a C++ exception: init threw"},
+                      BrokenPlugin{"unknown_op", "register_kernels failed: unknown op 'no_such_op'"},
+                      BrokenPlugin{"null_kernel", "kernel for 'neg' (float32) has a NULL function"},
+                      BrokenPlugin{"duplicate_device",
+                                   "plugin 'duplicate_device' claims device type 'cpu', which plugin 'cpu'"},
+                      BrokenPlugin{"bad_device_name", "invalid device type name 'Bad-Name'"},
+                      BrokenPlugin{"missing_function", "required device function 'copy' is missing"}),
     [](const auto& info) { return std::string(info.param.file); });
 
 TEST(Loader, QuarantinedPluginClaimsNoDeviceType) {
@@ -98,9 +98,9 @@ TEST(Loader, LoadingAPathTwiceReturnsTheFirstResult) {
   EXPECT_EQ(load_error(test_plugin_path("init_fails")), failure);
   auto all = plugins();
   for (const char* name : {"toy", "init_fails"}) {
-    EXPECT_EQ(std::count_if(all.begin(), all.end(),
-                            [&](const PluginInfo& p) { return p.path == test_plugin_path(name); }),
-              1);
+    EXPECT_EQ(
+        std::count_if(all.begin(), all.end(), [&](const PluginInfo& p) { return p.path == test_plugin_path(name); }),
+        1);
   }
 }
 
@@ -188,8 +188,7 @@ TEST(Loader, DevicesListsEveryDeviceAndMeta) {
   ASSERT_FALSE(all.empty());
   EXPECT_TRUE(all.back().device.is_meta());
   auto toys = std::count_if(all.begin(), all.end(), [&](const DeviceInfo& d) {
-    return d.device.type == toy0.type && d.name == "toy device" && d.plugin == "toy" &&
-           d.total_memory == (8u << 20);
+    return d.device.type == toy0.type && d.name == "toy device" && d.plugin == "toy" && d.total_memory == (8u << 20);
   });
   EXPECT_EQ(toys, 2);
   synchronize(toy0);

@@ -35,8 +35,7 @@ typedef struct block_header {
 static ember_status* enter_allocator(void) {
   if (__atomic_fetch_add(&g_calls_in_progress, 1, __ATOMIC_SEQ_CST) != 0) {
     __atomic_fetch_sub(&g_calls_in_progress, 1, __ATOMIC_SEQ_CST);
-    return g_host->status_create(EMBER_STATUS_INTERNAL,
-                                 "concurrent call into an allocator not declared thread-safe");
+    return g_host->status_create(EMBER_STATUS_INTERNAL, "concurrent call into an allocator not declared thread-safe");
   }
   /* Long enough that two unserialised calls overlap. */
   struct timespec pause = {0, 20000};
@@ -47,9 +46,8 @@ static ember_status* enter_allocator(void) {
 static void leave_allocator(void) { __atomic_fetch_sub(&g_calls_in_progress, 1, __ATOMIC_SEQ_CST); }
 
 static ember_status* bad_device(int32_t device) {
-  return device >= 0 && device < TOY_DEVICES
-             ? NULL
-             : g_host->status_create(EMBER_STATUS_OUT_OF_RANGE, "no such toy device");
+  return device >= 0 && device < TOY_DEVICES ? NULL
+                                             : g_host->status_create(EMBER_STATUS_OUT_OF_RANGE, "no such toy device");
 }
 
 static ember_status* toy_device_count(int32_t* count) {

@@ -16,8 +16,8 @@ spdlog::level::level_enum level_from_env(std::string* complaint) {
   if (value == nullptr || *value == '\0') return spdlog::level::warn;
   auto level = spdlog::level::from_str(value);
   if (level == spdlog::level::off && std::string(value) != "off") {
-    *complaint = std::string("EMBER_LOG_LEVEL='") + value +
-                 "' is not one of trace, debug, info, warn, error, off; using warn";
+    *complaint =
+        std::string("EMBER_LOG_LEVEL='") + value + "' is not one of trace, debug, info, warn, error, off; using warn";
     return spdlog::level::warn;
   }
   return level;

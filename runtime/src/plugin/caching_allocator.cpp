@@ -80,11 +80,11 @@ void* CachingAllocator::allocate_from_device(size_t size, size_t requested) {
   if (status != nullptr && status->code == EMBER_STATUS_OUT_OF_MEMORY) {
     std::string plugin_message = status->message;
     delete status;
-    throw Error(ErrorKind::OutOfMemory,
-                "out of memory on " + backend_.device_name(device_index_) + ": tried to allocate " + std::to_string(requested) +
-                    " bytes (allocated " + std::to_string(stats_.allocated) + ", reserved " +
-                    std::to_string(stats_.reserved) + "); plugin '" + backend_.plugin_name +
-                    "' said: " + plugin_message);
+    throw Error(ErrorKind::OutOfMemory, "out of memory on " + backend_.device_name(device_index_) +
+                                            ": tried to allocate " + std::to_string(requested) + " bytes (allocated " +
+                                            std::to_string(stats_.allocated) + ", reserved " +
+                                            std::to_string(stats_.reserved) + "); plugin '" + backend_.plugin_name +
+                                            "' said: " + plugin_message);
   }
   throw_if_error(status, "allocating " + std::to_string(size) + " bytes on " + backend_.device_name(device_index_));
   if (ptr == nullptr) {

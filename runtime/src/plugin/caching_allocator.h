@@ -42,8 +42,8 @@ class CachingAllocator {
   DeviceBackend& backend_;
   int32_t device_index_;
   mutable std::mutex mutex_;
-  std::multimap<size_t, void*> free_blocks_;        // size class -> block
-  std::unordered_map<void*, size_t> block_sizes_;   // every live block
+  std::multimap<size_t, void*> free_blocks_;       // size class -> block
+  std::unordered_map<void*, size_t> block_sizes_;  // every live block
   MemoryStats stats_;
 };
 

@@ -113,8 +113,8 @@ DeviceBackend& backend_for(Device device) {
     backend = registry.backend(device.type);
   }
   if (backend == nullptr) {
-    throw Error(ErrorKind::Runtime, "no plugin provides device type '" + registry.type_name(device.type) +
-                                        "' (" + describe_plugins() + ")");
+    throw Error(ErrorKind::Runtime, "no plugin provides device type '" + registry.type_name(device.type) + "' (" +
+                                        describe_plugins() + ")");
   }
   check_index(*backend, device.index);
   return *backend;
@@ -122,12 +122,10 @@ DeviceBackend& backend_for(Device device) {
 
 namespace {
 
-void release_block(void* context, void* data) noexcept {
-  static_cast<CachingAllocator*>(context)->release(data);
-}
+void release_block(void* context, void* data) noexcept { static_cast<CachingAllocator*>(context)->release(data); }
 
-void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, const void* src,
-             int32_t dst_device, void* dst, size_t nbytes) {
+void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, const void* src, int32_t dst_device,
+             void* dst, size_t nbytes) {
   ember_copy_args args{};
   args.struct_size = sizeof(args);
   args.kind = kind;
@@ -136,10 +134,10 @@ void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, c
   args.src = src;
   args.dst = dst;
   args.num_bytes = nbytes;
-  std::string route = kind == EMBER_COPY_HOST_TO_DEVICE   ? "host to " + backend.device_name(dst_device)
-                      : kind == EMBER_COPY_DEVICE_TO_HOST ? backend.device_name(src_device) + " to host"
-                                                          : backend.device_name(src_device) + " to " +
-                                                                backend.device_name(dst_device);
+  std::string route = kind == EMBER_COPY_HOST_TO_DEVICE ? "host to " + backend.device_name(dst_device)
+                      : kind == EMBER_COPY_DEVICE_TO_HOST
+                          ? backend.device_name(src_device) + " to host"
+                          : backend.device_name(src_device) + " to " + backend.device_name(dst_device);
   throw_if_error(call_device(backend, EMBER_DEVICE_COPY_THREAD_SAFE, [&] { return backend.api->copy(&args); }),
                  "copying " + std::to_string(nbytes) + " bytes from " + route);
 }
@@ -173,8 +171,7 @@ void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src
   check_not_meta(src_device);
   if (nbytes == 0) return;
   if (dst_device.type == src_device.type) {
-    copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_DEVICE, src_device.index, src, dst_device.index, dst,
-            nbytes);
+    copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_DEVICE, src_device.index, src, dst_device.index, dst, nbytes);
   } else if (src_device.is_cpu()) {
     copy_from_host(dst_device, dst, src, nbytes);
   } else if (dst_device.is_cpu()) {

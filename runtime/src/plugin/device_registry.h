@@ -47,9 +47,7 @@ class DeviceRegistry {
   // Binds a backend to `name`; throws if another plugin holds the name.
   DeviceTypeId claim(std::unique_ptr<DeviceBackend> backend);
   // nullptr when no plugin provides the type.
-  DeviceBackend* backend(DeviceTypeId type) const {
-    return backends_[type].load(std::memory_order_acquire);
-  }
+  DeviceBackend* backend(DeviceTypeId type) const { return backends_[type].load(std::memory_order_acquire); }
   std::vector<DeviceBackend*> all() const;
 
  private:

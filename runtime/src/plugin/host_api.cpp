@@ -30,9 +30,8 @@ ember_status* status_create(ember_status_code code, const char* message) {
 void status_destroy(ember_status* status) { delete status; }
 
 void log_message(ember_log_level level, const char* plugin_name, const char* message) {
-  static constexpr spdlog::level::level_enum kLevels[] = {
-      spdlog::level::trace, spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
-      spdlog::level::err};
+  static constexpr spdlog::level::level_enum kLevels[] = {spdlog::level::trace, spdlog::level::debug,
+                                                          spdlog::level::info, spdlog::level::warn, spdlog::level::err};
   auto spd_level = level >= EMBER_LOG_TRACE && level <= EMBER_LOG_ERROR ? kLevels[level] : spdlog::level::err;
   try {
     ember::log().log(spd_level, "[{}] {}", plugin_name != nullptr ? plugin_name : "plugin",
@@ -43,13 +42,12 @@ void log_message(ember_log_level level, const char* plugin_name, const char* mes
 }
 
 // Checks one registration; returns the reason it is refused, or "".
-std::string validate(const ember_registrar& registrar, const ember_kernel_registration* kernel,
-                     dispatch::Op** op) {
+std::string validate(const ember_registrar& registrar, const ember_kernel_registration* kernel, dispatch::Op** op) {
   if (!registrar.has_device) return "a plugin without a device cannot register kernels";
   if (kernel == nullptr) return "register_kernel called with a NULL registration";
   if (kernel->struct_size < kRegistrationV1_0Size) {
-    return "ember_kernel_registration struct_size " + std::to_string(kernel->struct_size) +
-           " is smaller than the " + std::to_string(kRegistrationV1_0Size) + " bytes of ABI 1.0";
+    return "ember_kernel_registration struct_size " + std::to_string(kernel->struct_size) + " is smaller than the " +
+           std::to_string(kRegistrationV1_0Size) + " bytes of ABI 1.0";
   }
   if (kernel->op_name == nullptr) return "kernel registered without an op name";
   std::string op_name = kernel->op_name;
@@ -59,8 +57,8 @@ std::string validate(const ember_registrar& registrar, const ember_kernel_regist
     return "kernel for '" + op_name + "' has dtype " + std::to_string(kernel->dtype) +
            ", which ABI 1.0 does not define";
   }
-  std::string what = "kernel for '" + op_name + "' (" +
-                     std::string(dtype_name(static_cast<DType>(kernel->dtype))) + ")";
+  std::string what =
+      "kernel for '" + op_name + "' (" + std::string(dtype_name(static_cast<DType>(kernel->dtype))) + ")";
   if (kernel->kernel == nullptr) return what + " has a NULL function";
   for (const auto& staged : registrar.staged) {
     if (staged.op == *op && staged.dtype == static_cast<DType>(kernel->dtype)) {
@@ -94,8 +92,14 @@ ember_status* register_kernel(ember_registrar* registrar, const ember_kernel_reg
 
 const ember_host_api& host_api() {
   static const ember_host_api api = {
-      sizeof(ember_host_api), EMBER_ABI_VERSION_MAJOR, EMBER_ABI_VERSION_MINOR, nullptr,
-      status_create,          status_destroy,          log_message,             register_kernel,
+      .struct_size = sizeof(ember_host_api),
+      .abi_major = EMBER_ABI_VERSION_MAJOR,
+      .abi_minor = EMBER_ABI_VERSION_MINOR,
+      .extension = nullptr,
+      .status_create = status_create,
+      .status_destroy = status_destroy,
+      .log = log_message,
+      .register_kernel = register_kernel,
   };
   return api;
 }

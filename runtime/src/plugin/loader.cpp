@@ -118,8 +118,8 @@ bool is_valid_type_name(std::string_view name) {
 }
 
 const PluginInfo* find_loaded(const LoaderState& s, std::string_view name) {
-  auto it = std::find_if(s.plugins.begin(), s.plugins.end(),
-                         [&](const PluginInfo& p) { return p.loaded && p.name == name; });
+  auto it =
+      std::find_if(s.plugins.begin(), s.plugins.end(), [&](const PluginInfo& p) { return p.loaded && p.name == name; });
   return it == s.plugins.end() ? nullptr : &*it;
 }
 
@@ -154,8 +154,7 @@ std::unique_ptr<DeviceBackend> make_backend(const LoaderState& s, const std::str
     if (const DeviceBackend* holder = registry.backend(type)) {
       const PluginInfo* other = find_loaded(s, holder->plugin_name);
       refuse("plugin '" + plugin_name + "' claims device type '" + type_name + "', which plugin '" +
-             holder->plugin_name + "'" + (other != nullptr ? " (" + other->path + ")" : "") +
-             " already provides");
+             holder->plugin_name + "'" + (other != nullptr ? " (" + other->path + ")" : "") + " already provides");
     }
   }
   backend->type_name = type_name;
@@ -203,9 +202,9 @@ void load_into(LoaderState& s, PluginInfo& info) {
   info.abi_major = plugin.abi_major;
   info.abi_minor = plugin.abi_minor;
   if (plugin.abi_major != EMBER_ABI_VERSION_MAJOR) {
-    refuse("plugin was built for ABI " + std::to_string(plugin.abi_major) + "." +
-           std::to_string(plugin.abi_minor) + ", this core speaks " + std::to_string(EMBER_ABI_VERSION_MAJOR) +
-           "." + std::to_string(EMBER_ABI_VERSION_MINOR));
+    refuse("plugin was built for ABI " + std::to_string(plugin.abi_major) + "." + std::to_string(plugin.abi_minor) +
+           ", this core speaks " + std::to_string(EMBER_ABI_VERSION_MAJOR) + "." +
+           std::to_string(EMBER_ABI_VERSION_MINOR));
   }
   info.negotiated_minor = std::min<uint32_t>(plugin.abi_minor, EMBER_ABI_VERSION_MINOR);
   if (plugin.struct_size < kPluginV1_0MinSize) {

@@ -43,16 +43,16 @@ std::vector<DeviceInfo> devices() {
     for (int32_t index = 0; index < backend->device_count; ++index) {
       ember_device_properties props{};
       props.struct_size = sizeof(props);
-      ember_status* status = plugin::call_device(
-          *backend, plugin::kAlwaysSerialised, [&] { return backend->api->device_properties(index, &props); });
+      ember_status* status = plugin::call_device(*backend, plugin::kAlwaysSerialised,
+                                                 [&] { return backend->api->device_properties(index, &props); });
       if (status != nullptr) {
         // One device that cannot describe itself should not hide the others.
         log().warn("device_properties failed for {}: {}", backend->device_name(index), status->message);
         delete status;
         props = ember_device_properties{};
       }
-      result.push_back({Device(backend->type, index), props.name != nullptr ? props.name : "",
-                        props.total_memory, props.compute_units, backend->plugin_name});
+      result.push_back({Device(backend->type, index), props.name != nullptr ? props.name : "", props.total_memory,
+                        props.compute_units, backend->plugin_name});
     }
   }
   result.push_back({Device(kMetaDeviceType, 0), "meta", 0, 0, ""});
@@ -72,10 +72,9 @@ int32_t device_count(const std::string& type_name) {
 void synchronize(Device device) {
   if (device.is_meta()) return;
   plugin::DeviceBackend& backend = plugin::backend_for(device);
-  plugin::throw_if_error(
-      plugin::call_device(backend, EMBER_DEVICE_STREAM_THREAD_SAFE,
-                          [&] { return backend.api->synchronize(device.index); }),
-      "synchronize " + backend.device_name(device.index));
+  plugin::throw_if_error(plugin::call_device(backend, EMBER_DEVICE_STREAM_THREAD_SAFE,
+                                             [&] { return backend.api->synchronize(device.index); }),
+                         "synchronize " + backend.device_name(device.index));
 }
 
 MemoryStats memory_stats(Device device) {
