@@ -15,3 +15,17 @@ if(_ember_sanitizers)
   add_compile_options(-fsanitize=${_ember_sanitize_list} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${_ember_sanitize_list})
 endif()
+
+# Environment for every test process. Under ASan: allocation failures return
+# NULL (the out-of-memory tests need that), and because GCC 12's LeakSanitizer
+# crashes scanning the dynamic TLS of dlopen()ed libraries (oneDNN's), TLS is
+# not scanned and glibc's per-thread dlerror buffer is suppressed.
+set(EMBER_TEST_ENVIRONMENT "EMBER_PLUGIN_PATH=")
+if(EMBER_SANITIZE_ADDRESS)
+  list(APPEND EMBER_TEST_ENVIRONMENT
+    "ASAN_OPTIONS=allocator_may_return_null=1"
+    "LSAN_OPTIONS=use_tls=0:suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp")
+endif()
+if(EMBER_SANITIZE_UNDEFINED)
+  list(APPEND EMBER_TEST_ENVIRONMENT "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()

@@ -9,8 +9,6 @@ if [ "${EMBER_SANITIZE:-0}" = "1" ]; then
   build_dir="$root/build-asan"
   BUILD_TYPE=RelWithDebInfo "$root/scripts/build.sh" "$build_dir" \
     -DEMBER_SANITIZE_ADDRESS=ON -DEMBER_SANITIZE_UNDEFINED=ON
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 else
   build_dir="$root/build"
   "$root/scripts/build.sh" "$build_dir"
