@@ -121,6 +121,29 @@ TEST(Matmul, LargerRandomAgainstNaiveLoop) {
   }
 }
 
+// float32 takes oneDNN's sgemm or matmul primitive depending on layout;
+// float64 takes the plugin's own loop. Both must agree on every layout.
+TEST(Matmul, Float32LayoutsAgreeWithFloat64Loop) {
+  const Tensor big = ember::tensor<float>(random_floats(7 * 9, 3), {7, 9});
+  const Tensor other = ember::tensor<float>(random_floats(9 * 8, 4), {9, 8});
+  const std::vector<std::pair<Tensor, Tensor>> cases = {
+      {big.slice(1, 2, 6), other.slice(0, 2, 6)},             // row-major, leading dim wider than the view
+      {big.t().slice(0, 1, 5), big.slice(1, 0, 4)},           // transposed left operand
+      {big.slice(0, 0, 1), other},                            // one row
+      {big, other.slice(1, 3, 4)},                            // one column
+      {big.slice(1, 0, 9, 2), other.slice(0, 0, 9, 2)},       // stepped: neither row- nor column-major
+      {other.t().slice(0, 0, 3), other.t().t().slice(1, 0, 2)},
+  };
+  for (const auto& [a, b] : cases) {
+    const Tensor got = ember::mm(a, b).to(DType::Float64);
+    const Tensor want = ember::mm(a.to(DType::Float64), b.to(DType::Float64));
+    const auto g = got.tolist<double>();
+    const auto w = want.tolist<double>();
+    ASSERT_EQ(g.size(), w.size());
+    for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-4 * (1 + std::abs(w[i]))) << shape_str(a.sizes());
+  }
+}
+
 TEST(Matmul, Errors) {
   expect_error([] { ember::mm(mat_a(), mat_a()); }, ErrorKind::Value, "[2, 3]");
   expect_error([] { ember::mm(mat_a(), mat_b().to(DType::Float64)); }, ErrorKind::Type, "float64");

@@ -19,6 +19,17 @@ namespace ember::cpu {
 // thread wake-up costs about as much as adding this many floats.
 inline constexpr int64_t kElementwiseGrain = 32768;
 
+// Note [ISA clones]: the plugin is built for baseline x86-64 so that it loads
+// on any x86-64 machine; loops whose speed depends on the vector width get
+// AVX2 and AVX-512 clones picked at load time by the CPU's features (GCC and
+// Clang resolve them through an ifunc). A reduction streaming from memory
+// gains most: wider loads keep more cache lines in flight per instruction.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define EMBER_CPU_ISA_CLONES
+#endif
+
 // float16 and bfloat16 compute in float32 (ops.md "Floating point").
 template <class T>
 using compute_t = std::conditional_t<sdk::is_reduced_float_v<T>, float, T>;

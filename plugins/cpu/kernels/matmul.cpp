@@ -1,5 +1,6 @@
 // mm and bmm: oneDNN for float32 and bfloat16, a row-wise loop for the other
 // numeric dtypes (ops.md "Matrix products").
+#include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
@@ -174,6 +175,51 @@ void matmul_onednn(ember_dtype dtype, const DLTensor* const (&t)[3]) {
   if (plan.contiguous) copy_tensor(views[2], *t[2]);
 }
 
+// Note [sgemm for float32 mm]: for a plain float32 product whose operands are
+// row- or column-major, oneDNN's sgemm driver is faster than its matmul
+// primitive (it picks its own blocking and threading per call and needs no
+// descriptor), and leaves nothing to cache. Returns false when the layout
+// needs the primitive.
+struct GemmOperand {
+  char trans;
+  int64_t ld;
+};
+
+bool gemm_operand(const DLTensor& t, GemmOperand* out) {
+  const int64_t rows = t.shape[0];
+  const int64_t cols = t.shape[1];
+  if (t.strides[1] == 1 && (rows == 1 || t.strides[0] >= std::max<int64_t>(cols, 1))) {
+    *out = {'N', rows == 1 ? std::max<int64_t>(cols, 1) : t.strides[0]};
+    return true;
+  }
+  if (t.strides[0] == 1 && (cols == 1 || t.strides[1] >= std::max<int64_t>(rows, 1))) {
+    *out = {'T', cols == 1 ? std::max<int64_t>(rows, 1) : t.strides[1]};
+    return true;
+  }
+  return false;
+}
+
+bool try_sgemm(const DLTensor* const (&t)[3]) {
+  GemmOperand a;
+  GemmOperand b;
+  GemmOperand c;
+  if (t[0]->ndim != 2 || !gemm_operand(*t[0], &a) || !gemm_operand(*t[1], &b) || !gemm_operand(*t[2], &c) ||
+      c.trans != 'N') {
+    return false;
+  }
+  const int64_t m = t[2]->shape[0];
+  const int64_t n = t[2]->shape[1];
+  const int64_t k = t[0]->shape[1];
+  const dnnl_status_t status =
+      dnnl_sgemm(a.trans, b.trans, m, n, k, 1.0f, reinterpret_cast<const float*>(sdk::data_ptr(*t[0])), a.ld,
+                 reinterpret_cast<const float*>(sdk::data_ptr(*t[1])), b.ld, 0.0f,
+                 reinterpret_cast<float*>(sdk::data_ptr(*t[2])), c.ld);
+  if (status != dnnl_success) {
+    sdk::fail(EMBER_STATUS_INTERNAL, "mm: dnnl_sgemm failed with status " + std::to_string(status));
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // Loop path: one output row at a time, accumulating along K into a row of
 // accumulators so the inner loop runs over contiguous N.
@@ -222,7 +268,9 @@ void matmul_kernel(const ember_kernel_call& call) {
   const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
   if (sdk::numel(*t[2]) == 0) return;
   if (t[0]->shape[t[0]->ndim - 1] == 0) return fill_zeros(*t[2]);
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, sdk::bfloat16>) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!try_sgemm(t)) matmul_onednn(sdk::dtype_v<T>, t);
+  } else if constexpr (std::is_same_v<T, sdk::bfloat16>) {
     matmul_onednn(sdk::dtype_v<T>, t);
   } else {
     matmul_loop<T>(t);

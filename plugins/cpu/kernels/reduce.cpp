@@ -170,8 +170,8 @@ Geometry split_dims(const DLTensor& x, const DLTensor& out, const bool* is_reduc
 
 // Leaves of the pairwise summation: short enough that rounding error stays
 // small, long enough that the lane loop dominates.
-constexpr int64_t kPairwiseBlock = 2048;
-constexpr int kLanes = 16;
+constexpr int64_t kPairwiseBlock = 8192;
+constexpr int kLanes = 64;
 // Elements a task should cover before a reduction is split across threads.
 constexpr int64_t kReduceGrain = 32768;
 
@@ -179,7 +179,7 @@ constexpr int64_t kReduceGrain = 32768;
 // (vectorisable without reassociating) and pairwise splitting above
 // kPairwiseBlock, so float32 sums stay accurate.
 template <class Op, class T>
-typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
+EMBER_CPU_ISA_CLONES typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
   using Acc = typename Op::Acc;
   if (n > kPairwiseBlock) {
     const int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
