@@ -9,7 +9,11 @@
 
 #include <ember/ember.h>
 
+#include "expect_error.h"
+
 namespace {
+
+using ember::testing::expect_error;
 
 using ember::DType;
 using ember::ErrorKind;
@@ -20,17 +24,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kE = 2.718281828459045f;
 constexpr float kPi = 3.141592653589793f;
-
-template <typename F>
-void expect_error(F&& f, ErrorKind kind, const std::string& substr) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an ember::Error containing \"" << substr << "\"";
-  } catch (const ember::Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    EXPECT_THAT(std::string(e.what()), HasSubstr(substr));
-  }
-}
 
 void expect_floats(const Tensor& t, const std::vector<float>& want, float rtol = 1e-6f) {
   const std::vector<float> got = t.tolist<float>();

@@ -9,7 +9,11 @@
 
 #include <ember/ember.h>
 
+#include "expect_error.h"
+
 namespace {
+
+using ember::testing::expect_error;
 
 using ember::DType;
 using ember::ErrorKind;
@@ -17,17 +21,6 @@ using ember::Tensor;
 using ::testing::HasSubstr;
 using Shape = std::vector<int64_t>;
 using I64 = std::vector<int64_t>;
-
-template <typename F>
-void expect_error(F&& f, ErrorKind kind, const std::string& substr) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an ember::Error containing \"" << substr << "\"";
-  } catch (const ember::Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    EXPECT_THAT(std::string(e.what()), HasSubstr(substr));
-  }
-}
 
 void expect_doubles(const Tensor& t, const std::vector<double>& want, double tol = 1e-6) {
   const std::vector<double> got = t.tolist<double>();

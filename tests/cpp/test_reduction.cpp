@@ -9,7 +9,11 @@
 
 #include <ember/ember.h>
 
+#include "expect_error.h"
+
 namespace {
+
+using ember::testing::expect_error;
 
 using ember::DType;
 using ember::ErrorKind;
@@ -18,17 +22,6 @@ using ::testing::HasSubstr;
 using Shape = std::vector<int64_t>;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-template <typename F>
-void expect_error(F&& f, ErrorKind kind, const std::string& substr) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an ember::Error containing \"" << substr << "\"";
-  } catch (const ember::Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    EXPECT_THAT(std::string(e.what()), HasSubstr(substr));
-  }
-}
 
 void expect_floats(const Tensor& t, const Shape& shape, const std::vector<float>& want) {
   EXPECT_EQ(t.sizes().vec(), shape);

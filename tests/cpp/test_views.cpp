@@ -2,24 +2,17 @@
 
 #include <ember/ember.h>
 
+#include "expect_error.h"
+
 namespace ember {
 namespace {
+
+using testing::expect_error;
 
 Tensor iota(IntArrayRef shape) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   return arange(n, DType::Float32).view(shape);
-}
-
-template <typename F>
-void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
-  try {
-    f();
-    FAIL() << "expected an error containing '" << fragment << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
 }
 
 TEST(Views, ShareStorageAndBumpVersionTogether) {

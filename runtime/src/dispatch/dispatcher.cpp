@@ -170,21 +170,10 @@ void call(const Op& op, OpCall& c) {
   run_backend(op, c, call_device(op, c));
 }
 
-Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs) {
-  Tensor out;
-  OpCall c;
-  c.inputs = inputs.begin();
-  c.num_inputs = static_cast<int64_t>(inputs.size());
-  c.outputs = &out;
-  c.num_outputs = 1;
-  c.attrs = attrs.begin();
-  c.num_attrs = static_cast<int64_t>(attrs.size());
-  call(op, c);
-  return out;
-}
+namespace {
 
-void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
-               std::initializer_list<ember_attr> attrs) {
+void call_one_output(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
+                     std::initializer_list<ember_attr> attrs) {
   OpCall c;
   c.inputs = inputs.begin();
   c.num_inputs = static_cast<int64_t>(inputs.size());
@@ -193,6 +182,19 @@ void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& outpu
   c.attrs = attrs.begin();
   c.num_attrs = static_cast<int64_t>(attrs.size());
   call(op, c);
+}
+
+}  // namespace
+
+Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs) {
+  Tensor out;
+  call_one_output(op, inputs, out, attrs);
+  return out;
+}
+
+void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
+               std::initializer_list<ember_attr> attrs) {
+  call_one_output(op, inputs, output, attrs);
   output.impl()->storage()->bump_version();
 }
 

@@ -104,6 +104,12 @@ Tensor binary_scalar(const Op& op, const Tensor& a, const Scalar& b, BinaryKind 
   return binary_with_dtype(op, a, scalar_tensor(b, TensorOptions(common, a.device())), kind, common);
 }
 
+// A scalar on the left of a non-commutative op.
+Tensor scalar_binary(const Op& op, const Scalar& a, const Tensor& b, BinaryKind kind) {
+  const DType common = result_type(b, a);
+  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, kind, common);
+}
+
 bool has_internal_overlap(const Tensor& t) {
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
@@ -418,14 +424,12 @@ Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
 Tensor operator-(const Scalar& a, const Tensor& b) {
-  const DType common = result_type(b, a);
   static const Op& op = op_named("sub");
-  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::Arithmetic, common);
+  return scalar_binary(op, a, b, BinaryKind::Arithmetic);
 }
 Tensor operator/(const Scalar& a, const Tensor& b) {
-  const DType common = result_type(b, a);
   static const Op& op = op_named("div");
-  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, BinaryKind::TrueDivide, common);
+  return scalar_binary(op, a, b, BinaryKind::TrueDivide);
 }
 
 }  // namespace ember
