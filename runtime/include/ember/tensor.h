@@ -16,12 +16,20 @@
 
 namespace ember {
 
+namespace autograd {
+struct AutogradMeta;
+class Node;
+}  // namespace autograd
+
 // Metadata of one tensor: a strided window onto a Storage. Views share the
 // storage and differ only here.
 class TensorImpl {
  public:
   TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes,
              IntArrayRef strides, int64_t storage_offset);
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   DType dtype() const { return dtype_; }
@@ -37,6 +45,12 @@ class TensorImpl {
   // storage when a view is made.
   int64_t span_elements() const;
 
+  // Autograd state; null for tensors autograd never touched. Setting it
+  // switches the Autograd dispatch key on (Note [Dispatch keys]).
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta& ensure_autograd_meta();
+  void reset_autograd_meta();
+
  private:
   std::shared_ptr<Storage> storage_;
   DimVector sizes_;
@@ -46,6 +60,7 @@ class TensorImpl {
   DType dtype_;
   bool is_contiguous_;
   DispatchKeySet keys_;
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
 };
 
 // A reference-counted handle to a TensorImpl; copying a Tensor never copies
@@ -118,6 +133,23 @@ class Tensor {
 
   // PyTorch-like text: "tensor([1., 2.], dtype=ember.float64)".
   std::string str() const;
+
+  // --- autograd (ember/autograd.h has backward(), grad() and the modes)
+  bool requires_grad() const;
+  // Only floating tensors can require gradients. Returns *this.
+  Tensor& requires_grad_(bool requires_grad = true);
+  // A leaf: made by the user, not by a recorded op.
+  bool is_leaf() const;
+  // The gradient accumulated by backward(); undefined until then.
+  Tensor grad() const;
+  void set_grad(const Tensor& grad);
+  // The node that made this tensor, or null for leaves.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  // The same data, cut from the graph.
+  Tensor detach() const;
+  // backward() from this tensor; a non-scalar tensor needs `gradient`.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false) const;
 
   // --- arithmetic (see ember/ops.h for the full list)
   Tensor operator-() const;

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "autograd/node.h"
 #include "core/shape.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
@@ -30,6 +31,21 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRe
       dtype_(dtype),
       is_contiguous_(compute_contiguous(sizes_, strides_)),
       keys_(DispatchKeySet::of_backend(storage_->device().type)) {}
+
+TensorImpl::~TensorImpl() = default;
+
+autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_meta_) {
+    autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
+    keys_ = keys_ | DispatchKeySet::of(DispatchKey::Autograd);
+  }
+  return *autograd_meta_;
+}
+
+void TensorImpl::reset_autograd_meta() {
+  autograd_meta_.reset();
+  keys_ = keys_ - DispatchKeySet::of(DispatchKey::Autograd);
+}
 
 int64_t TensorImpl::span_elements() const {
   if (numel_ == 0) return 0;

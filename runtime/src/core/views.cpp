@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "autograd/record.h"
 #include "core/shape.h"
 #include "ember/error.h"
 #include "ember/ops.h"
@@ -14,6 +15,41 @@ namespace {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, offset));
+}
+
+using Grads = std::vector<Tensor>;
+
+// Views whose gradient is the incoming one laid back into the base's shape.
+Tensor reshaping_view(const char* name, const Tensor& base, Tensor view) {
+  if (!autograd::any_requires_grad({base})) return view;
+  const DimVector sizes = base.sizes();
+  return autograd::record_unary(name, base, std::move(view), [sizes](const Grads& g, const Grads&) {
+    return Grads{g[0].reshape(sizes)};
+  });
+}
+
+// The gradient of taking `index` (int64, 1-D) along `dim`: zeros of the
+// base's shape with `grad` added at those positions.
+Tensor place_along(const Tensor& grad, const DimVector& base_sizes, DType dtype, int64_t dim, const Tensor& index) {
+  DimVector index_shape(grad.sizes().size(), 1);
+  index_shape[dim] = index.numel();
+  const Tensor laid = index.reshape(index_shape).expand(grad.sizes());
+  return scatter_add(zeros(base_sizes, TensorOptions(dtype, grad.device())), dim, laid, grad);
+}
+
+Tensor indexing_view(const char* name, const Tensor& base, Tensor view, int64_t dim, int64_t start, int64_t step,
+                     bool keeps_dim) {
+  if (!autograd::any_requires_grad({base})) return view;
+  const DimVector sizes = base.sizes();
+  const DType dtype = base.dtype();
+  const int64_t count = keeps_dim ? view.sizes()[dim] : 1;
+  return autograd::record_unary(name, base, std::move(view),
+                                [sizes, dtype, dim, start, step, count, keeps_dim](const Grads& g, const Grads&) {
+                                  const Tensor grad = keeps_dim ? g[0] : g[0].unsqueeze(dim);
+                                  const Tensor index = arange(start, start + count * step, step, DType::Int64)
+                                                           .to(grad.device());
+                                  return Grads{place_along(grad, sizes, dtype, dim, index)};
+                                });
 }
 
 }  // namespace
@@ -31,13 +67,13 @@ Tensor Tensor::view(IntArrayRef shape) const {
                     shape_str(sizes()) + " and stride " + shape_str(strides()) +
                     " (at least one dimension spans across two contiguous subspaces); use reshape instead");
   }
-  return make_view(*this, new_sizes, *strides_opt, storage_offset());
+  return reshaping_view("ViewBackward", *this, make_view(*this, new_sizes, *strides_opt, storage_offset()));
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   const DimVector new_sizes = infer_view_shape(shape, numel(), "reshape");
   if (auto s = view_strides(sizes(), strides(), new_sizes)) {
-    return make_view(*this, new_sizes, *s, storage_offset());
+    return reshaping_view("ViewBackward", *this, make_view(*this, new_sizes, *s, storage_offset()));
   }
   return clone().view(new_sizes);
 }
@@ -70,7 +106,13 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     new_sizes[i] = sizes()[d];
     new_strides[i] = strides()[d];
   }
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  Tensor out = make_view(*this, new_sizes, new_strides, storage_offset());
+  if (!autograd::any_requires_grad({*this})) return out;
+  DimVector inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) inverse[normalize_dim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
+  return autograd::record_unary("PermuteBackward", *this, std::move(out), [inverse](const Grads& g, const Grads&) {
+    return Grads{g[0].permute(inverse)};
+  });
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
@@ -81,7 +123,8 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   DimVector new_strides = strides();
   std::swap(new_sizes[a], new_sizes[b]);
   std::swap(new_strides[a], new_strides[b]);
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return autograd::record_unary("TransposeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()),
+                                [a, b](const Grads& g, const Grads&) { return Grads{g[0].transpose(a, b)}; });
 }
 
 Tensor Tensor::t() const {
@@ -117,7 +160,12 @@ Tensor Tensor::expand(IntArrayRef shape) const {
     new_sizes[i] = want;
     new_strides[i] = old == want ? strides()[i - lead] : 0;
   }
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  Tensor out = make_view(*this, new_sizes, new_strides, storage_offset());
+  if (!autograd::any_requires_grad({*this})) return out;
+  const DimVector base_sizes = sizes();
+  return autograd::record_unary("ExpandBackward", *this, std::move(out), [base_sizes](const Grads& g, const Grads&) {
+    return Grads{autograd::sum_to(g[0], base_sizes)};
+  });
 }
 
 Tensor Tensor::squeeze() const {
@@ -128,7 +176,7 @@ Tensor Tensor::squeeze() const {
     new_sizes.push_back(sizes()[d]);
     new_strides.push_back(strides()[d]);
   }
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return reshaping_view("SqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
@@ -139,7 +187,7 @@ Tensor Tensor::squeeze(int64_t d) const {
   DimVector new_strides = strides();
   new_sizes.erase(n);
   new_strides.erase(n);
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return reshaping_view("SqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -149,7 +197,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t stride = n < dim() ? sizes()[n] * strides()[n] : 1;
   new_sizes.insert(n, 1);
   new_strides.insert(n, stride);
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return reshaping_view("UnsqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
@@ -168,7 +216,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   new_sizes[n] = (e - s + step - 1) / step;
   new_strides[n] = strides()[n] * step;
   const int64_t offset = new_sizes[n] == 0 ? storage_offset() : storage_offset() + s * strides()[n];
-  return make_view(*this, new_sizes, new_strides, offset);
+  return indexing_view("SliceBackward", *this, make_view(*this, new_sizes, new_strides, offset), n, s, step, true);
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -196,7 +244,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector new_strides = strides();
   new_sizes.erase(n);
   new_strides.erase(n);
-  return make_view(*this, new_sizes, new_strides, storage_offset() + i * strides()[n]);
+  return indexing_view("SelectBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset() + i * strides()[n]),
+                       n, i, 1, false);
 }
 
 Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::optional<int64_t> offset) const {
@@ -223,7 +272,11 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::o
                                         " require a storage of " + std::to_string(last + 1) +
                                         " elements, but it has only " + std::to_string(capacity));
   }
-  return make_view(*this, new_sizes, new_strides, off);
+  Tensor out = make_view(*this, new_sizes, new_strides, off);
+  if (!autograd::any_requires_grad({*this})) return out;
+  return autograd::record_unary("AsStridedBackward", *this, std::move(out), [](const Grads&, const Grads&) -> Grads {
+    throw_error(ErrorKind::NotImplemented, "the derivative for 'as_strided' is not implemented");
+  });
 }
 
 }  // namespace ember

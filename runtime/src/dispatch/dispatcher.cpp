@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/derivatives.h"
 #include "core/dlpack.h"
 #include "ember/error.h"
 #include "ember/ops.h"
@@ -162,8 +163,11 @@ void call(const Op& op, OpCall& c) {
   }
   const LocalDispatchKeys& local = local_dispatch_keys();
   keys = (keys | local.included) - local.excluded;
-  // Functionality keys (Autograd, Trace, Python) get their steps in later
-  // layers; until one is registered, every call goes to its backend.
+  // Trace and Python get their steps in later layers.
+  if (keys.has(DispatchKey::Autograd)) {
+    autograd::run_autograd_step(op, c);
+    return;
+  }
   if (keys.backends().empty()) {
     throw_error(ErrorKind::Runtime, op.name() + ": no tensor argument to take the device from");
   }

@@ -1,0 +1,235 @@
+// Derivatives of the primitives (sdk/docs/ops.md), written with public ops
+// so that a backward pass run with create_graph is itself differentiable.
+// Elementwise primitives see same-shape operands (broadcasting is an
+// expand view before them, with its own backward), so no formula here
+// reduces over broadcast dims.
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "autograd/derivatives.h"
+#include "autograd/record.h"
+#include "core/shape.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+namespace {
+
+using dispatch::OpCall;
+using Grads = std::vector<Tensor>;
+
+// Saves the call's inputs and returns a backward over (g, inputs...).
+template <typename F>
+BackwardFn over_inputs(const OpCall& c, std::vector<Tensor>& saved, F f) {
+  for (int64_t i = 0; i < c.num_inputs; ++i) saved.push_back(c.inputs[i]);
+  return [f](const Grads& grads, const Grads& in) -> Grads { return f(grads[0], in); };
+}
+
+#define EMBER_UNARY_DERIVATIVE(name, expr)                                 \
+  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {           \
+    return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {    \
+      const Tensor& x = in[0];                                             \
+      return Grads{expr};                                                  \
+    });                                                                    \
+  }
+
+EMBER_UNARY_DERIVATIVE(d_neg, neg(g))
+EMBER_UNARY_DERIVATIVE(d_abs, g* sign(x))
+EMBER_UNARY_DERIVATIVE(d_zero, zeros_like(g))
+EMBER_UNARY_DERIVATIVE(d_exp, g* exp(x))
+EMBER_UNARY_DERIVATIVE(d_log, g / x)
+EMBER_UNARY_DERIVATIVE(d_log1p, g / (x + 1.0))
+EMBER_UNARY_DERIVATIVE(d_sqrt, g / (sqrt(x) * 2.0))
+EMBER_UNARY_DERIVATIVE(d_rsqrt, g* pow(rsqrt(x), 3.0) * -0.5)
+EMBER_UNARY_DERIVATIVE(d_sin, g* cos(x))
+EMBER_UNARY_DERIVATIVE(d_cos, neg(g * sin(x)))
+EMBER_UNARY_DERIVATIVE(d_tan, g*(pow(tan(x), 2.0) + 1.0))
+EMBER_UNARY_DERIVATIVE(d_tanh, g*(1.0 - pow(tanh(x), 2.0)))
+EMBER_UNARY_DERIVATIVE(d_sigmoid, g* sigmoid(x) * (1.0 - sigmoid(x)))
+EMBER_UNARY_DERIVATIVE(d_erf, g* exp(neg(x * x)) * (2.0 / std::sqrt(M_PI)))
+EMBER_UNARY_DERIVATIVE(d_reciprocal, neg(g / (x * x)))
+#undef EMBER_UNARY_DERIVATIVE
+
+#define EMBER_BINARY_DERIVATIVE(name, expr_a, expr_b)                      \
+  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {           \
+    return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {    \
+      const Tensor& a = in[0];                                             \
+      const Tensor& b = in[1];                                             \
+      (void)a;                                                             \
+      (void)b;                                                             \
+      return Grads{expr_a, expr_b};                                        \
+    });                                                                    \
+  }
+
+EMBER_BINARY_DERIVATIVE(d_add, g, g)
+EMBER_BINARY_DERIVATIVE(d_sub, g, neg(g))
+EMBER_BINARY_DERIVATIVE(d_mul, g* b, g* a)
+EMBER_BINARY_DERIVATIVE(d_div, g / b, neg(g * a / (b * b)))
+// PyTorch's convention: where a == 0 and b >= 0, d/db is 0 rather than NaN.
+EMBER_BINARY_DERIVATIVE(d_pow, g* b* pow(a, b - 1.0),
+                        where(logical_and(eq(a, 0.0), ge(b, 0.0)), zeros_like(g), g * pow(a, b) * log(a)))
+// Ties split the gradient evenly, as PyTorch does.
+EMBER_BINARY_DERIVATIVE(d_maximum, g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5),
+                        g*(lt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5))
+EMBER_BINARY_DERIVATIVE(d_minimum, g*(lt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5),
+                        g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5))
+EMBER_BINARY_DERIVATIVE(d_floor_divide, zeros_like(g), zeros_like(g))
+EMBER_BINARY_DERIVATIVE(d_remainder, g, neg(g * floor_divide(a, b)))
+EMBER_BINARY_DERIVATIVE(d_mm, mm(g, b.t()), mm(a.t(), g))
+EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2), g))
+#undef EMBER_BINARY_DERIVATIVE
+
+BackwardFn d_where(const OpCall& c, std::vector<Tensor>& saved) {
+  return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {
+    const Tensor zero = zeros_like(g);
+    return Grads{Tensor(), where(in[0], g, zero), where(in[0], zero, g)};
+  });
+}
+
+BackwardFn d_copy(const OpCall& c, std::vector<Tensor>&) {
+  const DType source = c.inputs[0].dtype();
+  return [source](const Grads& grads, const Grads&) { return Grads{grads[0].to(source)}; };
+}
+
+// Reductions write keepdim-shaped outputs, so expanding the gradient back to
+// the input's shape is all a sum needs.
+DimVector reduced_sizes(const OpCall& c) { return c.inputs[0].sizes(); }
+
+int64_t reduced_count(const OpCall& c) {
+  const IntArrayRef dims = c.attr_ints("reduction", "dims");
+  const Tensor& x = c.inputs[0];
+  if (dims.empty()) return x.numel();
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.sizes()[d];
+  return n;
+}
+
+BackwardFn d_sum(const OpCall& c, std::vector<Tensor>&) {
+  const DimVector sizes = reduced_sizes(c);
+  const DType dtype = c.inputs[0].dtype();
+  return [sizes, dtype](const Grads& grads, const Grads&) { return Grads{grads[0].expand(sizes).to(dtype)}; };
+}
+
+BackwardFn d_mean(const OpCall& c, std::vector<Tensor>&) {
+  const DimVector sizes = reduced_sizes(c);
+  const double n = static_cast<double>(reduced_count(c));
+  return [sizes, n](const Grads& grads, const Grads&) { return Grads{grads[0].expand(sizes) / n}; };
+}
+
+std::vector<int64_t> dims_of(const OpCall& c) { return c.attr_ints("reduction", "dims").vec(); }
+
+BackwardFn d_prod(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const std::vector<int64_t> dims = dims_of(c);
+  return [dims](const Grads& grads, const Grads& in) {
+    const Tensor& x = in[0];
+    return Grads{grads[0].expand(x.sizes()) * prod(x, dims, true).expand(x.sizes()) / x};
+  };
+}
+
+// The gradient goes to every element equal to the extreme, split evenly.
+template <bool kMax>
+BackwardFn d_extreme(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const std::vector<int64_t> dims = dims_of(c);
+  return [dims](const Grads& grads, const Grads& in) {
+    const Tensor& x = in[0];
+    const Tensor extreme = kMax ? amax(x, dims, true) : amin(x, dims, true);
+    const Tensor mask = eq(x, extreme.expand(x.sizes())).to(x.dtype());
+    const Tensor count = sum(mask, dims, true);
+    return Grads{grads[0].expand(x.sizes()) * mask / count.expand(x.sizes())};
+  };
+}
+
+// Index `index` (1-D) laid along `dim` of a tensor shaped like `like`.
+Tensor index_along(const Tensor& index, int64_t dim, const Tensor& like) {
+  DimVector shape(like.sizes().size(), 1);
+  shape[dim] = index.numel();
+  return index.to(DType::Int64).reshape(shape).expand(like.sizes());
+}
+
+BackwardFn d_index_select(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[1]);
+  const DimVector sizes = c.inputs[0].sizes();
+  const int64_t dim = c.attr_int("index_select", "dim");
+  const DType dtype = c.inputs[0].dtype();
+  return [sizes, dim, dtype](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    if (sizes.empty()) return Grads{g.reshape(IntArrayRef{}), Tensor()};
+    return Grads{scatter_add(zeros(sizes, TensorOptions(dtype, g.device())), dim, index_along(in[0], dim, g), g),
+                 Tensor()};
+  };
+}
+
+BackwardFn d_gather(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[1]);
+  const DimVector sizes = c.inputs[0].sizes();
+  const int64_t dim = c.attr_int("gather", "dim");
+  const DType dtype = c.inputs[0].dtype();
+  return [sizes, dim, dtype](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    return Grads{scatter_add(zeros(sizes, TensorOptions(dtype, g.device())), dim, in[0], g), Tensor()};
+  };
+}
+
+BackwardFn d_scatter_add(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[1]);
+  const int64_t dim = c.attr_int("scatter_add", "dim");
+  const DimVector src_sizes = c.inputs[2].sizes();
+  return [dim, src_sizes](const Grads& grads, const Grads& in) {
+    const Tensor& index = in[0];
+    Tensor g_src = gather(grads[0], dim, index);
+    if (!(index.sizes() == src_sizes)) {
+      // src elements past index's extent were never read.
+      Tensor full = zeros(src_sizes, TensorOptions(g_src.dtype(), g_src.device()));
+      Tensor window = full;
+      for (int64_t d = 0; d < index.dim(); ++d) window = window.narrow(d, 0, index.sizes()[d]);
+      window.copy_(g_src);
+      g_src = full;
+    }
+    return Grads{grads[0], Tensor(), g_src};
+  };
+}
+
+BackwardFn d_cat(const OpCall& c, std::vector<Tensor>&) {
+  const int64_t dim = c.attr_int("cat", "dim");
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < c.num_inputs; ++i) lengths.push_back(c.inputs[i].dim() == 0 ? 0 : c.inputs[i].size(dim));
+  return [dim, lengths](const Grads& grads, const Grads&) {
+    Grads out;
+    int64_t offset = 0;
+    for (int64_t len : lengths) {
+      out.push_back(grads[0].narrow(dim, offset, len));
+      offset += len;
+    }
+    return out;
+  };
+}
+
+const std::unordered_map<std::string_view, DerivativeMaker>& table() {
+  static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
+      {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
+      {"ceil", d_zero},       {"round", d_zero},      {"trunc", d_zero},      {"exp", d_exp},
+      {"expm1", d_exp},       {"log", d_log},         {"log1p", d_log1p},     {"sqrt", d_sqrt},
+      {"rsqrt", d_rsqrt},     {"sin", d_sin},         {"cos", d_cos},         {"tan", d_tan},
+      {"tanh", d_tanh},       {"sigmoid", d_sigmoid}, {"erf", d_erf},         {"reciprocal", d_reciprocal},
+      {"add", d_add},         {"sub", d_sub},         {"mul", d_mul},         {"div", d_div},
+      {"pow", d_pow},         {"maximum", d_maximum}, {"minimum", d_minimum}, {"floor_divide", d_floor_divide},
+      {"remainder", d_remainder}, {"mm", d_mm},       {"bmm", d_bmm},         {"where", d_where},
+      {"copy", d_copy},       {"sum", d_sum},         {"mean", d_mean},       {"prod", d_prod},
+      {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
+      {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
+  };
+  return *t;
+}
+
+}  // namespace
+
+DerivativeMaker find_derivative(std::string_view op) {
+  const auto& t = table();
+  auto it = t.find(op);
+  return it == t.end() ? nullptr : it->second;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,173 @@
+// The backward pass: count how many gradients each node waits for, then run
+// nodes as their inputs complete, latest-recorded first (Note [Engine]).
+#include <map>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/node.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+namespace {
+
+struct NodeTask {
+  Node* node;
+  bool operator<(const NodeTask& other) const { return node->sequence_nr() < other.node->sequence_nr(); }
+};
+
+// Where grad() collects gradients instead of accumulating them.
+using CaptureMap = std::map<std::pair<Node*, uint32_t>, size_t>;
+
+std::unordered_map<Node*, int> count_dependencies(const std::vector<Edge>& roots) {
+  std::unordered_map<Node*, int> deps;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    if (seen.insert(e.node.get()).second) stack.push_back(e.node.get());
+  }
+  while (!stack.empty()) {
+    Node* node = stack.back();
+    stack.pop_back();
+    for (const Edge& next : node->next_edges()) {
+      if (!next.valid()) continue;
+      ++deps[next.node.get()];
+      if (seen.insert(next.node.get()).second) stack.push_back(next.node.get());
+    }
+  }
+  return deps;
+}
+
+void add_into(Tensor& slot, const Tensor& grad) { slot = slot.defined() ? slot + grad : grad; }
+
+// Note [Engine]
+// Every node's incoming gradients are summed in a buffer; a node runs once
+// all the nodes that feed it have run (its dependency count reaches zero).
+// Ready nodes run in decreasing sequence number, so a graph's later ops run
+// first, as in PyTorch. With captures (grad()), gradients arriving at a
+// captured edge are recorded and leaves accumulate nothing.
+void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, bool retain_graph,
+                  bool create_graph, const CaptureMap* captures, std::vector<Tensor>* captured) {
+  std::unordered_map<Node*, int> deps = count_dependencies(roots);
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep_alive;
+  std::priority_queue<NodeTask> ready;
+  auto deliver = [&](const Edge& edge, const Tensor& grad) {
+    Node* node = edge.node.get();
+    if (captures != nullptr) {
+      if (auto it = captures->find({node, edge.input_nr}); it != captures->end()) {
+        add_into((*captured)[it->second], grad);
+      }
+    }
+    auto& buffer = buffers[node];
+    if (buffer.empty()) buffer.resize(node->num_inputs());
+    if (grad.defined()) add_into(buffer[edge.input_nr], grad);
+    keep_alive.emplace(node, edge.node);
+  };
+  for (size_t i = 0; i < roots.size(); ++i) deliver(roots[i], root_grads[i]);
+  for (const Edge& e : roots) {
+    if (deps[e.node.get()] == 0) ready.push({e.node.get()});
+  }
+  std::unordered_set<Node*> queued;
+  std::optional<NoGradGuard> no_grad;
+  std::optional<EnableGradGuard> with_grad;
+  if (create_graph) {
+    with_grad.emplace();
+  } else {
+    no_grad.emplace();
+  }
+  while (!ready.empty()) {
+    Node* node = ready.top().node;
+    ready.pop();
+    if (!queued.insert(node).second) continue;
+    std::vector<Tensor> grads = std::move(buffers[node]);
+    grads.resize(node->num_inputs());
+    node->run_pre_hooks(grads);
+    const bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(node) != nullptr;
+    std::vector<Tensor> outputs;
+    if (!(is_leaf_sink && captures != nullptr)) outputs = node->apply(std::move(grads));
+    if (!retain_graph) node->release_saved();
+    const auto& edges = node->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      if (!edges[i].valid()) continue;
+      deliver(edges[i], i < outputs.size() ? outputs[i] : Tensor());
+      if (--deps[edges[i].node.get()] == 0) ready.push({edges[i].node.get()});
+    }
+  }
+}
+
+void collect_roots(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots, std::vector<Edge>& edges,
+                   std::vector<Tensor>& grads) {
+  if (!grad_roots.empty() && grad_roots.size() != roots.size()) {
+    throw_error(ErrorKind::Value, "backward: got " + std::to_string(grad_roots.size()) + " gradients for " +
+                                      std::to_string(roots.size()) + " tensors");
+  }
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& root = roots[i];
+    Edge edge = gradient_edge(root);
+    if (!edge.valid()) {
+      throw_error(ErrorKind::Runtime, "element " + std::to_string(i) +
+                                          " of tensors does not require grad and does not have a grad_fn");
+    }
+    Tensor grad = grad_roots.empty() ? Tensor() : grad_roots[i];
+    if (!grad.defined()) {
+      if (root.numel() != 1) {
+        throw_error(ErrorKind::Runtime, "grad can be implicitly created only for scalar outputs; got a tensor of shape " +
+                                            shape_str(root.sizes()));
+      }
+      grad = ones_like(root);
+    } else if (!(grad.sizes() == root.sizes())) {
+      throw_error(ErrorKind::Value, "backward: gradient of shape " + shape_str(grad.sizes()) +
+                                        " does not match the tensor's shape " + shape_str(root.sizes()));
+    }
+    edges.push_back(std::move(edge));
+    grads.push_back(std::move(grad));
+  }
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots, bool retain_graph,
+              bool create_graph) {
+  std::vector<Edge> edges;
+  std::vector<Tensor> grads;
+  collect_roots(roots, grad_roots, edges, grads);
+  run_backward(edges, grads, retain_graph || create_graph, create_graph, nullptr, nullptr);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool create_graph,
+                         bool allow_unused) {
+  std::vector<Edge> edges;
+  std::vector<Tensor> grads;
+  collect_roots(outputs, grad_outputs, edges, grads);
+  CaptureMap captures;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    if (!e.valid()) {
+      throw_error(ErrorKind::Runtime, "grad: input " + std::to_string(i) + " does not require grad");
+    }
+    captures.emplace(std::make_pair(e.node.get(), e.input_nr), i);
+  }
+  std::vector<Tensor> result(inputs.size());
+  run_backward(edges, grads, retain_graph || create_graph, create_graph, &captures, &result);
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (!result[i].defined() && !allow_unused) {
+      throw_error(ErrorKind::Runtime, "grad: input " + std::to_string(i) +
+                                          " was not used in the graph; set allow_unused=true if this is intended");
+    }
+  }
+  return result;
+}
+
+void register_hook(const Tensor& tensor, TensorHook hook) {
+  const Edge edge = gradient_edge(tensor);
+  if (!edge.valid()) {
+    throw_error(ErrorKind::Runtime, "cannot register a hook on a tensor that doesn't require gradient");
+  }
+  edge.node->add_pre_hook(edge.input_nr, std::move(hook));
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,107 @@
+#include "autograd/node.h"
+
+#include <atomic>
+
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+namespace {
+
+std::atomic<uint64_t> g_next_sequence_nr{0};
+
+std::string describe(const Tensor& t) {
+  return std::string(dtype_name(t.dtype())) + " " + shape_str(t.sizes());
+}
+
+}  // namespace
+
+SavedTensor::SavedTensor(const Tensor& tensor, const std::string& op)
+    : tensor_(tensor), version_(tensor.defined() ? tensor.version() : 0), op_(op) {}
+
+const Tensor& SavedTensor::unpack() const {
+  if (tensor_.defined() && tensor_.version() != version_) {
+    throw_error(ErrorKind::Runtime,
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                "operation: [" + describe(tensor_) + "], saved by " + op_ + ", is at version " +
+                    std::to_string(tensor_.version()) + "; expected version " + std::to_string(version_) +
+                    " instead");
+  }
+  return tensor_;
+}
+
+Node::Node(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs)
+    : name_(std::move(name)),
+      next_edges_(std::move(next_edges)),
+      num_inputs_(num_inputs),
+      sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+void Node::add_pre_hook(uint32_t input_nr, TensorHook hook) { pre_hooks_.emplace_back(input_nr, std::move(hook)); }
+
+void Node::run_pre_hooks(std::vector<Tensor>& grads) const {
+  for (const auto& [input_nr, hook] : pre_hooks_) {
+    if (!grads[input_nr].defined()) continue;
+    Tensor replaced = hook(grads[input_nr]);
+    if (replaced.defined()) grads[input_nr] = replaced;
+  }
+}
+
+FunctionNode::FunctionNode(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs, SavedTensors saved,
+                           BackwardFn fn)
+    : Node(std::move(name), std::move(next_edges), num_inputs), saved_(std::move(saved)), fn_(std::move(fn)) {}
+
+std::vector<Tensor> FunctionNode::apply(std::vector<Tensor> grads) {
+  if (released_) {
+    throw_error(ErrorKind::Runtime,
+                "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                "have already been freed), at " + name() +
+                    ". Specify retain_graph=true if you need to backward through the graph a second time.");
+  }
+  std::vector<Tensor> saved;
+  saved.reserve(saved_.size());
+  for (const SavedTensor& s : saved_) saved.push_back(s.unpack());
+  return fn_(grads, saved);
+}
+
+void FunctionNode::release_saved() {
+  saved_.clear();
+  released_ = true;
+}
+
+AccumulateGrad::AccumulateGrad(const Tensor& leaf)
+    : Node("AccumulateGrad", {}, 1), leaf_(leaf.impl_ptr()) {}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
+  std::shared_ptr<TensorImpl> impl = leaf_.lock();
+  if (!impl || !grads[0].defined()) return {};
+  Tensor leaf(impl);
+  AutogradMeta& meta = impl->ensure_autograd_meta();
+  std::lock_guard<std::mutex> lock(meta.mutex);
+  const Tensor& incoming = grads[0];
+  if (!meta.grad.defined()) {
+    // A fresh tensor, so later in-place accumulation never writes into a
+    // gradient some other node still holds.
+    meta.grad = is_grad_enabled() ? incoming : incoming.detach().clone();
+  } else if (is_grad_enabled()) {
+    meta.grad = meta.grad + incoming;  // create_graph: keep the sum differentiable
+  } else {
+    add_(meta.grad, incoming);
+  }
+  return {};
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (meta == nullptr) return {};
+  if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (!meta->requires_grad) return {};
+  std::lock_guard<std::mutex> lock(meta->mutex);
+  std::shared_ptr<AccumulateGrad> acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    meta->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+}  // namespace ember::autograd

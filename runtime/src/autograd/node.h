@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ember/autograd.h"
+#include "ember/tensor.h"
+
+namespace ember::autograd {
+
+class Node;
+
+// Where a gradient goes: input `input_nr` of `node` (a node's inputs are the
+// gradients of its op's outputs).
+struct Edge {
+  std::shared_ptr<Node> node;
+  uint32_t input_nr = 0;
+  bool valid() const { return node != nullptr; }
+};
+
+// A tensor kept for the backward pass, with the version it had when saved
+// (Note [Version counter]): using it after an in-place change is an error.
+class SavedTensor {
+ public:
+  SavedTensor(const Tensor& tensor, const std::string& op);
+  const Tensor& unpack() const;
+
+ private:
+  Tensor tensor_;
+  uint32_t version_;
+  std::string op_;
+};
+
+// One recorded op call. apply() takes the gradient of each of the op's
+// outputs (undefined where none flowed) and returns one per next edge.
+class Node {
+ public:
+  Node(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs);
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  uint32_t num_inputs() const { return num_inputs_; }
+  // Later nodes run first when several are ready, as in PyTorch.
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+  virtual std::vector<Tensor> apply(std::vector<Tensor> grads) = 0;
+  // Drops saved tensors after a backward without retain_graph.
+  virtual void release_saved() {}
+
+  void add_pre_hook(uint32_t input_nr, TensorHook hook);
+  void run_pre_hooks(std::vector<Tensor>& grads) const;
+
+ private:
+  std::string name_;
+  std::vector<Edge> next_edges_;
+  uint32_t num_inputs_;
+  uint64_t sequence_nr_;
+  std::vector<std::pair<uint32_t, TensorHook>> pre_hooks_;
+};
+
+using SavedTensors = std::vector<SavedTensor>;
+using BackwardFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& grads,
+                                                     const std::vector<Tensor>& saved)>;
+
+// A node whose backward is a function of the output gradients and the
+// saved tensors.
+class FunctionNode : public Node {
+ public:
+  FunctionNode(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs, SavedTensors saved,
+               BackwardFn fn);
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  void release_saved() override;
+
+ private:
+  SavedTensors saved_;
+  BackwardFn fn_;
+  bool released_ = false;
+};
+
+// Sums gradients into a leaf's .grad. Holds the leaf weakly: the leaf's
+// meta holds this node weakly too, and the graph owns it.
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf);
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }
+
+ private:
+  std::weak_ptr<TensorImpl> leaf_;
+};
+
+struct AutogradMeta {
+  bool requires_grad = false;  // set by the user on leaves
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  uint32_t output_nr = 0;
+  std::weak_ptr<AccumulateGrad> grad_accumulator;
+  std::mutex mutex;  // guards grad_accumulator and grad
+};
+
+// The edge a gradient for `t` flows along: its grad_fn, its accumulator if it
+// is a leaf that requires grad, or an invalid edge.
+Edge gradient_edge(const Tensor& t);
+
+}  // namespace ember::autograd

@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include <ember/ember.h>
+
+#include "expect_error.h"
+#include "gradcheck.h"
+
+namespace ember {
+namespace {
+
+using testing::expect_error;
+using testing::leaf;
+
+std::vector<float> values(const Tensor& t) { return t.tolist<float>(); }
+
+TEST(Autograd, ProductRuleAndBroadcastReduction) {
+  Tensor a = tensor<float>({1, 2, 3}, {3, 1}).requires_grad_();
+  Tensor b = tensor<float>({10, 20}).requires_grad_();
+  Tensor y = sum(a * b);
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_TRUE(y.requires_grad());
+  y.backward();
+  EXPECT_EQ(a.grad().sizes(), DimVector({3, 1}));
+  EXPECT_EQ(values(a.grad()), (std::vector<float>{30, 30, 30}));
+  EXPECT_EQ(values(b.grad()), (std::vector<float>{6, 6}));
+}
+
+TEST(Autograd, GradientsAccumulateAcrossBackwardCalls) {
+  Tensor x = tensor<float>({2}).requires_grad_();
+  sum(x * x).backward();
+  sum(x * x).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{8}));
+}
+
+TEST(Autograd, SecondBackwardNeedsRetainGraph) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  Tensor y = sum(exp(x));
+  y.backward(Tensor(), /*retain_graph=*/true);
+  y.backward();
+  EXPECT_NEAR(values(x.grad())[1], 2 * std::exp(2.0f), 1e-4);
+  expect_error([&] { y.backward(); }, ErrorKind::Runtime, "backward through the graph a second time");
+}
+
+TEST(Autograd, NonScalarNeedsGradient) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  Tensor y = x * 2.0;
+  expect_error([&] { y.backward(); }, ErrorKind::Runtime, "implicitly created only for scalar outputs");
+  y.backward(tensor<float>({1, 10}));
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{2, 20}));
+}
+
+TEST(Autograd, InPlaceOnLeafIsAnError) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  expect_error([&] { add_(x, ones({2})); }, ErrorKind::Runtime, "leaf Variable that requires grad");
+  {
+    autograd::NoGradGuard no_grad;
+    add_(x, ones({2}));
+  }
+  EXPECT_EQ(values(x), (std::vector<float>{2, 3}));
+}
+
+TEST(Autograd, ModifiedSavedTensorIsAnError) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  Tensor h = x * 1.0;
+  Tensor y = sum(h * h);
+  add_(h, ones({2}));
+  expect_error([&] { y.backward(); }, ErrorKind::Runtime, "modified by an inplace operation");
+}
+
+TEST(Autograd, InPlaceOnNonLeafIsRecorded) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  Tensor h = x * 3.0;
+  mul_(h, h);  // h = (3x)^2, d/dx = 18x
+  sum(h).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{18, 36}));
+}
+
+TEST(Autograd, HigherOrderGradients) {
+  Tensor x = tensor<double>({1.5, -2.0}).requires_grad_();
+  Tensor y = sum(x * x * x);
+  const Tensor dx = autograd::grad({y}, {x}, {}, false, /*create_graph=*/true)[0];
+  EXPECT_TRUE(dx.requires_grad());
+  const Tensor ddx = autograd::grad({sum(dx)}, {x})[0];
+  EXPECT_EQ(ddx.tolist<double>(), (std::vector<double>{9.0, -12.0}));
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(Autograd, GradModes) {
+  Tensor x = tensor<float>({1}).requires_grad_();
+  {
+    autograd::NoGradGuard no_grad;
+    EXPECT_FALSE(autograd::is_grad_enabled());
+    EXPECT_FALSE((x * 2.0).requires_grad());
+    {
+      autograd::EnableGradGuard enable;
+      EXPECT_TRUE((x * 2.0).requires_grad());
+    }
+  }
+  {
+    autograd::InferenceModeGuard inference;
+    EXPECT_FALSE(exp(x).requires_grad());
+  }
+  EXPECT_TRUE(autograd::is_grad_enabled());
+}
+
+TEST(Autograd, IntegerAndBoolOutputsAreNotDifferentiable) {
+  Tensor x = tensor<float>({1, 3, 2}).requires_grad_();
+  EXPECT_FALSE(argmax(x).requires_grad());
+  EXPECT_FALSE(gt(x, 1.0).requires_grad());
+  EXPECT_FALSE(x.to(DType::Int32).requires_grad());
+  expect_error([] { tensor<int64_t>({1}).requires_grad_(); }, ErrorKind::Runtime, "floating point");
+}
+
+TEST(Autograd, DetachAndHooks) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  Tensor d = (x * 2.0).detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_leaf());
+  Tensor h = x * 2.0;
+  autograd::register_hook(h, [](const Tensor& g) { return g * 10.0; });
+  autograd::register_hook(x, [](const Tensor& g) { return g + 1.0; });
+  sum(h).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{21, 21}));
+}
+
+TEST(Autograd, GradLeavesDotGradAloneAndReportsUnusedInputs) {
+  Tensor a = tensor<float>({3}).requires_grad_();
+  Tensor b = tensor<float>({4}).requires_grad_();
+  const Tensor y = sum(a * a);
+  expect_error([&] { autograd::grad({y}, {a, b}, {}, true); }, ErrorKind::Runtime, "was not used");
+  const auto g = autograd::grad({y}, {a, b}, {}, false, false, /*allow_unused=*/true);
+  EXPECT_EQ(values(g[0]), (std::vector<float>{6}));
+  EXPECT_FALSE(g[1].defined());
+  EXPECT_FALSE(a.grad().defined());
+}
+
+TEST(Autograd, MissingDerivativeFailsAtBackward) {
+  Tensor x = leaf({4}, 1);
+  Tensor y = sum(x.as_strided({2}, {2}));
+  expect_error([&] { y.backward(); }, ErrorKind::NotImplemented, "as_strided");
+}
+
+}  // namespace
+}  // namespace ember
