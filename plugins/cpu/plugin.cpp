@@ -19,6 +19,8 @@ ember_status* register_kernels(ember_registrar* registrar) {
     register_reduce_kernels(r);
     register_matmul_kernels(r);
     register_index_kernels(r);
+    register_scan_kernels(r);
+    register_sort_kernels(r);
   });
 }
 

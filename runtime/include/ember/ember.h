@@ -5,6 +5,7 @@
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
+#include "ember/functional.h"
 #include "ember/ops.h"
 #include "ember/plugins.h"
 #include "ember/scalar.h"

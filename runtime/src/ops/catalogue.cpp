@@ -95,6 +95,18 @@ void meta_cat(const OpCall& call, TensorMeta* out) {
   out[0].dtype = call.inputs[0].dtype();
 }
 
+void meta_cumsum(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = sum_dtype(call.inputs[0].dtype());
+}
+
+void meta_sort(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+  out[1].sizes = call.inputs[0].sizes();
+  out[1].dtype = DType::Int64;
+}
+
 }  // namespace
 
 void register_catalogue(OpRegistry& registry) {
@@ -128,6 +140,8 @@ void register_catalogue(OpRegistry& registry) {
   add("gather", 2, meta_gather);
   add("scatter_add", 3, meta_like_input0);
   add("cat", -1, meta_cat);
+  add("cumsum", 1, meta_cumsum);
+  registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }
 
 }  // namespace ember::dispatch

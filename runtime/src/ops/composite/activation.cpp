@@ -1,0 +1,83 @@
+// Softmax family and pointwise activations, composed from elementwise
+// primitives and reductions.
+#include <cmath>
+#include <string>
+
+#include "ops/composite/common.h"
+
+namespace ember {
+
+using composite::scalar_on;
+using composite::to_floating;
+
+// Subtracting the row maximum keeps exp() from overflowing on large logits.
+Tensor softmax(const Tensor& x, int64_t dim) {
+  const Tensor xf = to_floating(x);
+  const int64_t dims[] = {dim};
+  const Tensor e = exp(xf - amax(xf, dims, true));
+  return e / sum(e, dims, true);
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  const Tensor xf = to_floating(x);
+  const int64_t dims[] = {dim};
+  const Tensor shifted = xf - amax(xf, dims, true);
+  return shifted - log(sum(exp(shifted), dims, true));
+}
+
+Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (!min && !max) throw_error(ErrorKind::Value, "clamp(): at least one of 'min' or 'max' must not be None");
+  if (x.dtype() == DType::Bool) throw_error(ErrorKind::Type, "clamp(): not implemented for dtype bool");
+  // maximum then minimum: NaN propagates, and min > max gives max (PyTorch).
+  Tensor out = x;
+  if (min) out = maximum(out, scalar_on(x, *min));
+  if (max) out = minimum(out, scalar_on(x, *max));
+  return out;
+}
+
+Tensor relu(const Tensor& x) { return clamp(x, Scalar(0)); }
+
+Tensor leaky_relu(const Tensor& x, double negative_slope) { return where(gt(x, 0), x, x * negative_slope); }
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  const Tensor xf = to_floating(x);
+  if (approximate == "none") return xf * 0.5 * (erf(xf * M_SQRT1_2) + 1.0);
+  if (approximate == "tanh") {
+    const double k = std::sqrt(2.0 / M_PI);
+    return xf * 0.5 * (tanh((xf + xf * xf * xf * 0.044715) * k) + 1.0);
+  }
+  throw_error(ErrorKind::Value, "gelu(): approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+}
+
+Tensor silu(const Tensor& x) {
+  const Tensor xf = to_floating(x);
+  return xf * sigmoid(xf);
+}
+
+// The branch not taken is evaluated on a clamped input so that it stays
+// finite: an inf there would turn the zero gradient of `where` into NaN.
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  const Tensor scaled = to_floating(x) * beta;
+  const Tensor soft = log1p(exp(clamp(scaled, std::nullopt, Scalar(threshold)))) / beta;
+  return where(gt(scaled, threshold), to_floating(x), soft);
+}
+
+Tensor elu(const Tensor& x, double alpha) {
+  const Tensor xf = to_floating(x);
+  return where(gt(xf, 0), xf, expm1(clamp(xf, std::nullopt, Scalar(0))) * alpha);
+}
+
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) { return clamp(x, Scalar(min_val), Scalar(max_val)); }
+
+Tensor dropout(const Tensor& x, double p, bool training) {
+  if (p < 0 || p > 1) {
+    throw_error(ErrorKind::Value, "dropout(): probability has to be between 0 and 1, but got " + std::to_string(p));
+  }
+  if (!training || p == 0) return x;
+  composite::check_floating("dropout", x);
+  if (p == 1) return x * 0;
+  const Tensor keep = lt(rand(x.sizes(), TensorOptions(x.dtype(), x.device())), 1 - p);
+  return x * keep * (1 / (1 - p));
+}
+
+}  // namespace ember

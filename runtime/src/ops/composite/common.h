@@ -1,0 +1,53 @@
+// Helpers shared by the composite ops: argument checks with errors that
+// name the op, and small building blocks made only of public ops.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/shape.h"
+#include "ember/error.h"
+#include "ember/functional.h"
+
+namespace ember::composite {
+
+inline std::string dtype_str(const Tensor& t) { return std::string(dtype_name(t.dtype())); }
+
+inline void check_floating(std::string_view op, const Tensor& x) {
+  if (!is_floating(x.dtype())) {
+    throw_error(ErrorKind::Type, std::string(op) + "(): expected a floating point tensor, but got dtype " +
+                                     dtype_str(x) + " with shape " + shape_str(x.sizes()));
+  }
+}
+
+// Integer inputs become the default float dtype, as in the float-only
+// primitives (exp, log, ...).
+inline Tensor to_floating(const Tensor& x) { return is_floating(x.dtype()) ? x : x.to(default_float_dtype()); }
+
+// A 0-d tensor holding `value` on x's device. Being 0-d, it takes part in
+// type promotion like a Python number does next to a dimensioned tensor.
+inline Tensor scalar_on(const Tensor& x, const Scalar& value) { return scalar_tensor(value, TensorOptions(x.device())); }
+
+// A 0-d tensor of x's own dtype and device.
+inline Tensor scalar_like(const Tensor& x, const Scalar& value) {
+  return full({}, value, TensorOptions(x.dtype(), x.device()));
+}
+
+inline void check_rank(std::string_view op, const Tensor& x, int64_t min_rank, int64_t max_rank, std::string_view what) {
+  if (x.dim() < min_rank || x.dim() > max_rank) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): expected " + std::string(what) + " to have " +
+                                      std::to_string(min_rank) + (min_rank == max_rank ? "" : " to " + std::to_string(max_rank)) +
+                                      " dims, but got shape " + shape_str(x.sizes()));
+  }
+}
+
+// Shape [1, C, 1, ...] of rank `rank`, so a per-channel tensor broadcasts
+// against a [N, C, ...] one.
+inline DimVector channel_shape(int64_t channels, int64_t rank, int64_t channel_dim = 1) {
+  DimVector shape(static_cast<size_t>(rank), 1);
+  shape[static_cast<size_t>(channel_dim)] = channels;
+  return shape;
+}
+
+}  // namespace ember::composite

@@ -1,0 +1,196 @@
+// Constant padding, convolution and pooling. Windows are strided views of a
+// padded contiguous input ("unfold"); convolution is then one batched matrix
+// product, and pooling a reduction over the window dims.
+#include <array>
+#include <limits>
+#include <string>
+
+#include "ops/composite/common.h"
+
+namespace ember {
+namespace {
+
+using Pair = std::array<int64_t, 2>;
+
+// One value for both spatial dims, or one each.
+Pair pair_arg(std::string_view op, std::string_view name, IntArrayRef v, int64_t min_value) {
+  if (v.size() != 1 && v.size() != 2) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): " + std::string(name) + " must have 1 or 2 values, got " +
+                                      shape_str(v));
+  }
+  const Pair p{v[0], v.size() == 2 ? v[1] : v[0]};
+  if (p[0] < min_value || p[1] < min_value) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): " + std::string(name) + " must be at least " +
+                                      std::to_string(min_value) + ", got " + shape_str(v));
+  }
+  return p;
+}
+
+// [C, H, W] inputs are a batch of one.
+Tensor as_batched(std::string_view op, const Tensor& x) {
+  composite::check_rank(op, x, 3, 4, "input");
+  return x.dim() == 4 ? x : x.unsqueeze(0);
+}
+
+Tensor as_input_rank(const Tensor& out, const Tensor& x) { return x.dim() == 4 ? out : out.squeeze(0); }
+
+// The [N, C, Ho, Wo, kh, kw] windows of a [N, C, H, W] input padded by
+// `padding` with `fill`.
+Tensor windows(std::string_view op, const Tensor& x, Pair kernel, Pair stride, Pair padding, Pair dilation,
+               const Scalar& fill) {
+  const Tensor xp = pad(x, {padding[1], padding[1], padding[0], padding[0]}, fill).contiguous();
+  const int64_t hp = xp.size(2), wp = xp.size(3);
+  const int64_t ho = (hp - dilation[0] * (kernel[0] - 1) - 1) / stride[0] + 1;
+  const int64_t wo = (wp - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
+  if (hp - dilation[0] * (kernel[0] - 1) - 1 < 0 || wp - dilation[1] * (kernel[1] - 1) - 1 < 0) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded to " +
+                                      shape_str(xp.sizes()) + " is smaller than the dilated kernel " +
+                                      shape_str(IntArrayRef(kernel.data(), 2)));
+  }
+  const int64_t c_stride = hp * wp;
+  return xp.as_strided({xp.size(0), xp.size(1), ho, wo, kernel[0], kernel[1]},
+                       {xp.size(1) * c_stride, c_stride, stride[0] * wp, stride[1], dilation[0] * wp, dilation[1]});
+}
+
+Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, const std::optional<Tensor>& bias,
+                   Pair stride, Pair padding, Pair dilation, int64_t groups) {
+  const Tensor x = as_batched(op, x_in);
+  composite::check_rank(op, w, 4, 4, "weight");
+  if (x.dtype() != w.dtype() || (bias && bias->dtype() != x.dtype())) {
+    throw_error(ErrorKind::Type, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
+                                     composite::dtype_str(w) + ") and bias must have the same dtype");
+  }
+  const int64_t n = x.size(0), c = x.size(1), o = w.size(0);
+  const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
+  if (groups <= 0 || o % groups != 0 || c != cg * groups) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x_in.sizes()) + " and weight " +
+                                      shape_str(w.sizes()) + " do not fit groups=" + std::to_string(groups) +
+                                      " (expected input channels = weight.size(1) * groups, out channels divisible by groups)");
+  }
+  if (bias && bias->sizes() != DimVector{o}) {
+    throw_error(ErrorKind::Value, std::string(op) + "(): expected bias of shape [" + std::to_string(o) + "], got " +
+                                      shape_str(bias->sizes()));
+  }
+  const Tensor win = windows(op, x, {kh, kw}, stride, padding, dilation, 0);
+  const int64_t ho = win.size(2), wo = win.size(3);
+  // Columns [N, groups, Cg*kh*kw, Ho*Wo]: one matrix product per group.
+  const Tensor cols = win.reshape({n, groups, cg, ho, wo, kh, kw})
+                          .permute({0, 1, 2, 5, 6, 3, 4})
+                          .reshape({n, groups, cg * kh * kw, ho * wo});
+  Tensor out = matmul(w.reshape({groups, o / groups, cg * kh * kw}), cols).reshape({n, o, ho, wo});
+  if (bias) out = out + bias->reshape({1, o, 1, 1});
+  return as_input_rank(out, x_in);
+}
+
+struct PoolArgs {
+  Pair kernel, stride, padding, dilation;
+};
+
+PoolArgs pool_args(std::string_view op, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                   IntArrayRef dilation) {
+  PoolArgs a;
+  a.kernel = pair_arg(op, "kernel_size", kernel_size, 1);
+  a.stride = stride.empty() ? a.kernel : pair_arg(op, "stride", stride, 1);
+  a.padding = pair_arg(op, "padding", padding, 0);
+  a.dilation = pair_arg(op, "dilation", dilation, 1);
+  for (int i = 0; i < 2; ++i) {
+    if (a.padding[i] > a.kernel[i] / 2) {
+      throw_error(ErrorKind::Value, std::string(op) + "(): pad should be at most half of kernel size, but got pad=" +
+                                        shape_str(padding) + " and kernel_size=" + shape_str(kernel_size));
+    }
+  }
+  return a;
+}
+
+// The [start, end) input rows averaged into output cell i (PyTorch's rule).
+Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
+  const int64_t in_size = x.size(dim);
+  std::vector<Tensor> cells;
+  for (int64_t i = 0; i < out_size; ++i) {
+    const int64_t start = i * in_size / out_size;
+    const int64_t end = ((i + 1) * in_size + out_size - 1) / out_size;
+    const int64_t dims[] = {dim};
+    cells.push_back(mean(x.slice(dim, start, end), dims, true));
+  }
+  return cat(cells, dim);
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& x, IntArrayRef padding, const Scalar& value) {
+  if (padding.size() % 2 != 0 || static_cast<int64_t>(padding.size()) > 2 * x.dim()) {
+    throw_error(ErrorKind::Value, "pad(): padding " + shape_str(padding) + " must have an even length of at most twice " +
+                                      "the rank of the input " + shape_str(x.sizes()));
+  }
+  Tensor out = x;
+  for (size_t i = 0; i < padding.size() / 2; ++i) {
+    const int64_t dim = x.dim() - 1 - static_cast<int64_t>(i);
+    const int64_t before = padding[2 * i], after = padding[2 * i + 1];
+    if (out.size(dim) + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0) < 0) {
+      throw_error(ErrorKind::Value, "pad(): padding " + shape_str(padding) + " crops more than the input " +
+                                        shape_str(x.sizes()) + " has");
+    }
+    out = out.narrow(dim, std::max<int64_t>(-before, 0),
+                     out.size(dim) + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
+    if (before <= 0 && after <= 0) continue;
+    DimVector side = out.sizes();
+    side[dim] = std::max<int64_t>(before, 0);
+    const Tensor lead = full(side, value, TensorOptions(x.dtype(), x.device()));
+    side[dim] = std::max<int64_t>(after, 0);
+    out = cat({lead, out, full(side, value, TensorOptions(x.dtype(), x.device()))}, dim);
+  }
+  return out;
+}
+
+Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  composite::check_rank("conv1d", x, 2, 3, "input");
+  composite::check_rank("conv1d", w, 3, 3, "weight");
+  for (const auto& [name, v] : {std::pair<const char*, IntArrayRef>{"stride", stride}, {"padding", padding},
+                                {"dilation", dilation}}) {
+    if (v.size() != 1) throw_error(ErrorKind::Value, std::string("conv1d(): ") + name + " must have 1 value, got " + shape_str(v));
+  }
+  // A 1-D convolution is a 2-D one over a height of 1.
+  const Tensor out = conv2d_impl("conv1d", x.unsqueeze(-2), w.unsqueeze(-2), bias, {1, stride[0]}, {0, padding[0]},
+                                 {1, dilation[0]}, groups);
+  return out.squeeze(-2);
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv2d_impl("conv2d", x, w, bias, pair_arg("conv2d", "stride", stride, 1),
+                     pair_arg("conv2d", "padding", padding, 0), pair_arg("conv2d", "dilation", dilation, 1), groups);
+}
+
+Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation) {
+  composite::check_floating("max_pool2d", x);
+  const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
+  const Tensor win = windows("max_pool2d", as_batched("max_pool2d", x), a.kernel, a.stride, a.padding, a.dilation,
+                             -std::numeric_limits<double>::infinity());
+  return as_input_rank(amax(win, {4, 5}), x);
+}
+
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool count_include_pad) {
+  composite::check_floating("avg_pool2d", x);
+  const PoolArgs a = pool_args("avg_pool2d", kernel_size, stride, padding, {1});
+  const Tensor x4 = as_batched("avg_pool2d", x);
+  const Tensor win = windows("avg_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation, 0);
+  if (count_include_pad) return as_input_rank(mean(win, {4, 5}), x);
+  // Divide by the number of real (unpadded) elements in each window: the
+  // same pooling over ones gives it without reading the data.
+  const Tensor ones_plane = ones({1, 1, x4.size(2), x4.size(3)}, TensorOptions(x.dtype(), x.device()));
+  const Tensor counts = sum(windows("avg_pool2d", ones_plane, a.kernel, a.stride, a.padding, a.dilation, 0), {4, 5});
+  return as_input_rank(sum(win, {4, 5}) / counts, x);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size) {
+  composite::check_floating("adaptive_avg_pool2d", x);
+  const Pair out = pair_arg("adaptive_avg_pool2d", "output_size", output_size, 1);
+  const Tensor x4 = as_batched("adaptive_avg_pool2d", x);
+  // Each cell is a rectangle, so averaging rows then columns is exact.
+  return as_input_rank(adaptive_mean_along(adaptive_mean_along(x4, 2, out[0]), 3, out[1]), x);
+}
+
+}  // namespace ember

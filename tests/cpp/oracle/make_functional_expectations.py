@@ -1,0 +1,116 @@
+"""Prints tests/cpp/functional_expectations.h: PyTorch's outputs for the
+fixed small inputs of tests/cpp/test_functional_*.cpp, so that the C++
+tests compare against torch without needing it at run time.
+
+Usage: python make_functional_expectations.py > ../functional_expectations.h
+"""
+import torch
+import torch.nn.functional as F
+
+
+def pattern(shape, a=7, b=3):
+    """Mirror of pattern() in functional_test_util.h: exact in float32."""
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.tensor([((i * i + i * a + b) % 23 - 11) / 8.0 for i in range(n)], dtype=torch.float32).reshape(shape)
+
+
+out = []
+
+
+def emit(name, t):
+    shape = list(t.shape)
+    t = t.detach().to(torch.float64).reshape(-1)
+    values = ", ".join(repr(float(v)) if v == v else "kNaN" for v in t.tolist())
+    out.append(f"// {name}: shape {shape}\ninline const std::vector<double> k{name} = {{{values}}};")
+
+
+x35 = pattern([3, 5])
+emit("LogSoftmaxDim1", F.log_softmax(x35, 1))
+emit("SoftmaxDim0", F.softmax(x35, 0))
+emit("LogsumexpDim1", torch.logsumexp(x35, [1]))
+emit("VarDim1Correction0", torch.var(x35, [1], correction=0))
+emit("VarDim1Correction1", torch.var(x35, [1], correction=1))
+emit("StdAll", torch.std(x35))
+emit("Norm2Dim1", torch.linalg.vector_norm(x35, 2, [1]))
+emit("Norm1Dim1", torch.linalg.vector_norm(x35, 1, [1]))
+emit("NormInfDim1", torch.linalg.vector_norm(x35, float("inf"), [1]))
+emit("Norm3All", torch.linalg.vector_norm(x35, 3))
+
+a7 = pattern([7], 5, 1) * 3
+emit("GeluNone", F.gelu(a7))
+emit("GeluTanh", F.gelu(a7, approximate="tanh"))
+emit("Silu", F.silu(a7))
+emit("Softplus", F.softplus(a7, beta=2, threshold=1))
+emit("Elu", F.elu(a7, alpha=0.5))
+emit("LeakyRelu", F.leaky_relu(a7, 0.1))
+emit("Hardtanh", F.hardtanh(a7, -0.5, 1.0))
+
+logits = pattern([4, 5], 5, 2) * 2
+target = torch.tensor([1, 0, 4, 2])
+weight = torch.tensor([0.5, 1.0, 2.0, 1.5, 0.25])
+for red in ["mean", "sum", "none"]:
+    emit(f"CeIndex_{red}", F.cross_entropy(logits, target, weight=weight, ignore_index=2, reduction=red,
+                                           label_smoothing=0.1))
+emit("CePlainMean", F.cross_entropy(logits, target))
+probs = F.softmax(pattern([4, 5], 3, 1), 1)
+for red in ["mean", "sum", "none"]:
+    emit(f"CeProb_{red}", F.cross_entropy(logits, probs, weight=weight, reduction=red, label_smoothing=0.2))
+logits3 = pattern([2, 3, 4], 5, 1)
+target3 = torch.tensor([[0, 2, 1, 1], [2, 2, 0, 1]])
+emit("Ce3dMean", F.cross_entropy(logits3, target3, ignore_index=1))
+emit("Ce3dNone", F.cross_entropy(logits3, target3, reduction="none", label_smoothing=0.3))
+emit("NllWeightedMean", F.nll_loss(F.log_softmax(logits, 1), target, weight=weight))
+
+xc = pattern([2, 4, 5, 6], 7, 3)
+wc = pattern([6, 2, 3, 3], 5, 4) / 2
+bc = torch.tensor([0.1, -0.2, 0.3, 0.0, 0.5, -0.4])
+emit("Conv2d", F.conv2d(xc, wc, bc, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2))
+emit("Conv2dPlain", F.conv2d(xc, pattern([6, 4, 3, 3], 3, 1) / 4))
+x1 = pattern([1, 2, 7], 3, 5)
+w1 = pattern([3, 2, 3], 5, 2)
+emit("Conv1d", F.conv1d(x1, w1, None, stride=2, padding=1))
+
+xp = pattern([1, 2, 5, 6], 11, 1)
+emit("MaxPool", F.max_pool2d(xp, 3, 2, 1))
+emit("MaxPoolDilated", F.max_pool2d(xp, 2, 1, 0, dilation=2))
+emit("AvgPoolIncl", F.avg_pool2d(xp, 3, 2, 1))
+emit("AvgPoolExcl", F.avg_pool2d(xp, 3, 2, 1, count_include_pad=False))
+xa = pattern([1, 2, 5, 7], 3, 2)
+emit("AdaptiveAvg", F.adaptive_avg_pool2d(xa, (3, 4)))
+
+xl = pattern([2, 3, 4], 5, 6)
+wl = pattern([3, 4], 3, 1) + 1
+bl = pattern([3, 4], 7, 2)
+emit("LayerNorm", F.layer_norm(xl, [3, 4], wl, bl, 1e-5))
+xb = pattern([3, 2, 4], 5, 3) * 2 + 1
+rm = torch.tensor([0.5, -0.5])
+rv = torch.tensor([2.0, 0.5])
+wb = torch.tensor([1.5, 0.5])
+bb = torch.tensor([0.1, -0.1])
+emit("BatchNormTrain", F.batch_norm(xb, rm, rv, wb, bb, training=True, momentum=0.1, eps=1e-5))
+emit("BatchNormRunningMean", rm)
+emit("BatchNormRunningVar", rv)
+emit("BatchNormEval", F.batch_norm(xb, torch.tensor([0.5, -0.5]), torch.tensor([2.0, 0.5]), wb, bb, training=False))
+xg = pattern([2, 4, 3], 7, 5)
+emit("GroupNorm", F.group_norm(xg, 2, torch.tensor([1.0, 2.0, 0.5, 1.0]), torch.tensor([0.0, 0.1, 0.2, 0.3])))
+
+p = torch.sigmoid(pattern([2, 3], 5, 1) * 2)
+y = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.5, 1.0]])
+emit("Bce", F.binary_cross_entropy(p, y, weight=torch.tensor([1.0, 2.0, 0.5])))
+z = pattern([2, 3], 5, 1) * 20
+emit("BceLogits", F.binary_cross_entropy_with_logits(z, y, pos_weight=torch.tensor([1.0, 3.0, 0.5]), reduction="none"))
+emit("BceLogitsPlain", F.binary_cross_entropy_with_logits(z, y))
+emit("SmoothL1", F.smooth_l1_loss(pattern([2, 3], 5, 1), pattern([2, 3], 3, 7), reduction="none", beta=0.5))
+emit("Mse", F.mse_loss(pattern([2, 3], 5, 1), pattern([2, 3], 3, 7)))
+emit("L1Sum", F.l1_loss(pattern([2, 3], 5, 1), pattern([2, 3], 3, 7), reduction="sum"))
+
+emit("MatmulBatched", torch.matmul(pattern([2, 1, 3, 4], 5, 1), pattern([5, 4, 2], 3, 2)))
+
+print("// Generated by tests/cpp/oracle/make_functional_expectations.py with torch", torch.__version__ + ".")
+print("// Do not edit: rerun the script instead.")
+print("#pragma once\n\n#include <limits>\n#include <vector>\n\nnamespace ember::oracle {\n")
+print("inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();\n")
+print("\n\n".join(out))
+print("\n}  // namespace ember::oracle")
