@@ -2,6 +2,7 @@
 // of dims, then an optional per-channel affine transform.
 #include <string>
 
+#include "ember/autograd.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -31,6 +32,14 @@ Tensor affine(Tensor y, const std::optional<Tensor>& weight, const std::optional
   if (weight) y = y * weight->reshape(shape);
   if (bias) y = y + bias->reshape(shape);
   return y;
+}
+
+// running = (1 - momentum) * running + momentum * scale * batch, in place.
+// Running statistics are state, not part of the result: no graph is recorded.
+void update_running(Tensor running, const Tensor& batch, double scale, double momentum) {
+  const autograd::NoGradGuard no_grad;
+  running *= 1 - momentum;
+  running += batch.reshape(running.sizes()) * (momentum * scale);
 }
 
 // Every dim but the channel dim 1 of a [N, C, ...] input.
@@ -87,17 +96,10 @@ Tensor batch_norm(const Tensor& x, const std::optional<Tensor>& running_mean, co
                                       shape_str(x.sizes()));
   }
   const Moments moments = normalize_over(x, batch_dims(x), eps);
-  // The running statistics are state, not part of the result: they are
-  // updated in place with the unbiased variance, as PyTorch does.
-  if (running_mean) {
-    Tensor rm = *running_mean;
-    rm *= 1 - momentum;
-    rm += moments.mean.reshape(per_channel) * momentum;
-  }
+  if (running_mean) update_running(*running_mean, moments.mean, 1, momentum);
   if (running_var) {
-    Tensor rv = *running_var;
-    rv *= 1 - momentum;
-    rv += moments.var.reshape(per_channel) * (momentum * static_cast<double>(count) / static_cast<double>(count - 1));
+    const double unbiased = static_cast<double>(count) / static_cast<double>(count - 1);
+    update_running(*running_var, moments.var, unbiased, momentum);
   }
   return affine(moments.normalized, weight, bias, shape);
 }
