@@ -73,11 +73,15 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
   }
   const Tensor win = windows(op, x, {kh, kw}, stride, padding, dilation, 0);
   const int64_t ho = win.size(2), wo = win.size(3);
-  // Columns [N, groups, Cg*kh*kw, Ho*Wo]: one matrix product per group.
+  // Columns [groups, Cg*kh*kw, N*Ho*Wo]: the whole batch in one product per
+  // group, so the weight is never copied per sample.
   const Tensor cols = win.reshape({n, groups, cg, ho, wo, kh, kw})
-                          .permute({0, 1, 2, 5, 6, 3, 4})
-                          .reshape({n, groups, cg * kh * kw, ho * wo});
-  Tensor out = matmul(w.reshape({groups, o / groups, cg * kh * kw}), cols).reshape({n, o, ho, wo});
+                          .permute({1, 2, 5, 6, 0, 3, 4})
+                          .reshape({groups, cg * kh * kw, n * ho * wo});
+  Tensor out = bmm(w.reshape({groups, o / groups, cg * kh * kw}), cols)
+                   .reshape({groups, o / groups, n, ho, wo})
+                   .permute({2, 0, 1, 3, 4})
+                   .reshape({n, o, ho, wo});
   if (bias) out = out + bias->reshape({1, o, 1, 1});
   return as_input_rank(out, x_in);
 }
