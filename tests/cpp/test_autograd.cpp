@@ -142,3 +142,51 @@ TEST(Autograd, MissingDerivativeFailsAtBackward) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// y = x^2 with a hand-written backward, plus an index output.
+class SquareWithArgmax : public autograd::CustomFunction {
+ public:
+  std::string name() const override { return "SquareWithArgmax"; }
+  std::vector<Tensor> forward(autograd::FunctionContext& ctx, const std::vector<Tensor>& in) override {
+    ctx.save_for_backward({in[0]});
+    Tensor index = argmax(in[0]).to(DType::Float32);
+    ctx.mark_non_differentiable({index});
+    EXPECT_FALSE(autograd::is_grad_enabled());
+    return {in[0] * in[0], index};
+  }
+  std::vector<Tensor> backward(autograd::FunctionContext& ctx, const std::vector<Tensor>& grads) override {
+    ++backward_calls;
+    EXPECT_TRUE(ctx.needs_input_grad(0));
+    EXPECT_FALSE(ctx.needs_input_grad(1));
+    const Tensor x = ctx.saved_tensors()[0];
+    return {grads[0] * x * 2.0, Tensor()};
+  }
+  int backward_calls = 0;
+};
+
+TEST(CustomFunction, ForwardBackwardSavedAndNonDifferentiable) {
+  auto fn = std::make_shared<SquareWithArgmax>();
+  Tensor x = tensor<float>({1, 3, 2}).requires_grad_();
+  const Tensor unused = tensor<float>({0});
+  const auto outs = autograd::apply_function(fn, {x, unused});
+  EXPECT_TRUE(outs[0].requires_grad());
+  EXPECT_FALSE(outs[1].requires_grad());
+  EXPECT_EQ(outs[1].item<float>(), 1.0f);
+  sum(outs[0]).backward();
+  EXPECT_EQ(fn->backward_calls, 1);
+  EXPECT_EQ(x.grad().tolist<float>(), (std::vector<float>{2, 6, 4}));
+}
+
+TEST(CustomFunction, ModifiedSavedInputIsAnError) {
+  Tensor base = tensor<float>({1, 2}).requires_grad_();
+  Tensor x = base * 1.0;
+  const auto outs = autograd::apply_function(std::make_shared<SquareWithArgmax>(), {x, Tensor()});
+  add_(x, ones({2}));
+  expect_error([&] { sum(outs[0]).backward(); }, ErrorKind::Runtime, "SquareWithArgmax");
+}
+
+}  // namespace
+}  // namespace ember

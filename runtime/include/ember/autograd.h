@@ -61,4 +61,48 @@ using InferenceModeGuard = NoGradGuard;
 using TensorHook = std::function<Tensor(const Tensor&)>;
 void register_hook(const Tensor& tensor, TensorHook hook);
 
+class SavedTensor;
+
+// What a custom function's forward leaves for its backward.
+class FunctionContext {
+ public:
+  FunctionContext();
+  ~FunctionContext();
+  FunctionContext(const FunctionContext&) = delete;
+  FunctionContext& operator=(const FunctionContext&) = delete;
+
+  // Saved tensors are version-checked: changing one in place before the
+  // backward runs is an error naming the function.
+  void save_for_backward(const std::vector<Tensor>& tensors);
+  std::vector<Tensor> saved_tensors() const;
+  // Outputs that never get a gradient (indices, masks).
+  void mark_non_differentiable(const std::vector<Tensor>& outputs);
+  // Whether input i needs a gradient; backward may return an undefined
+  // Tensor for inputs that do not.
+  bool needs_input_grad(size_t input) const;
+
+ private:
+  friend std::vector<Tensor> apply_function(const std::shared_ptr<class CustomFunction>&, const std::vector<Tensor>&);
+  friend class CustomFunctionNode;
+  std::string name_;
+  std::vector<SavedTensor> saved_;
+  std::vector<bool> needs_input_grad_;
+  std::vector<std::shared_ptr<TensorImpl>> non_differentiable_;
+};
+
+// A differentiable function defined by its forward and backward, like
+// torch.autograd.Function. forward runs without recording; backward gets one
+// gradient per output (undefined where none flowed) and returns one per
+// input.
+class CustomFunction {
+ public:
+  virtual ~CustomFunction() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<Tensor> forward(FunctionContext& ctx, const std::vector<Tensor>& inputs) = 0;
+  virtual std::vector<Tensor> backward(FunctionContext& ctx, const std::vector<Tensor>& grad_outputs) = 0;
+};
+
+// Runs fn on inputs and, when an input requires a gradient, records it.
+std::vector<Tensor> apply_function(const std::shared_ptr<CustomFunction>& fn, const std::vector<Tensor>& inputs);
+
 }  // namespace ember::autograd
