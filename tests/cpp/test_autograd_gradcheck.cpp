@@ -75,6 +75,8 @@ TEST(Gradcheck, IndexingAndJoining) {
   gradcheck([&](const V& v) { return gather(v[0], 0, gather_idx); }, {x}, "gather");
   gradcheck([&](const V& v) { return scatter_add(v[0], 0, gather_idx, v[1]); }, {x, leaf({2, 3}, 14)}, "scatter_add");
   gradcheck([](const V& v) { return cat({v[0], v[1]}, 1); }, {x, leaf({4, 2}, 15)}, "cat");
+  gradcheck([](const V& v) { return cumsum(v[0], 0); }, {x}, "cumsum");
+  gradcheck([](const V& v) { return sort(v[0], 1, true).values; }, {x}, "sort");
 }
 
 TEST(Gradcheck, ViewsAndConversions) {
@@ -88,6 +90,8 @@ TEST(Gradcheck, ViewsAndConversions) {
   gradcheck([](const V& v) { return v[0].slice(0, 0, 1).expand({3, 3, 4}); }, {x}, "expand");
   gradcheck([](const V& v) { return v[0].to(DType::Float32).to(DType::Float64) * v[0]; }, {x}, "to dtype", 1e-3, 1e-3);
   gradcheck([](const V& v) { return v[0].flatten().clone(); }, {x}, "clone");
+  gradcheck([](const V& v) { return v[0].as_strided({3, 2}, {2, 5}, 3); }, {x}, "as_strided");
+  gradcheck([](const V& v) { return v[0].t().as_strided({2, 3}, {1, 2}); }, {leaf({2, 4}, 17)}, "as_strided of a transpose");
 }
 
 }  // namespace

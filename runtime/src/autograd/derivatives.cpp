@@ -11,6 +11,7 @@
 #include "autograd/record.h"
 #include "core/shape.h"
 #include "ember/error.h"
+#include "ember/functional.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
@@ -207,6 +208,32 @@ BackwardFn d_cat(const OpCall& c, std::vector<Tensor>&) {
   };
 }
 
+// d/dx_i of sum_j g_j * cumsum(x)_j is the sum of g over j >= i.
+BackwardFn d_cumsum(const OpCall& c, std::vector<Tensor>&) {
+  const int64_t dim = c.attr_int("cumsum", "dim");
+  const DType dtype = c.inputs[0].dtype();
+  return [dim, dtype](const Grads& grads, const Grads&) {
+    const Tensor& g = grads[0];
+    const int64_t dims[] = {dim};
+    return Grads{(sum(g, dims, true).expand(g.sizes()) - cumsum(g, dim) + g).to(dtype)};
+  };
+}
+
+// Values go back to where they came from; the permutation is recomputed
+// rather than saved, so the node keeps no reference to its own outputs.
+BackwardFn d_sort(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const int64_t dim = c.attr_int("sort", "dim");
+  const ember_attr* descending = c.find_attr("descending");
+  const bool desc = descending != nullptr && descending->int_value != 0;
+  return [dim, desc](const Grads& grads, const Grads& in) {
+    const Tensor& x = in[0];
+    if (!grads[0].defined()) return Grads{Tensor()};
+    const Tensor order = sort(x, dim, desc, true).indices;
+    return Grads{scatter_add(zeros_like(x), dim, order, grads[0])};
+  };
+}
+
 const std::unordered_map<std::string_view, DerivativeMaker>& table() {
   static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
       {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
@@ -220,6 +247,7 @@ const std::unordered_map<std::string_view, DerivativeMaker>& table() {
       {"copy", d_copy},       {"sum", d_sum},         {"mean", d_mean},       {"prod", d_prod},
       {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
       {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
+      {"cumsum", d_cumsum},   {"sort", d_sort},
   };
   return *t;
 }

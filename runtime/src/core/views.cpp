@@ -274,9 +274,26 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::o
   }
   Tensor out = make_view(*this, new_sizes, new_strides, off);
   if (!autograd::any_requires_grad({*this})) return out;
-  return autograd::record_unary("AsStridedBackward", *this, std::move(out), [](const Grads&, const Grads&) -> Grads {
-    throw_error(ErrorKind::NotImplemented, "the derivative for 'as_strided' is not implemented");
-  });
+  const DimVector base_sizes = sizes();
+  const DimVector base_strides = strides();
+  const int64_t base_offset = storage_offset();
+  const DimVector view_sizes(new_sizes);
+  const DimVector view_strides_copy(new_strides);
+  const int64_t storage_elements = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
+  // Both the base and the view address one storage: add the gradient into a
+  // flat image of that storage at the view's offsets (overlaps accumulate),
+  // then read the base's elements back out of it.
+  return autograd::record_unary(
+      "AsStridedBackward", *this, std::move(out),
+      [base_sizes, base_strides, base_offset, view_sizes, view_strides_copy, off, storage_elements](
+          const Grads& g, const Grads&) {
+        const TensorOptions index_options(DType::Int64, g[0].device());
+        const Tensor positions = arange(storage_elements, index_options);
+        const Tensor view_positions = positions.as_strided(view_sizes, view_strides_copy, off).reshape({-1});
+        const Tensor flat = scatter_add(zeros({storage_elements}, TensorOptions(g[0].dtype(), g[0].device())), 0,
+                                        view_positions, g[0].reshape({-1}));
+        return Grads{flat.as_strided(base_sizes, base_strides, base_offset).clone()};
+      });
 }
 
 }  // namespace ember
