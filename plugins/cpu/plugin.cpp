@@ -21,6 +21,7 @@ ember_status* register_kernels(ember_registrar* registrar) {
     register_index_kernels(r);
     register_scan_kernels(r);
     register_sort_kernels(r);
+    register_softmax_kernels(r);
   });
 }
 

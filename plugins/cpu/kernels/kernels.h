@@ -17,6 +17,7 @@ void register_matmul_kernels(const sdk::Registrar& registrar);
 void register_index_kernels(const sdk::Registrar& registrar);
 void register_scan_kernels(const sdk::Registrar& registrar);
 void register_sort_kernels(const sdk::Registrar& registrar);
+void register_softmax_kernels(const sdk::Registrar& registrar);
 
 // Copies src into dst (same shape, any strides, any two dtypes); used by
 // copy, cat and scatter_add.

@@ -13,6 +13,13 @@
 
 namespace ember {
 
+// Backends may register fused kernels for some composite ops (softmax,
+// log_softmax); with this off every composite runs its decomposition into
+// primitives (Note [Composite kernels]). On by default.
+void set_composite_kernels_enabled(bool enabled);
+bool composite_kernels_enabled();
+
+
 // --- scans and sorting (primitives, sdk/docs/ops.md)
 // Integer and bool inputs accumulate into int64, as in PyTorch.
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);

@@ -234,6 +234,29 @@ BackwardFn d_sort(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// Fused composite kernels (Note [Composite kernels]) need their own
+// derivatives; the outputs are recomputed, not saved.
+BackwardFn d_softmax(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const int64_t dim = c.attr_int("softmax", "dim");
+  return [dim](const Grads& grads, const Grads& in) {
+    const int64_t dims[] = {dim};
+    const Tensor s = softmax(in[0], dim);
+    const Tensor& g = grads[0];
+    return Grads{s * (g - sum(g * s, dims, true))};
+  };
+}
+
+BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const int64_t dim = c.attr_int("log_softmax", "dim");
+  return [dim](const Grads& grads, const Grads& in) {
+    const int64_t dims[] = {dim};
+    const Tensor& g = grads[0];
+    return Grads{g - exp(log_softmax(in[0], dim)) * sum(g, dims, true)};
+  };
+}
+
 const std::unordered_map<std::string_view, DerivativeMaker>& table() {
   static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
       {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
@@ -247,7 +270,7 @@ const std::unordered_map<std::string_view, DerivativeMaker>& table() {
       {"copy", d_copy},       {"sum", d_sum},         {"mean", d_mean},       {"prod", d_prod},
       {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
       {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
-      {"cumsum", d_cumsum},   {"sort", d_sort},
+      {"cumsum", d_cumsum},   {"sort", d_sort},       {"softmax", d_softmax}, {"log_softmax", d_log_softmax},
   };
   return *t;
 }

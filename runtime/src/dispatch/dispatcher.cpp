@@ -1,6 +1,7 @@
 #include "dispatch/dispatcher.h"
 
 #include <array>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -202,6 +203,16 @@ void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& outpu
   output.impl()->storage()->bump_version();
 }
 
+namespace {
+std::atomic<bool> g_composite_kernels{true};
+}  // namespace
+
+bool use_composite_kernel(const Op& op, const Tensor& x) {
+  const Device device = x.device();
+  return g_composite_kernels.load(std::memory_order_relaxed) && !device.is_meta() &&
+         op.kernel(device.type, x.dtype()) != nullptr;
+}
+
 ember_attr attr_int(const char* name, int64_t value) {
   ember_attr a{};
   a.struct_size = sizeof(ember_attr);
@@ -233,3 +244,13 @@ ember_attr attr_ints(const char* name, IntArrayRef values) {
 }
 
 }  // namespace ember::dispatch
+
+namespace ember {
+
+void set_composite_kernels_enabled(bool enabled) {
+  dispatch::g_composite_kernels.store(enabled, std::memory_order_relaxed);
+}
+
+bool composite_kernels_enabled() { return dispatch::g_composite_kernels.load(std::memory_order_relaxed); }
+
+}  // namespace ember

@@ -19,6 +19,13 @@ Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs,
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
                std::initializer_list<ember_attr> attrs = {});
 
+// Note [Composite kernels]
+// A composite op runs the backend's fused kernel when the backend registered
+// one for its dtype and overrides are enabled; otherwise the core's
+// decomposition. Disabling overrides (set_composite_kernels_enabled) proves
+// the primitives-only contract: every composite then runs on primitives.
+bool use_composite_kernel(const Op& op, const Tensor& x);
+
 // Attribute builders; names and arrays are borrowed for the call.
 ember_attr attr_int(const char* name, int64_t value);
 ember_attr attr_float(const char* name, double value);

@@ -54,6 +54,9 @@ struct OpSchema {
   // Which tensor's dtype selects the kernel: an input index, or -1 for
   // output 0 (factories).
   int dispatch_dtype_from = 0;
+  // A composite has a decomposition in the core; a backend kernel for it is
+  // an optional fused override.
+  bool composite = false;
 };
 
 // A plugin's kernel for one (op, device type, dtype).

@@ -140,6 +140,9 @@ void register_catalogue(OpRegistry& registry) {
   add("gather", 2, meta_gather);
   add("scatter_add", 3, meta_like_input0);
   add("cat", -1, meta_cat);
+  for (const char* name : {"softmax", "log_softmax"}) {
+    registry.add(OpSchema{name, 1, 1, meta_like_input0, 0, /*composite=*/true});
+  }
   add("cumsum", 1, meta_cumsum);
   registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }

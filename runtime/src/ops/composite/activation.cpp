@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -10,9 +12,24 @@ namespace ember {
 using composite::scalar_on;
 using composite::to_floating;
 
+namespace {
+
+// The backend's fused kernel when it has one (Note [Composite kernels]).
+std::optional<Tensor> fused_over_dim(const char* name, const Tensor& x, int64_t dim) {
+  const dispatch::Op& op = dispatch::OpRegistry::get().at(name);
+  if (!dispatch::use_composite_kernel(op, x)) return std::nullopt;
+  const int64_t d = x.dim() == 0 ? 0 : normalize_dim(dim, x.dim(), name);
+  const Tensor input = x.dim() == 0 ? x.reshape({1}) : x;
+  const Tensor out = dispatch::call_single(op, {input}, {dispatch::attr_int("dim", d)});
+  return x.dim() == 0 ? out.reshape(IntArrayRef{}) : out;
+}
+
+}  // namespace
+
 // Subtracting the row maximum keeps exp() from overflowing on large logits.
 Tensor softmax(const Tensor& x, int64_t dim) {
   const Tensor xf = to_floating(x);
+  if (auto fused = fused_over_dim("softmax", xf, dim)) return *fused;
   const int64_t dims[] = {dim};
   const Tensor e = exp(xf - amax(xf, dims, true));
   return e / sum(e, dims, true);
@@ -20,6 +37,7 @@ Tensor softmax(const Tensor& x, int64_t dim) {
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   const Tensor xf = to_floating(x);
+  if (auto fused = fused_over_dim("log_softmax", xf, dim)) return *fused;
   const int64_t dims[] = {dim};
   const Tensor shifted = xf - amax(xf, dims, true);
   return shifted - log(sum(exp(shifted), dims, true));
