@@ -4,6 +4,10 @@
 Prints one JSON object: per benchmark the median seconds per call over
 --repeats timing runs, plus the derived us/op, GB/s or GFLOP/s. Uses the
 same sizes and byte counts as ember_bench (STREAM counting).
+
+--suite autograd runs only the autograd workloads of bench/autograd.cpp
+(same shapes and loop bodies, grads set to None every iteration); run.sh
+runs it in alternating rounds with ember_bench and ember_bench_libtorch.
 """
 import argparse
 import json
@@ -31,10 +35,60 @@ def median_seconds(fn, inner, repeats):
     return statistics.median(runs)
 
 
+def clear_grads(params):
+    for p in params:
+        p.grad = None
+
+
+def autograd_suite(res, scale, r):
+    """bench/autograd.cpp's workloads: seconds per forward + backward."""
+    torch.manual_seed(0)
+    a, b = (torch.randn(16).requires_grad_() for _ in range(2))
+
+    def mul_sum():
+        (a * b).sum().backward()
+        clear_grads((a, b))
+
+    s = median_seconds(mul_sum, 20_000 // scale, r)
+    res["autograd_mul_sum_16"] = {"seconds": s, "us_per_op": s * 1e6}
+
+    F = torch.nn.functional
+    batch = 128
+    x = torch.randn(batch, 784)
+    y = torch.tensor([(i * 7) % 10 for i in range(batch)])
+
+    def leaf(shape, scale_):
+        return (torch.randn(*shape) * scale_).requires_grad_()
+
+    p = [leaf((512, 784), 0.035), leaf((512,), 0.01), leaf((512, 512), 0.044),
+         leaf((512,), 0.01), leaf((10, 512), 0.044), leaf((10,), 0.01)]
+
+    def mlp_step():
+        h1 = F.relu(F.linear(x, p[0], p[1]))
+        h2 = F.relu(F.linear(h1, p[2], p[3]))
+        F.cross_entropy(F.linear(h2, p[4], p[5]), y).backward()
+        clear_grads(p)
+
+    s = median_seconds(mlp_step, max(1, 100 // scale), r)
+    res["autograd_mlp_step"] = {"seconds": s, "ms_per_op": s * 1e3}
+
+    c = [leaf((32, 64, 56, 56), 1.0), leaf((64, 64, 3, 3), 0.04), leaf((64,), 0.01)]
+    grad_out = torch.randn(32, 64, 56, 56)
+
+    def conv_step():
+        F.conv2d(c[0], c[1], c[2], padding=1).backward(grad_out)
+        clear_grads(c)
+
+    s = median_seconds(conv_step, 1, r)
+    flop = 3.0 * 2 * 32 * 56 * 56 * 64 * 64 * 9
+    res["autograd_conv2d"] = {"seconds": s, "ms_per_op": s * 1e3, "GFLOPS": flop / s / 1e9}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer inner iterations")
+    ap.add_argument("--suite", choices=("base", "autograd", "all"), default="base")
     args = ap.parse_args()
     scale = 10 if args.quick else 1
     r = args.repeats
@@ -44,6 +98,11 @@ def main():
         "results": {},
     }
     res = out["results"]
+    if args.suite in ("autograd", "all"):
+        autograd_suite(res, scale, r)
+    if args.suite == "autograd":
+        print(json.dumps(out, indent=2))
+        return
 
     a1 = torch.full((1,), 1.0)
     b1 = torch.full((1,), 2.0)

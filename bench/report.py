@@ -8,6 +8,9 @@ usage: report.py RESULTS_DIR
   dispatch_ember_K.json  ember_bench --benchmark_filter=Dispatch, round K
   dispatch_torch_K.json  ember_bench_libtorch, round K (alternating with the above)
   torch_py.json          bench/compare_torch.py
+  autograd_ember_K.json  ember_bench --benchmark_filter=Autograd, round K
+  autograd_torch_K.json  ember_bench_libtorch --benchmark_filter=TorchAutograd, round K
+  autograd_py_K.json     bench/compare_torch.py --suite autograd, round K
 """
 import glob
 import json
@@ -22,6 +25,10 @@ LIBTORCH_NOMINAL_US = 1.1
 DISPATCH_TARGET_RATIO = DISPATCH_TARGET_US / LIBTORCH_NOMINAL_US
 STREAM_TARGET = 0.80
 MATMUL_TARGET = 0.95
+# Autograd targets (issue 3), as time ratios against the reference named.
+AUTOGRAD_TINY_TARGET = 0.5   # (a*b).sum() fwd+bwd vs libtorch C++
+AUTOGRAD_MLP_TARGET = 1.0    # MLP training step vs PyTorch from Python
+AUTOGRAD_CONV_TARGET = 1.2   # conv2d fwd+bwd vs PyTorch from Python
 
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -46,6 +53,71 @@ def gbps(b):
 
 def yes(ok):
     return "yes" if ok else "**no**"
+
+
+def fmt_time(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.1f} ms"
+    return f"{ns / 1e3:.1f} µs"
+
+
+def autograd_rows(d, rows, extra):
+    """Autograd workloads: Ember, libtorch C++ and PyTorch from Python ran
+    in alternating rounds; each ratio is the median of the per-round ratios."""
+    e_rounds = sorted(glob.glob(os.path.join(d, "autograd_ember_*.json")))
+    if not e_rounds:
+        return
+    workloads = (
+        # key, label, python key, target reference, target ratio
+        ("MulSum16", "autograd `(a * b).sum()` fwd+bwd, 16-element f32", "autograd_mul_sum_16",
+         "libtorch", AUTOGRAD_TINY_TARGET),
+        ("MlpStep", "autograd MLP 784-512-512-10 step (fwd+bwd, cross_entropy, batch 128)",
+         "autograd_mlp_step", "python", AUTOGRAD_MLP_TARGET),
+        ("Conv2d", "autograd conv2d fwd+bwd (32×64×56×56, 64→64, 3×3, pad 1; dense output grad)", "autograd_conv2d",
+         "python", AUTOGRAD_CONV_TARGET),
+    )
+    med = statistics.median
+    for key, label, py_key, target_ref, target in workloads:
+        ember_ns, vs_torch, vs_py, torch_ns, py_ns = [], [], [], [], []
+        for k, ef in enumerate(e_rounds, start=1):
+            e, _ = load_medians(ef)
+            en = e.get(f"BM_Autograd_{key}")
+            if not en:
+                continue
+            ember_ns.append(en["ns"])
+            tf = os.path.join(d, f"autograd_torch_{k}.json")
+            if os.path.exists(tf):
+                t, _ = load_medians(tf)
+                tn = t.get(f"BM_TorchAutograd_{key}")
+                if tn:
+                    torch_ns.append(tn["ns"])
+                    vs_torch.append(en["ns"] / tn["ns"])
+            pf = os.path.join(d, f"autograd_py_{k}.json")
+            if os.path.exists(pf):
+                with open(pf) as f:
+                    py = json.load(f).get("results", {})
+                if py_key in py:
+                    pn = py[py_key]["seconds"] * 1e9
+                    py_ns.append(pn)
+                    vs_py.append(en["ns"] / pn)
+        if not ember_ns:
+            continue
+        n = len(ember_ns)
+        refs = {"libtorch": ("libtorch C++", torch_ns, vs_torch),
+                "python": ("PyTorch (Python)", py_ns, vs_py)}
+        name, ref_ns, ratios = refs[target_ref]
+        if ratios:
+            r = med(ratios)
+            rows.append((f"{label} ({n} rounds)", fmt_time(med(ember_ns)), f"{name} {fmt_time(med(ref_ns))}",
+                         f"{r:.2f}× time", f"≤ {target:.1f}× {name}", yes(r <= target)))
+        else:
+            rows.append((label, fmt_time(med(ember_ns)), f"{name} not run", "n/a",
+                         f"≤ {target:.1f}× {name}", "n/a"))
+        other = "python" if target_ref == "libtorch" else "libtorch"
+        oname, ons, oratios = refs[other]
+        if oratios:
+            extra.append((f"{label} vs {oname}", fmt_time(med(ember_ns)), f"{oname} {fmt_time(med(ons))}",
+                          f"{med(oratios):.2f}× time"))
 
 
 def main():
@@ -126,6 +198,8 @@ def main():
                 rows.append((f"`mm` {n}³ f32", f"{e['GFLOPS']:.1f} GFLOP/s",
                              f"dnnl_sgemm {s['GFLOPS']:.1f} GFLOP/s", f"{r:.2f}",
                              f"≥ {MATMUL_TARGET:.2f}", yes(r >= MATMUL_TARGET)))
+
+    autograd_rows(d, rows, extra)
 
     print("| Benchmark | Ember | Reference | Ratio | Target | Met? |")
     print("|---|---|---|---|---|---|")

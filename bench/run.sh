@@ -4,12 +4,15 @@
 #
 #   bench/run.sh            full run (about 5 minutes on 2 cores)
 #   BUILD_DIR=... JOBS=...  override the build folder (build-bench) and -j (2)
-#   ROUNDS=3                alternating Ember/libtorch dispatch rounds
+#   ROUNDS=3                alternating Ember/libtorch dispatch rounds, and
+#                           Ember/libtorch/PyTorch autograd rounds
+#   SKIP_AUTOGRAD=1         leave out the autograd rounds (about 3 minutes)
 #   SKIP_BUILD=1            reuse what is built
 #
 # Every verdict is a ratio of figures measured side by side in this run:
 # bandwidth and matmul references run in the same process (repetitions
-# randomly interleaved), the libtorch dispatch reference in alternating rounds.
+# randomly interleaved), the libtorch dispatch reference and the autograd
+# references (libtorch C++ and PyTorch from Python) in alternating rounds.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,12 +58,27 @@ for ((k = 1; k <= ROUNDS; k++)); do
     --benchmark_enable_random_interleaving=true \
     --benchmark_out="$RESULTS/dispatch_ember_$k.json" --benchmark_out_format=json >&2
   if [[ -x "$TORCH_BENCH" ]]; then
-    "$TORCH_BENCH" "${REPS[@]}" --benchmark_enable_random_interleaving=true \
+    "$TORCH_BENCH" --benchmark_filter='^BM_Torch_' "${REPS[@]}" --benchmark_enable_random_interleaving=true \
       --benchmark_out="$RESULTS/dispatch_torch_$k.json" --benchmark_out_format=json >&2
   else
     echo "(ember_bench_libtorch not built: pip install torch, then rerun)" >&2
   fi
 done
+
+if [[ "${SKIP_AUTOGRAD:-0}" != 1 ]]; then
+  echo "== autograd: $ROUNDS alternating rounds, Ember, libtorch, PyTorch (Python)" >&2
+  for ((k = 1; k <= ROUNDS; k++)); do
+    "$EMBER_BENCH" --benchmark_filter='^BM_Autograd_' "${REPS[@]}" \
+      --benchmark_out="$RESULTS/autograd_ember_$k.json" --benchmark_out_format=json >&2
+    if [[ -x "$TORCH_BENCH" ]]; then
+      "$TORCH_BENCH" --benchmark_filter='^BM_TorchAutograd_' "${REPS[@]}" \
+        --benchmark_out="$RESULTS/autograd_torch_$k.json" --benchmark_out_format=json >&2
+    fi
+    if [[ -n "$TORCH_PREFIX" ]]; then
+      "$PY" "$ROOT/bench/compare_torch.py" --suite autograd --repeats 5 >"$RESULTS/autograd_py_$k.json"
+    fi
+  done
+fi
 
 if [[ -n "$TORCH_PREFIX" ]]; then
   echo "== PyTorch from Python (reference only)" >&2
