@@ -15,6 +15,7 @@ usage: report.py RESULTS_DIR
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -41,7 +42,7 @@ def load_medians(path):
     for b in data.get("benchmarks", []):
         if b.get("aggregate_name", "median") != "median" or b.get("error_occurred"):
             continue
-        name = b.get("run_name", b["name"]).replace("/real_time", "")
+        name = re.sub(r"/iterations:\d+", "", b.get("run_name", b["name"]).replace("/real_time", ""))
         b["ns"] = b["real_time"] * _UNIT_NS[b.get("time_unit", "ns")]
         out[name] = b
     return out, data.get("context", {})
