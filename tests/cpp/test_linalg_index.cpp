@@ -137,6 +137,21 @@ TEST(Matmul, Float32LayoutsAgreeWithFloat64Loop) {
   }
 }
 
+// Zero strides (an expanded gradient) take contiguous copies, not oneDNN's
+// reference kernel; the result must not change.
+TEST(Matmul, ExpandedOperandsMatchContiguousOnes) {
+  const Tensor a = ember::tensor<float>(random_floats(3 * 4, 5), {1, 3, 4}).expand({2, 3, 4});
+  const Tensor b = ember::tensor<float>(random_floats(4, 6), {1, 4, 1}).expand({2, 4, 5});
+  const auto got = ember::bmm(a, b).tolist<float>();
+  const auto want = ember::bmm(a.contiguous(), b.contiguous()).tolist<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  const auto row = ember::mm(a.select(0, 0).slice(0, 0, 1).expand({3, 4}), b.select(0, 1)).tolist<float>();
+  const auto row_want = ember::mm(a.select(0, 0).slice(0, 0, 1).expand({3, 4}).contiguous(), b.select(0, 1).contiguous())
+                            .tolist<float>();
+  for (size_t i = 0; i < row.size(); ++i) EXPECT_NEAR(row[i], row_want[i], 1e-5) << i;
+}
+
 TEST(Matmul, Errors) {
   expect_error([] { ember::mm(mat_a(), mat_a()); }, ErrorKind::Value, "[2, 3]");
   expect_error([] { ember::mm(mat_a(), mat_b().to(DType::Float64)); }, ErrorKind::Type, "float64");

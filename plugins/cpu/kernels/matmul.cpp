@@ -104,8 +104,21 @@ MatmulKey make_key(ember_dtype dtype, const DLTensor* const (&t)[3]) {
   return key;
 }
 
+// oneDNN accepts zero strides (an expanded operand, such as the gradient of
+// a sum) but serves them with its slow reference kernel; a contiguous copy
+// costs far less than that.
+bool has_expanded_dim(const DLTensor* const (&t)[3]) {
+  for (const DLTensor* tensor : t) {
+    for (int d = 0; d < tensor->ndim; ++d) {
+      if (tensor->strides[d] == 0 && tensor->shape[d] > 1) return true;
+    }
+  }
+  return false;
+}
+
 MatmulPlan make_plan(const DLTensor* const (&t)[3], dnnl::memory::data_type type) {
   for (bool contiguous : {false, true}) {
+    if (!contiguous && has_expanded_dim(t)) continue;
     try {
       const auto a = memory_desc(*t[0], type, contiguous);
       const auto b = memory_desc(*t[1], type, contiguous);
