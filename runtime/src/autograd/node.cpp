@@ -79,9 +79,12 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   std::lock_guard<std::mutex> lock(meta.mutex);
   const Tensor& incoming = grads[0];
   if (!meta.grad.defined()) {
-    // A fresh tensor, so later in-place accumulation never writes into a
-    // gradient some other node still holds.
-    meta.grad = is_grad_enabled() ? incoming : incoming.detach().clone();
+    // Later accumulation is in place, so .grad must own its memory: a
+    // gradient nothing else references (the usual case) is kept as it is,
+    // anything shared or expanded is copied first.
+    const bool owned = incoming.impl_ptr().use_count() == 1 && incoming.impl()->storage().use_count() == 1 &&
+                       incoming.is_contiguous() && incoming.is_leaf();
+    meta.grad = is_grad_enabled() || owned ? incoming : incoming.detach().clone();
   } else if (is_grad_enabled()) {
     meta.grad = meta.grad + incoming;  // create_graph: keep the sum differentiable
   } else {
