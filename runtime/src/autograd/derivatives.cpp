@@ -144,13 +144,6 @@ BackwardFn d_extreme(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
-// Index `index` (1-D) laid along `dim` of a tensor shaped like `like`.
-Tensor index_along(const Tensor& index, int64_t dim, const Tensor& like) {
-  DimVector shape(like.sizes().size(), 1);
-  shape[dim] = index.numel();
-  return index.to(DType::Int64).reshape(shape).expand(like.sizes());
-}
-
 BackwardFn d_index_select(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[1]);
   const DimVector sizes = c.inputs[0].sizes();
@@ -159,8 +152,7 @@ BackwardFn d_index_select(const OpCall& c, std::vector<Tensor>& saved) {
   return [sizes, dim, dtype](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     if (sizes.empty()) return Grads{g.reshape(IntArrayRef{}), Tensor()};
-    return Grads{scatter_add(zeros(sizes, TensorOptions(dtype, g.device())), dim, index_along(in[0], dim, g), g),
-                 Tensor()};
+    return Grads{place_along(g, sizes, dtype, dim, in[0]), Tensor()};
   };
 }
 

@@ -49,6 +49,13 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
   return reduced.reshape(shape);
 }
 
+Tensor place_along(const Tensor& grad, IntArrayRef base_sizes, DType dtype, int64_t dim, const Tensor& index) {
+  DimVector index_shape(grad.sizes().size(), 1);
+  index_shape[dim] = index.numel();
+  const Tensor laid = index.to(DType::Int64).reshape(index_shape).expand(grad.sizes());
+  return scatter_add(zeros(base_sizes, TensorOptions(dtype, grad.device())), dim, laid, grad);
+}
+
 void check_inplace(const Tensor& target, const std::string& op) {
   if (is_grad_enabled() && target.requires_grad() && target.is_leaf()) {
     throw_error(ErrorKind::Runtime, op + ": a leaf Variable that requires grad is being used in an in-place operation.");

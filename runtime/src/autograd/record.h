@@ -28,6 +28,11 @@ Tensor record_unary(const std::string& name, const Tensor& in, Tensor out, Backw
 // Sums `grad` down to `shape`, undoing broadcasting.
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 
+// The gradient of selecting `index` (1-D, integer) along `dim` of a tensor
+// of `base_sizes`: zeros with `grad` added at those positions (repeated
+// indices accumulate).
+Tensor place_along(const Tensor& grad, IntArrayRef base_sizes, DType dtype, int64_t dim, const Tensor& index);
+
 // Rejects an in-place write into a leaf that requires grad (PyTorch's rule).
 void check_inplace(const Tensor& target, const std::string& op);
 

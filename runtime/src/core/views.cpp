@@ -28,15 +28,6 @@ Tensor reshaping_view(const char* name, const Tensor& base, Tensor view) {
   });
 }
 
-// The gradient of taking `index` (int64, 1-D) along `dim`: zeros of the
-// base's shape with `grad` added at those positions.
-Tensor place_along(const Tensor& grad, const DimVector& base_sizes, DType dtype, int64_t dim, const Tensor& index) {
-  DimVector index_shape(grad.sizes().size(), 1);
-  index_shape[dim] = index.numel();
-  const Tensor laid = index.reshape(index_shape).expand(grad.sizes());
-  return scatter_add(zeros(base_sizes, TensorOptions(dtype, grad.device())), dim, laid, grad);
-}
-
 Tensor indexing_view(const char* name, const Tensor& base, Tensor view, int64_t dim, int64_t start, int64_t step,
                      bool keeps_dim) {
   if (!autograd::any_requires_grad({base})) return view;
@@ -48,7 +39,7 @@ Tensor indexing_view(const char* name, const Tensor& base, Tensor view, int64_t 
                                   const Tensor grad = keeps_dim ? g[0] : g[0].unsqueeze(dim);
                                   const Tensor index = arange(start, start + count * step, step, DType::Int64)
                                                            .to(grad.device());
-                                  return Grads{place_along(grad, sizes, dtype, dim, index)};
+                                  return Grads{autograd::place_along(grad, sizes, dtype, dim, index)};
                                 });
 }
 

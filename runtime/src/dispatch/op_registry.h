@@ -30,6 +30,9 @@ class OpRegistry {
   std::unordered_map<std::string_view, Op*> by_name_;
 };
 
+// The catalogue's op of that name; throws NotImplemented when unknown.
+inline const Op& op_named(std::string_view name) { return OpRegistry::get().at(name); }
+
 // Defined in ops/catalogue.cpp: adds every primitive of sdk/docs/ops.md.
 void register_catalogue(OpRegistry& registry);
 

@@ -14,7 +14,7 @@ namespace {
 
 using dispatch::Op;
 
-const Op& op_named(const char* name) { return dispatch::OpRegistry::get().at(name); }
+using dispatch::op_named;
 
 [[noreturn]] void throw_dtype(const char* op, DType dtype) {
   throw_error(ErrorKind::Type, std::string(op) + ": not implemented for dtype " + std::string(dtype_name(dtype)));

@@ -10,7 +10,7 @@
 namespace ember {
 namespace {
 
-const dispatch::Op& op_named(const char* name) { return dispatch::OpRegistry::get().at(name); }
+using dispatch::op_named;
 
 void check_index_tensor(const char* name, const Tensor& index, const Tensor& x) {
   if (index.dtype() != DType::Int64 && index.dtype() != DType::Int32) {

@@ -9,7 +9,7 @@
 namespace ember {
 namespace {
 
-const dispatch::Op& op_named(const char* name) { return dispatch::OpRegistry::get().at(name); }
+using dispatch::op_named;
 
 // The kernel writes a keepdim-shaped output; drop the reduced dims after.
 Tensor finish_keepdim(const Tensor& out, IntArrayRef dims, int64_t rank, bool keepdim) {
