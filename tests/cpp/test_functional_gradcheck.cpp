@@ -213,6 +213,21 @@ TEST(FunctionalGradcheck, ShapeAndSelection) {
   gradcheck([](const V& v) { return tril(v[0], -1).t(); }, {x}, "tril diagonal -1");
 }
 
+TEST(FunctionalGradcheck, AdvancedIndexing) {
+  const Tensor x = leaf({3, 4}, 164);
+  const Tensor rows = tensor<int64_t>({2, 0, 2});
+  const Tensor cols = tensor<int64_t>({1, -1}, {2, 1});
+  const Tensor mask = gt(leaf({3, 4}, 165).detach(), 0.0);
+  gradcheck([&](const V& v) { return index(v[0], {rows}); }, {x}, "index repeated rows");
+  gradcheck([&](const V& v) { return index(v[0], {rows, cols}); }, {x}, "index broadcast pair");
+  gradcheck([&](const V& v) { return index(v[0].t(), {std::nullopt, rows}); }, {x}, "index non-contiguous");
+  gradcheck([&](const V& v) { return index(v[0], {mask}); }, {x}, "index bool mask");
+  gradcheck([&](const V& v) { return index_put(v[0], {rows}, v[1], true); }, {x, leaf({4}, 166)},
+            "index_put accumulate broadcast values");
+  gradcheck([&](const V& v) { return index_put(v[0].t(), {std::nullopt, rows}, v[1]); }, {x, leaf({4, 3}, 167)},
+            "index_put overwrite non-contiguous");
+}
+
 TEST(FunctionalGradcheck, ScanAndSort) {
   const Tensor x = leaf({3, 4}, 164);
   gradcheck([](const V& v) { return cumsum(v[0], 1); }, {x}, "cumsum dim 1");

@@ -120,4 +120,19 @@ Tensor triu(const Tensor& x, int64_t diagonal = 0);
 // num_classes = -1 means max(indices) + 1.
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 
+// --- advanced indexing: Python's x[i, :, j] and x[i, :, j] = v with tensors.
+// `indices` has one entry per leading dim of x, nullopt meaning the whole
+// dim (':'). Integer index tensors broadcast together; a bool mask over k
+// dims stands for the k coordinates of its true elements. When the indexed
+// dims are adjacent the index dims replace them in place, otherwise they come
+// first (PyTorch's rule).
+Tensor index(const Tensor& x, const std::vector<std::optional<Tensor>>& indices);
+// With accumulate, repeated positions sum; without, the last write wins.
+Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate = false);
+Tensor& index_put_(Tensor& x, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false);
+// [count, x.dim()] int64 coordinates of the nonzero elements, row-major order.
+Tensor nonzero(const Tensor& x);
+
 }  // namespace ember

@@ -82,11 +82,15 @@ EMBER_BINARY_DERIVATIVE(d_mm, mm(g, b.t()), mm(a.t(), g))
 EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2), g))
 #undef EMBER_BINARY_DERIVATIVE
 
+// Only the condition is saved, so the branches may change in place later
+// (index_put_ writes its result over one of them).
 BackwardFn d_where(const OpCall& c, std::vector<Tensor>& saved) {
-  return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {
+  saved.push_back(c.inputs[0]);
+  return [](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
     const Tensor zero = zeros_like(g);
     return Grads{Tensor(), where(in[0], g, zero), where(in[0], zero, g)};
-  });
+  };
 }
 
 BackwardFn d_copy(const OpCall& c, std::vector<Tensor>&) {

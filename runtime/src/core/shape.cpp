@@ -62,6 +62,15 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
   return out;
 }
 
+bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 DimVector infer_view_shape(IntArrayRef shape, int64_t numel, std::string_view op) {
   DimVector out(shape);
   int64_t known = 1;

@@ -18,6 +18,8 @@ DimVector normalize_dims(IntArrayRef dims, int64_t rank, std::string_view op);
 
 // NumPy broadcasting; throws naming the op and both shapes.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op);
+// Whether `from` expands to exactly `to` (what expand() accepts).
+bool broadcasts_to(IntArrayRef from, IntArrayRef to);
 
 // Resolves one -1 in `shape` against numel; throws on a mismatch.
 DimVector infer_view_shape(IntArrayRef shape, int64_t numel, std::string_view op);
