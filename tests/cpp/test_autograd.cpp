@@ -134,6 +134,23 @@ TEST(Autograd, GradLeavesDotGradAloneAndReportsUnusedInputs) {
   EXPECT_FALSE(a.grad().defined());
 }
 
+TEST(Autograd, GradWithRespectToIntermediateRunsOnlyTheGraphBelowIt) {
+  Tensor x = tensor<float>({2}).requires_grad_();
+  const Tensor h = x * x;
+  bool above_ran = false;
+  autograd::register_hook(x, [&](const Tensor&) {
+    above_ran = true;
+    return Tensor();
+  });
+  const auto g = autograd::grad({sum(h * 3.0)}, {h});
+  EXPECT_EQ(values(g[0]), (std::vector<float>{3}));
+  EXPECT_FALSE(above_ran);
+  // The x * x node kept its saved tensors: a backward through it still works.
+  sum(h).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{4}));
+  EXPECT_TRUE(above_ran);
+}
+
 TEST(Autograd, AsStridedOverlappingWindowsAccumulate) {
   Tensor x = tensor<float>({1, 2, 3, 4}).requires_grad_();
   // Windows [0,1], [1,2], [2,3]: the middle elements are read twice.

@@ -42,6 +42,44 @@ std::unordered_map<Node*, int> count_dependencies(const std::vector<Edge>& roots
 
 void add_into(Tensor& slot, const Tensor& grad) { slot = slot.defined() ? slot + grad : grad; }
 
+// For grad(): the nodes from which a captured edge can be reached. Others
+// cannot contribute to the requested gradients and are not run, so grad()
+// with respect to an intermediate tensor leaves the graph above it intact
+// (and a derivative may call grad() on a sub-graph of its own).
+std::unordered_set<Node*> nodes_leading_to(const std::vector<Edge>& roots, const CaptureMap& captures) {
+  std::unordered_map<Node*, bool> leads;
+  std::vector<std::pair<Node*, size_t>> stack;  // node, next edge to visit
+  for (const Edge& root : roots) {
+    if (leads.count(root.node.get()) != 0) continue;
+    leads[root.node.get()] = false;
+    stack.emplace_back(root.node.get(), 0);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const auto& edges = node->next_edges();
+      if (next == edges.size()) {
+        Node* done = node;
+        stack.pop_back();
+        if (!stack.empty() && leads[done]) leads[stack.back().first] = true;
+        continue;
+      }
+      const Edge& e = edges[next++];
+      if (!e.valid()) continue;
+      if (captures.count({e.node.get(), e.input_nr}) != 0) leads[node] = true;
+      auto [it, inserted] = leads.emplace(e.node.get(), false);
+      if (inserted) {
+        stack.emplace_back(e.node.get(), 0);
+      } else if (it->second) {
+        leads[node] = true;
+      }
+    }
+  }
+  std::unordered_set<Node*> out;
+  for (const auto& [node, yes] : leads) {
+    if (yes) out.insert(node);
+  }
+  return out;
+}
+
 // Note [Engine]
 // Every node's incoming gradients are summed in a buffer; a node runs once
 // all the nodes that feed it have run (its dependency count reaches zero).
@@ -51,6 +89,8 @@ void add_into(Tensor& slot, const Tensor& grad) { slot = slot.defined() ? slot +
 void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, bool retain_graph,
                   bool create_graph, const CaptureMap* captures, std::vector<Tensor>* captured) {
   std::unordered_map<Node*, int> deps = count_dependencies(roots);
+  std::optional<std::unordered_set<Node*>> needed;
+  if (captures != nullptr) needed = nodes_leading_to(roots, *captures);
   std::unordered_map<Node*, std::vector<Tensor>> buffers;
   std::unordered_map<Node*, std::shared_ptr<Node>> keep_alive;
   std::priority_queue<NodeTask> ready;
@@ -82,6 +122,7 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
     Node* node = ready.top().node;
     ready.pop();
     if (!queued.insert(node).second) continue;
+    if (needed && needed->count(node) == 0) continue;
     std::vector<Tensor> grads = std::move(buffers[node]);
     grads.resize(node->num_inputs());
     node->run_pre_hooks(grads);
