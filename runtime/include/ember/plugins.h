@@ -32,6 +32,18 @@ PluginInfo load_plugin(const std::string& path);
 // call discovers plugins (Note [Plugin discovery]).
 std::vector<PluginInfo> plugins();
 
+// One op of the catalogue (sdk/docs/ops.md) as the core registered it: what
+// a plugin may register kernels for.
+struct CatalogueOp {
+  std::string name;
+  int num_inputs = 0;      // -1: any number (cat)
+  int num_outputs = 1;
+  bool composite = false;  // decomposed by the core; a kernel is an optional fused override
+};
+
+// Every op of the catalogue, in the core's registration order.
+std::vector<CatalogueOp> catalogue_ops();
+
 struct DeviceInfo {
   Device device;
   std::string name;

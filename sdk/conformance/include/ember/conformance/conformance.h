@@ -1,0 +1,81 @@
+// The Ember conformance kit: certifies a device plugin against the ABI and
+// the op catalogue (sdk/docs/ops.md), using the core runtime and the CPU
+// plugin as the reference. `ember-conformance` is a thin CLI over run().
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ember/dtype.h>
+
+namespace ember::conformance {
+
+struct Options {
+  // A path to a plugin library, or the name of a plugin the core discovers.
+  std::string plugin;
+  // Regular expressions searched in check ids ("abi/copy", "ops/add/float32",
+  // "e2e/mlp"); a check runs when any matches. Empty: every check.
+  std::vector<std::string> filters;
+  // Time every (op, dtype) on the device and the CPU.
+  bool perf = false;
+};
+
+enum class Outcome { Pass, Fail, Skip };
+
+// One check of the ABI or end-to-end suites.
+struct CheckResult {
+  std::string id;
+  Outcome outcome = Outcome::Pass;
+  std::string message;  // why it failed or was skipped; notes on a pass
+};
+
+// How one (op, dtype) of the catalogue fared on the device.
+enum class Coverage {
+  Pass,           // a kernel is registered (or claimed) and every case matched the CPU
+  Fail,           // a case failed: see OpResult::message
+  Decomposed,     // no kernel; the core's decomposition ran on the device and matched
+  NotRegistered,  // no kernel, no decomposition: the op is unavailable for this dtype
+  Unavailable,    // could not run: the decomposition or the CPU reference lacks a piece
+};
+
+struct OpResult {
+  std::string op;
+  DType dtype = DType::Float32;
+  Coverage coverage = Coverage::NotRegistered;
+  std::string message;          // the failing case, its input and largest error
+  int cases_run = 0;
+  bool gradient_checked = false;
+  double max_error = 0;         // largest |device - reference| over the cases
+  std::optional<double> device_us;  // --perf: one call of the largest case
+  std::optional<double> cpu_us;
+};
+
+struct Report {
+  std::string plugin_name;
+  std::string plugin_path;
+  std::string plugin_version;
+  std::string abi;          // "1.0" as the plugin declares it
+  std::string device_type;
+  std::vector<CheckResult> abi_checks;
+  std::vector<OpResult> ops;
+  std::vector<std::string> ops_without_case;  // in the catalogue, unknown to this kit
+  std::vector<CheckResult> e2e_checks;
+  std::string fatal_error;  // set when the plugin could not be loaded at all
+
+  bool passed() const;
+};
+
+// Every check id run() may run, after filtering (ops/<op>/<dtype> for every
+// dtype the catalogue defines an op for, registered or not).
+std::vector<std::string> list_checks(const Options& options);
+
+// Loads the plugin and runs the three suites. Never throws for a faulty
+// plugin: every problem lands in the report.
+Report run(const Options& options);
+
+// The op x dtype table, the failures and the coverage summary.
+std::string format_table(const Report& report, bool perf);
+std::string format_json(const Report& report);
+
+}  // namespace ember::conformance

@@ -1,0 +1,97 @@
+// Op cases of the composite ops a backend may override with a fused kernel
+// (Note [Op cases]). A case for an op the catalogue does not (yet) list is
+// never run: the suite takes its op list from the core.
+#include <ember/functional.h>
+
+#include "op_case.h"
+
+namespace ember::conformance {
+
+namespace {
+
+OpCase softmax_like_case(const std::string& op, Tensor (*fn)(const Tensor&, int64_t)) {
+  auto along = [fn](int64_t dim) {
+    return [fn, dim](const Tensors& in, DType, Device) { return Tensors{fn(in[0], dim)}; };
+  };
+  return {op, floating_dtypes(),
+          {
+              {"dim 1", {{.shape = {3, 5}}}, along(1), 1, true},
+              {"dim 0", {{.shape = {4, 3}}}, along(0), 1, true},
+              {"last dim of 3-d", {{.shape = {2, 3, 4}}}, along(-1)},
+              {"0-d", {{.shape = {}}}, along(0)},
+              {"empty", {{.shape = {0, 4}}}, along(1)},
+              {"transposed", {{.shape = {5, 3}, .view = transposed}}, along(1)},
+              {"special values", {{.shape = {2, 8}, .values = Values::Special}}, along(1)},
+              {"large odd size", {{.shape = {33, 1031}}}, along(1), 10},
+          }};
+}
+
+OpCase conv2d_case() {
+  auto conv = [](int64_t stride, int64_t padding, int64_t groups) {
+    return [=](const Tensors& in, DType, Device) {
+      return Tensors{conv2d(in[0], in[1], in[2], {stride}, {padding}, {1}, groups)};
+    };
+  };
+  return {"conv2d", floating_dtypes(),
+          {
+              {"3x3", {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {4}}}, conv(1, 0, 1), 3, true},
+              {"stride 2, padding 1", {{.shape = {1, 2, 7, 7}}, {.shape = {3, 2, 3, 3}}, {.shape = {3}}}, conv(2, 1, 1),
+               3},
+              {"groups", {{.shape = {2, 4, 5, 5}}, {.shape = {6, 2, 3, 3}}, {.shape = {6}}}, conv(1, 1, 2), 3},
+          }};
+}
+
+OpCase pool_case(const std::string& op, Tensor (*pool)(const Tensor&, int64_t, int64_t, int64_t)) {
+  auto run = [pool](int64_t kernel, int64_t stride, int64_t padding) {
+    return [=](const Tensors& in, DType, Device) { return Tensors{pool(in[0], kernel, stride, padding)}; };
+  };
+  return {op, floating_dtypes(),
+          {
+              {"2x2", {{.shape = {2, 3, 6, 6}}}, run(2, 2, 0), 1, true},
+              {"3x3 stride 2 padding 1", {{.shape = {1, 2, 7, 5}}}, run(3, 2, 1)},
+              {"transposed", {{.shape = {1, 2, 6, 6}, .view = transposed}}, run(2, 1, 0)},
+          }};
+}
+
+OpCase layer_norm_case() {
+  const OpCall call = [](const Tensors& in, DType, Device) {
+    return Tensors{layer_norm(in[0], {in[0].size(-1)}, in[1], in[2])};
+  };
+  return {"layer_norm", floating_dtypes(),
+          {
+              {"last dim", {{.shape = {3, 8}}, {.shape = {8}}, {.shape = {8}}}, call, 3, true},
+              {"3-d", {{.shape = {2, 3, 5}}, {.shape = {5}}, {.shape = {5}}}, call, 3},
+              {"transposed", {{.shape = {6, 4}, .view = transposed}, {.shape = {6}}, {.shape = {6}}}, call, 3},
+          }};
+}
+
+OpCase cross_entropy_case() {
+  const OpCall call = [](const Tensors& in, DType, Device) { return Tensors{cross_entropy(in[0], in[1])}; };
+  return {"cross_entropy", floating_dtypes(),
+          {
+              {"class indices",
+               {{.shape = {6, 5}},
+                {.shape = {6}, .values = Values::Index, .dtype = DType::Int64, .index_limit = 5,
+                 .nonnegative_index = true}},
+               call, 3, true},
+              {"class probabilities", {{.shape = {4, 3}}, {.shape = {4, 3}, .values = Values::Positive}}, call, 3},
+          }};
+}
+
+}  // namespace
+
+std::vector<OpCase> composite_cases() {
+  return {
+      softmax_like_case("softmax", &softmax),
+      softmax_like_case("log_softmax", &log_softmax),
+      conv2d_case(),
+      pool_case("max_pool2d",
+                [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return max_pool2d(x, {k}, {s}, {p}); }),
+      pool_case("avg_pool2d",
+                [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return avg_pool2d(x, {k}, {s}, {p}); }),
+      layer_norm_case(),
+      cross_entropy_case(),
+  };
+}
+
+}  // namespace ember::conformance
