@@ -22,6 +22,7 @@ ember_status* register_kernels(ember_registrar* registrar) {
     register_scan_kernels(r);
     register_sort_kernels(r);
     register_softmax_kernels(r);
+    register_convolution_kernels(r);
   });
 }
 

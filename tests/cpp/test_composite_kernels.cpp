@@ -3,6 +3,7 @@
 // losses (Note [Composite kernels]).
 #include <gtest/gtest.h>
 
+#include <ember/autograd.h>
 #include <ember/ember.h>
 
 #include "gradcheck.h"
@@ -15,15 +16,25 @@ class CompositeKernels : public ::testing::Test {
   void TearDown() override { set_composite_kernels_enabled(true); }
 };
 
-std::vector<double> run_both(const std::function<Tensor()>& f) {
+std::vector<double> run_both(const std::function<Tensor()>& f, double tolerance = 1e-5) {
   set_composite_kernels_enabled(true);
   const std::vector<double> fused = f().tolist<double>();
   set_composite_kernels_enabled(false);
   const std::vector<double> decomposed = f().tolist<double>();
   set_composite_kernels_enabled(true);
   EXPECT_EQ(fused.size(), decomposed.size());
-  for (size_t i = 0; i < fused.size(); ++i) EXPECT_NEAR(fused[i], decomposed[i], 1e-5) << i;
+  for (size_t i = 0; i < fused.size(); ++i) {
+    EXPECT_NEAR(fused[i], decomposed[i], tolerance * std::max(1.0, std::fabs(decomposed[i]))) << i;
+  }
   return fused;
+}
+
+// The output and the gradients of every input, flattened into one tensor.
+Tensor with_gradients(const Tensor& out, const std::vector<Tensor>& inputs) {
+  const Tensor weights = cos(arange(out.numel(), TensorOptions(out.dtype())).reshape(out.sizes()));
+  std::vector<Tensor> parts{out.reshape({-1})};
+  for (const Tensor& g : autograd::grad({sum(out * weights)}, inputs)) parts.push_back(g.reshape({-1}));
+  return cat(parts, 0);
 }
 
 TEST_F(CompositeKernels, SoftmaxFamilyMatchesDecomposition) {
@@ -41,6 +52,50 @@ TEST_F(CompositeKernels, FusedKernelsHaveDerivatives) {
   const Tensor x = testing::leaf({3, 4}, 21);
   testing::gradcheck([](const std::vector<Tensor>& v) { return softmax(v[0], 1); }, {x}, "fused softmax");
   testing::gradcheck([](const std::vector<Tensor>& v) { return log_softmax(v[0], 0); }, {x}, "fused log_softmax");
+}
+
+struct ConvCase {
+  std::vector<int64_t> input, weight;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+};
+
+TEST_F(CompositeKernels, ConvolutionAndItsGradientsMatchDecomposition) {
+  const std::vector<ConvCase> cases = {
+      {{2, 3, 9, 8}, {4, 3, 3, 3}, {1}, {0}, {1}, 1},
+      {{2, 4, 9, 8}, {6, 2, 3, 2}, {2, 1}, {1, 2}, {1}, 2},
+      {{1, 3, 11, 10}, {5, 3, 3, 3}, {3}, {2}, {2, 1}, 1},
+      {{3, 6, 7, 7}, {6, 1, 3, 3}, {1}, {1}, {1}, 6},
+  };
+  for (const ConvCase& c : cases) {
+    manual_seed(5);
+    const Tensor x = randn(c.input).requires_grad_();
+    const Tensor w = randn(c.weight).requires_grad_();
+    const Tensor b = randn({c.weight[0]}).requires_grad_();
+    run_both([&] { return with_gradients(conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups), {x, w, b}); },
+             1e-4);
+  }
+  // A non-contiguous input and conv1d (a conv2d over a height of 1).
+  const Tensor xt = randn({2, 8, 8, 3}).requires_grad_();
+  const Tensor w = randn({4, 3, 3, 3}).requires_grad_();
+  run_both([&] { return with_gradients(conv2d(xt.permute({0, 3, 1, 2}), w, std::nullopt, {1}, {1}), {xt, w}); },
+           1e-4);
+  const Tensor x1 = randn({2, 3, 12}).requires_grad_();
+  const Tensor w1 = randn({5, 3, 4}).requires_grad_();
+  run_both([&] { return with_gradients(conv1d(x1, w1, std::nullopt, {2}, {1}), {x1, w1}); }, 1e-4);
+}
+
+TEST_F(CompositeKernels, FusedConvolutionHasSecondOrderGradients) {
+  manual_seed(6);
+  const Tensor x = randn({1, 2, 6, 6}).requires_grad_();
+  const Tensor w = randn({3, 2, 3, 3}).requires_grad_();
+  run_both(
+      [&] {
+        const Tensor y = conv2d(x, w, std::nullopt, {2}, {1});
+        const Tensor gx = autograd::grad({sum(y * y)}, {x}, {}, false, /*create_graph=*/true)[0];
+        return autograd::grad({sum(gx * gx)}, {w})[0];
+      },
+      1e-4);
 }
 
 // A small MLP trained with SGD; returns the loss of every step.
@@ -62,6 +117,39 @@ std::vector<float> train_mlp(int steps) {
     }
   }
   return losses;
+}
+
+// A small CNN (conv, pool, conv, global average, linear) trained with SGD.
+std::vector<float> train_cnn(int steps) {
+  manual_seed(12);
+  const Tensor images = randn({16, 1, 12, 12});
+  const Tensor labels = argmax(sum(images.view({16, 1, 2, 72}), {1, 3}), 1);
+  Tensor c1 = (randn({6, 1, 3, 3}) * 0.4).requires_grad_();
+  Tensor c2 = (randn({8, 6, 3, 3}) * 0.2).requires_grad_();
+  Tensor fc = (randn({2, 8}) * 0.3).requires_grad_();
+  std::vector<float> losses;
+  for (int step = 0; step < steps; ++step) {
+    const Tensor h = max_pool2d(relu(conv2d(images, c1, std::nullopt, {1}, {1})), {2});
+    const Tensor features = adaptive_avg_pool2d(relu(conv2d(h, c2, std::nullopt, {2})), {1}).flatten(1);
+    const Tensor loss = cross_entropy(linear(features, fc), labels);
+    loss.backward();
+    losses.push_back(loss.item<float>());
+    autograd::NoGradGuard no_grad;
+    for (Tensor* p : {&c1, &c2, &fc}) {
+      sub_(*p, p->grad() * 0.3);
+      p->set_grad(Tensor());
+    }
+  }
+  return losses;
+}
+
+TEST_F(CompositeKernels, PrimitivesOnlyCnnTrainingMatchesFusedKernels) {
+  const std::vector<float> fused = train_cnn(10);
+  set_composite_kernels_enabled(false);
+  const std::vector<float> primitives_only = train_cnn(10);
+  ASSERT_EQ(fused.size(), primitives_only.size());
+  for (size_t i = 0; i < fused.size(); ++i) EXPECT_NEAR(fused[i], primitives_only[i], 1e-4 * fused[0]) << "step " << i;
+  EXPECT_LT(fused.back(), 0.8f * fused.front());
 }
 
 TEST_F(CompositeKernels, PrimitivesOnlyTrainingMatchesFusedKernels) {

@@ -170,7 +170,7 @@ TEST(Functional, ConvAndPoolShapesOnMeta) {
   expect_error([&] { ember::conv2d(x, ember::empty({12, 4, 3, 3}, meta)); }, ErrorKind::Value, "groups=1");
   expect_error([&] { ember::max_pool2d(x, {2}, {}, {2}); }, ErrorKind::Value, "at most half");
   expect_error([&] { ember::conv2d(ember::empty({1, 1, 2, 2}, meta), ember::empty({1, 1, 3, 3}, meta)); },
-               ErrorKind::Value, "smaller than the dilated kernel");
+               ErrorKind::Value, "is smaller than the kernel [3, 3] dilated by [1, 1]");
 }
 
 TEST(Functional, ConvByHand) {

@@ -5,12 +5,11 @@
 
 #include <array>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "onednn.h"
 
 namespace ember::cpu {
 namespace {
@@ -44,17 +43,6 @@ void fill_zeros(const DLTensor& out) {
 // oneDNN path
 // ---------------------------------------------------------------------------
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// Streams are not meant for concurrent use, so each calling thread has one.
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
-
 dnnl::memory::desc memory_desc(const DLTensor& t, dnnl::memory::data_type type, bool contiguous) {
   const dnnl::memory::dims dims(t.shape, t.shape + t.ndim);
   if (contiguous) {
@@ -63,11 +51,9 @@ dnnl::memory::desc memory_desc(const DLTensor& t, dnnl::memory::data_type type, 
   return {dims, type, dnnl::memory::dims(t.strides, t.strides + t.ndim)};
 }
 
-// Note [Matmul primitive cache]: building a oneDNN primitive costs far more
-// than running a small matmul, so primitives are cached by everything their
-// descriptors depend on. When oneDNN rejects the given strides (expanded
-// batches, both strides > 1, ...), the entry records that the operands go
-// through contiguous scratch copies instead.
+// Matmul plans (Note [Primitive cache]). When oneDNN rejects the given
+// strides (expanded batches, both strides > 1, ...), the plan records that
+// the operands go through contiguous scratch copies instead.
 struct MatmulKey {
   int dtype;
   int ndim;
@@ -134,21 +120,8 @@ MatmulPlan make_plan(const DLTensor* const (&t)[3], dnnl::memory::data_type type
 
 std::shared_ptr<const MatmulPlan> cached_plan(ember_dtype dtype, const DLTensor* const (&t)[3],
                                               dnnl::memory::data_type type) {
-  constexpr size_t kMaxEntries = 512;
-  static std::mutex mutex;
-  static std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPlan>, MatmulKeyHash> cache;
-  const MatmulKey key = make_key(dtype, t);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-  }
-  // Built outside the lock: two threads may race to build the same plan,
-  // which is harmless. Plans in use survive a flush of a full cache.
-  auto plan = std::make_shared<const MatmulPlan>(make_plan(t, type));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (cache.size() >= kMaxEntries) cache.clear();
-  cache.emplace(key, plan);
-  return plan;
+  static PrimitiveCache<MatmulKey, MatmulPlan, MatmulKeyHash> cache;
+  return cache.get(make_key(dtype, t), [&] { return make_plan(t, type); });
 }
 
 // A contiguous copy of `t` in `storage`, described by `view`.

@@ -9,6 +9,9 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/record.h"
+#include "autograd/through_decomposition.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "core/shape.h"
 #include "ember/error.h"
 #include "ember/functional.h"
@@ -254,6 +257,40 @@ BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// The backend's backward convolutions when it has both and no graph of the
+// backward is wanted; otherwise the unfold + matmul decomposition,
+// differentiated (which also gives higher orders).
+BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  saved.push_back(c.inputs[1]);
+  const DimVector stride = c.attr_ints("conv2d", "stride");
+  const DimVector padding = c.attr_ints("conv2d", "padding");
+  const DimVector dilation = c.attr_ints("conv2d", "dilation");
+  const int64_t groups = c.attr_int("conv2d", "groups");
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    const Tensor& x = in[0];
+    const Tensor& w = in[1];
+    static const dispatch::Op& backward_input = dispatch::op_named("conv2d_backward_input");
+    static const dispatch::Op& backward_weight = dispatch::op_named("conv2d_backward_weight");
+    if (!is_grad_enabled() && dispatch::use_composite_kernel(backward_input, g) &&
+        dispatch::use_composite_kernel(backward_weight, g)) {
+      const Tensor gc = g.contiguous();
+      auto run = [&](const dispatch::Op& op, const Tensor& other, const char* sizes_name, IntArrayRef sizes) {
+        return dispatch::call_single(op, {gc, other},
+                                     {dispatch::attr_ints("stride", stride), dispatch::attr_ints("padding", padding),
+                                      dispatch::attr_ints("dilation", dilation), dispatch::attr_int("groups", groups),
+                                      dispatch::attr_ints(sizes_name, sizes)});
+      };
+      return Grads{x.requires_grad() ? run(backward_input, w, "input_sizes", x.sizes()) : Tensor(),
+                   w.requires_grad() ? run(backward_weight, x, "weight_sizes", w.sizes()) : Tensor()};
+    }
+    return differentiate_decomposition(
+        [&](const Grads& args) { return conv2d(args[0], args[1], std::nullopt, stride, padding, dilation, groups); },
+        {x, w}, g);
+  };
+}
+
 const std::unordered_map<std::string_view, DerivativeMaker>& table() {
   static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
       {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
@@ -268,6 +305,7 @@ const std::unordered_map<std::string_view, DerivativeMaker>& table() {
       {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
       {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
       {"cumsum", d_cumsum},   {"sort", d_sort},       {"softmax", d_softmax}, {"log_softmax", d_log_softmax},
+      {"conv2d", d_conv2d},
   };
   return *t;
 }

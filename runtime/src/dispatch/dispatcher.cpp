@@ -205,13 +205,17 @@ void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& outpu
 
 namespace {
 std::atomic<bool> g_composite_kernels{true};
+thread_local int t_decomposition_depth = 0;
 }  // namespace
 
 bool use_composite_kernel(const Op& op, const Tensor& x) {
   const Device device = x.device();
-  return g_composite_kernels.load(std::memory_order_relaxed) && !device.is_meta() &&
-         op.kernel(device.type, x.dtype()) != nullptr;
+  return g_composite_kernels.load(std::memory_order_relaxed) && t_decomposition_depth == 0 &&
+         !device.is_meta() && op.kernel(device.type, x.dtype()) != nullptr;
 }
+
+DecompositionGuard::DecompositionGuard() { ++t_decomposition_depth; }
+DecompositionGuard::~DecompositionGuard() { --t_decomposition_depth; }
 
 ember_attr attr_int(const char* name, int64_t value) {
   ember_attr a{};

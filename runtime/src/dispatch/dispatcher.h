@@ -26,6 +26,17 @@ void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& outpu
 // the primitives-only contract: every composite then runs on primitives.
 bool use_composite_kernel(const Op& op, const Tensor& x);
 
+// While alive, every composite on this thread runs its decomposition; a
+// derivative uses it to differentiate a fused kernel through the ops the
+// kernel stands for.
+class DecompositionGuard {
+ public:
+  DecompositionGuard();
+  ~DecompositionGuard();
+  DecompositionGuard(const DecompositionGuard&) = delete;
+  DecompositionGuard& operator=(const DecompositionGuard&) = delete;
+};
+
 // Attribute builders; names and arrays are borrowed for the call.
 ember_attr attr_int(const char* name, int64_t value);
 ember_attr attr_float(const char* name, double value);

@@ -107,6 +107,33 @@ void meta_sort(const OpCall& call, TensorMeta* out) {
   out[1].dtype = DType::Int64;
 }
 
+// Output height/width of a convolution window sweep (attrs stride, padding,
+// dilation; kernel size from the weight's last two dims).
+void meta_conv2d(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  const IntArrayRef stride = call.attr_ints("conv2d", "stride");
+  const IntArrayRef padding = call.attr_ints("conv2d", "padding");
+  const IntArrayRef dilation = call.attr_ints("conv2d", "dilation");
+  DimVector sizes{x.size(0), w.size(0), 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    sizes[2 + i] = (x.size(2 + i) + 2 * padding[i] - dilation[i] * (w.size(2 + i) - 1) - 1) / stride[i] + 1;
+  }
+  out[0].sizes = sizes;
+  out[0].dtype = x.dtype();
+}
+
+// The backward convolutions are told the shape they produce.
+void meta_conv2d_backward_input(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("conv2d_backward_input", "input_sizes");
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_conv2d_backward_weight(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("conv2d_backward_weight", "weight_sizes");
+  out[0].dtype = call.inputs[0].dtype();
+}
+
 }  // namespace
 
 void register_catalogue(OpRegistry& registry) {
@@ -140,9 +167,13 @@ void register_catalogue(OpRegistry& registry) {
   add("gather", 2, meta_gather);
   add("scatter_add", 3, meta_like_input0);
   add("cat", -1, meta_cat);
-  for (const char* name : {"softmax", "log_softmax"}) {
-    registry.add(OpSchema{name, 1, 1, meta_like_input0, 0, /*composite=*/true});
-  }
+  auto add_composite = [&registry](const char* name, int num_inputs, MetaFn meta, int num_outputs = 1) {
+    registry.add(OpSchema{name, num_inputs, num_outputs, meta, 0, /*composite=*/true});
+  };
+  for (const char* name : {"softmax", "log_softmax"}) add_composite(name, 1, meta_like_input0);
+  add_composite("conv2d", 2, meta_conv2d);
+  add_composite("conv2d_backward_input", 2, meta_conv2d_backward_input);
+  add_composite("conv2d_backward_weight", 2, meta_conv2d_backward_weight);
   add("cumsum", 1, meta_cumsum);
   registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -36,20 +38,50 @@ Tensor as_input_rank(const Tensor& out, const Tensor& x) { return x.dim() == 4 ?
 
 // The [N, C, Ho, Wo, kh, kw] windows of a [N, C, H, W] input padded by
 // `padding` with `fill`.
+// Output height and width of a window sweep over a [N, C, H, W] input;
+// an error when the padded input is smaller than the dilated kernel.
+Pair swept_size(std::string_view op, const Tensor& x, Pair kernel, Pair stride, Pair padding, Pair dilation) {
+  Pair out{};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t room = x.size(2 + i) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1;
+    if (room < 0) {
+      throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded by " +
+                                        shape_str(IntArrayRef(padding.data(), 2)) + " is smaller than the kernel " +
+                                        shape_str(IntArrayRef(kernel.data(), 2)) + " dilated by " +
+                                        shape_str(IntArrayRef(dilation.data(), 2)));
+    }
+    out[i] = room / stride[i] + 1;
+  }
+  return out;
+}
+
 Tensor windows(std::string_view op, const Tensor& x, Pair kernel, Pair stride, Pair padding, Pair dilation,
                const Scalar& fill) {
+  const auto [ho, wo] = swept_size(op, x, kernel, stride, padding, dilation);
   const Tensor xp = pad(x, {padding[1], padding[1], padding[0], padding[0]}, fill).contiguous();
   const int64_t hp = xp.size(2), wp = xp.size(3);
-  const int64_t ho = (hp - dilation[0] * (kernel[0] - 1) - 1) / stride[0] + 1;
-  const int64_t wo = (wp - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
-  if (hp - dilation[0] * (kernel[0] - 1) - 1 < 0 || wp - dilation[1] * (kernel[1] - 1) - 1 < 0) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded to " +
-                                      shape_str(xp.sizes()) + " is smaller than the dilated kernel " +
-                                      shape_str(IntArrayRef(kernel.data(), 2)));
-  }
   const int64_t c_stride = hp * wp;
   return xp.as_strided({xp.size(0), xp.size(1), ho, wo, kernel[0], kernel[1]},
                        {xp.size(1) * c_stride, c_stride, stride[0] * wp, stride[1], dilation[0] * wp, dilation[1]});
+}
+
+// Note [Convolution as a matrix product]: the [N, C, Ho, Wo, kh, kw] windows
+// of the padded input, regrouped as columns, times the weight as a matrix.
+Tensor conv2d_by_matmul(std::string_view op, const Tensor& x, const Tensor& w, Pair stride, Pair padding,
+                        Pair dilation, int64_t groups) {
+  const int64_t n = x.size(0), o = w.size(0);
+  const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
+  const Tensor win = windows(op, x, {kh, kw}, stride, padding, dilation, 0);
+  const int64_t ho = win.size(2), wo = win.size(3);
+  // Columns [groups, Cg*kh*kw, N*Ho*Wo]: the whole batch in one product per
+  // group, so the weight is never copied per sample.
+  const Tensor cols = win.reshape({n, groups, cg, ho, wo, kh, kw})
+                          .permute({1, 2, 5, 6, 0, 3, 4})
+                          .reshape({groups, cg * kh * kw, n * ho * wo});
+  return bmm(w.reshape({groups, o / groups, cg * kh * kw}), cols)
+      .reshape({groups, o / groups, n, ho, wo})
+      .permute({2, 0, 1, 3, 4})
+      .reshape({n, o, ho, wo});
 }
 
 Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, const std::optional<Tensor>& bias,
@@ -60,7 +92,7 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
     throw_error(ErrorKind::Type, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
                                      composite::dtype_str(w) + ") and bias must have the same dtype");
   }
-  const int64_t n = x.size(0), c = x.size(1), o = w.size(0);
+  const int64_t c = x.size(1), o = w.size(0);
   const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
   if (groups <= 0 || o % groups != 0 || c != cg * groups) {
     throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x_in.sizes()) + " and weight " +
@@ -71,17 +103,18 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
     throw_error(ErrorKind::Value, std::string(op) + "(): expected bias of shape [" + std::to_string(o) + "], got " +
                                       shape_str(bias->sizes()));
   }
-  const Tensor win = windows(op, x, {kh, kw}, stride, padding, dilation, 0);
-  const int64_t ho = win.size(2), wo = win.size(3);
-  // Columns [groups, Cg*kh*kw, N*Ho*Wo]: the whole batch in one product per
-  // group, so the weight is never copied per sample.
-  const Tensor cols = win.reshape({n, groups, cg, ho, wo, kh, kw})
-                          .permute({1, 2, 5, 6, 0, 3, 4})
-                          .reshape({groups, cg * kh * kw, n * ho * wo});
-  Tensor out = bmm(w.reshape({groups, o / groups, cg * kh * kw}), cols)
-                   .reshape({groups, o / groups, n, ho, wo})
-                   .permute({2, 0, 1, 3, 4})
-                   .reshape({n, o, ho, wo});
+  swept_size(op, x, {kh, kw}, stride, padding, dilation);
+  static const dispatch::Op& fused = dispatch::op_named("conv2d");
+  Tensor out;
+  if (x.device() == w.device() && dispatch::use_composite_kernel(fused, x)) {
+    out = dispatch::call_single(fused, {x, w},
+                                {dispatch::attr_ints("stride", IntArrayRef(stride.data(), 2)),
+                                 dispatch::attr_ints("padding", IntArrayRef(padding.data(), 2)),
+                                 dispatch::attr_ints("dilation", IntArrayRef(dilation.data(), 2)),
+                                 dispatch::attr_int("groups", groups)});
+  } else {
+    out = conv2d_by_matmul(op, x, w, stride, padding, dilation, groups);
+  }
   if (bias) out = out + bias->reshape({1, o, 1, 1});
   return as_input_rank(out, x_in);
 }

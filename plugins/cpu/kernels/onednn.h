@@ -1,0 +1,48 @@
+// What the oneDNN-backed kernels share: the engine, a stream per thread, and
+// a bounded cache of built primitives.
+#ifndef EMBER_PLUGINS_CPU_KERNELS_ONEDNN_H_
+#define EMBER_PLUGINS_CPU_KERNELS_ONEDNN_H_
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace ember::cpu {
+
+dnnl::engine& cpu_engine();
+
+// Streams are not meant for concurrent use, so each calling thread has one.
+dnnl::stream& thread_stream();
+
+// Note [Primitive cache]: building a oneDNN primitive costs far more than
+// running a small one, so plans are cached by everything their descriptors
+// depend on. Plans are built outside the lock (two threads may race to build
+// the same one, which is harmless); plans in use survive a flush of a full
+// cache because callers hold a shared_ptr.
+template <class Key, class Plan, class Hash>
+class PrimitiveCache {
+ public:
+  template <class Build>
+  std::shared_ptr<const Plan> get(const Key& key, Build&& build) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+    }
+    auto plan = std::make_shared<const Plan>(build());
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plans_.size() >= kMaxEntries) plans_.clear();
+    plans_.emplace(key, plan);
+    return plan;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 512;
+  std::mutex mutex_;
+  std::unordered_map<Key, std::shared_ptr<const Plan>, Hash> plans_;
+};
+
+}  // namespace ember::cpu
+
+#endif  // EMBER_PLUGINS_CPU_KERNELS_ONEDNN_H_
