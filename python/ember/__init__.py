@@ -1,0 +1,80 @@
+"""Ember: a tensor runtime with PyTorch's Python API.
+
+Device backends are plugins; the CPU plugin ships with this package.
+"""
+
+# In a build tree the compiled ember._C lives in <build>/python/ember while
+# these files stay in the source tree; extending the package path lets one
+# package span both (a wheel has them in one folder, where this is a no-op).
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)
+
+from . import _C
+from ._C import (
+    Tensor,
+    device,
+    dtype,
+    bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    get_default_dtype,
+    set_default_dtype,
+    promote_types,
+    manual_seed,
+    is_grad_enabled,
+    scalar_tensor,
+)
+from ._tensor import Size
+from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
+from ._factories import (
+    tensor,
+    as_tensor,
+    empty,
+    zeros,
+    ones,
+    full,
+    empty_like,
+    zeros_like,
+    ones_like,
+    full_like,
+    rand_like,
+    randn_like,
+    randint_like,
+    arange,
+    linspace,
+    eye,
+    rand,
+    randn,
+    randint,
+    randperm,
+)
+from ._dlpack import from_dlpack, from_numpy
+from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
+from .serialization import save, load
+from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
+
+# PyTorch's dtype aliases.
+half = float16
+float = float32
+double = float64
+short = int16
+int = int32
+long = int64
+
+__version__ = "1.0.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()

@@ -1,0 +1,152 @@
+"""Tensor factories with PyTorch's signatures (``zeros(2, 3)``,
+``zeros((2, 3), dtype=..., device=..., requires_grad=True)``)."""
+
+from . import _C
+from ._C import Tensor
+from ._plugins import autoload
+
+_CPU = _C.device("cpu")
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return list(size[0])
+    return list(size)
+
+
+def _device(device):
+    if device is None:
+        return _CPU
+    if isinstance(device, _C.device):
+        return device
+    autoload()  # the device's plugin may come from an installed wheel
+    return _C.device(device)
+
+
+def _finish(t, requires_grad):
+    return t.requires_grad_() if requires_grad else t
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of ``data``: a number, nested sequences, a
+    tensor, or anything with ``__dlpack__`` (NumPy arrays, PyTorch tensors)."""
+    if isinstance(data, Tensor):
+        result = data.detach().clone()._to(_device(device) if device else None, dtype, False)
+    elif hasattr(data, "__dlpack__"):
+        from ._dlpack import from_dlpack
+
+        result = from_dlpack(data)._to(_device(device), dtype, True)
+    elif isinstance(data, (list, tuple)):
+        result = _C._tensor_from_sequence(data, dtype, _device(device))
+    else:
+        result = _C._tensor_from_sequence([data], dtype, _device(device)).reshape(())
+    return _finish(result, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory when ``data`` already is a suitable tensor."""
+    if isinstance(data, Tensor):
+        return data.to(device=_device(device) if device else data.device, dtype=dtype or data.dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(_C._empty(_shape(size), dtype, _device(device)), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(_C._zeros(_shape(size), dtype, _device(device)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(_C._ones(_shape(size), dtype, _device(device)), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _finish(_C._full(list(size), fill_value, dtype, _device(device)), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _finish(_C._rand(_shape(size), dtype, _device(device)), requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _finish(_C._randn(_shape(size), dtype, _device(device)), requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+    """Integers uniformly from [low, high); randint(high, size) starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    size = [size] if isinstance(size, int) else list(size)
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    uniform = _C._rand(size, _C.float64, _device(device))
+    values = (uniform * (high - low)).floor().clamp(max=high - low - 1) + low
+    return _finish(values.to(dtype or _C.int64), requires_grad)
+
+
+def randperm(n, *, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0 .. n-1 (the order that sorts uniform noise)."""
+    order = _C._rand([n], _C.float64, _device(device)).argsort()
+    return _finish(order.to(dtype or _C.int64), requires_grad)
+
+
+def _like(factory):
+    def make_like(input, *, dtype=None, device=None, requires_grad=False):
+        return factory(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                       requires_grad=requires_grad)
+
+    make_like.__name__ = f"{factory.__name__}_like"
+    return make_like
+
+
+empty_like = _like(empty)
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    return _finish(_C._arange(start, end, step, dtype, _device(device)), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end inclusive; like PyTorch,
+    the first half counts up from start and the second half down from end, so
+    both ends are exact."""
+    if steps < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
+    target = dtype or _C.get_default_dtype()
+    if steps == 1:
+        return _finish(full((1,), start, dtype=target, device=device), requires_grad)
+    step = (end - start) / (steps - 1)
+    index = _C._arange(0, steps, 1, _C.float64, _device(device))
+    from_start = index * step + start
+    from_end = end - (steps - 1 - index) * step
+    values = _C.where(index < steps // 2, from_start, from_end)
+    return _finish(values.to(target), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    m = n if m is None else m
+    result = zeros(n, m, dtype=dtype, device=device)
+    # The diagonal is a strided view: stride m + 1 through the flat storage.
+    result.as_strided([min(n, m)], [m + 1]).fill_(1)
+    return _finish(result, requires_grad)
+

@@ -1,0 +1,111 @@
+"""Plugins from Python: explicit loading, the list of loaded and quarantined
+plugins, devices, and autoload of pip-installed plugin wheels.
+
+A plugin wheel declares an entry point in the group ``ember.plugins`` whose
+object is a function returning a dict: ``{"path": <the .so>, "abi_major": 1}``
+(or just the path). Entry points load lazily, at the first question about
+plugins or devices; ``EMBER_PLUGIN_AUTOLOAD=0`` turns that off. A plugin whose
+entry point fails, whose ABI major differs, or whose library fails to load is
+reported by plugins() with the reason and never breaks ``import ember``.
+"""
+
+import os
+import threading
+import warnings
+
+from . import _C
+
+ENTRY_POINT_GROUP = "ember.plugins"
+
+
+class EntryPointFailure:
+    """A plugin wheel that never reached the core's loader, and why."""
+
+    loaded = False
+    num_kernels = 0
+    device_type = ""
+
+    def __init__(self, name, path, error):
+        self.name, self.path, self.error = name, path, error
+
+    def __repr__(self):
+        return f"EntryPointFailure(name='{self.name}', quarantined: {self.error})"
+
+
+_autoload_lock = threading.Lock()
+_autoloaded = False
+_entry_point_failures = []
+
+
+def _plugin_spec(entry_point):
+    spec = entry_point.load()
+    spec = spec() if callable(spec) else spec
+    if isinstance(spec, (str, os.PathLike)):
+        spec = {"path": os.fspath(spec)}
+    if not isinstance(spec, dict) or "path" not in spec:
+        raise TypeError(f"entry point {entry_point.value} must give a path or a dict with 'path', got {spec!r}")
+    return spec
+
+
+def _load_entry_point(entry_point):
+    try:
+        spec = _plugin_spec(entry_point)
+        abi_major = spec.get("abi_major", _C.ABI_VERSION[0])
+        if abi_major != _C.ABI_VERSION[0]:
+            raise RuntimeError(f"needs plugin ABI {abi_major}.x, the core has {_C.ABI_VERSION[0]}.{_C.ABI_VERSION[1]}")
+        _C.load_plugin(spec["path"])
+    except Exception as error:  # a broken plugin must never break ember
+        _entry_point_failures.append(EntryPointFailure(entry_point.name, entry_point.value, str(error)))
+        warnings.warn(f"ember: plugin '{entry_point.name}' from {entry_point.value} was not loaded: {error}",
+                      RuntimeWarning, stacklevel=3)
+
+
+def autoload():
+    """Loads the plugins that installed wheels declare, once per process."""
+    global _autoloaded
+    with _autoload_lock:
+        if _autoloaded:
+            return
+        _autoloaded = True
+        if os.environ.get("EMBER_PLUGIN_AUTOLOAD", "1") == "0":
+            return
+        from importlib.metadata import entry_points
+
+        try:
+            found = entry_points(group=ENTRY_POINT_GROUP)
+        except Exception as error:
+            warnings.warn(f"ember: could not list '{ENTRY_POINT_GROUP}' entry points: {error}", RuntimeWarning)
+            return
+        for entry_point in found:
+            _load_entry_point(entry_point)
+
+
+def load_plugin(path):
+    """Loads a plugin library; raises (and quarantines it) when it cannot load."""
+    autoload()
+    return _C.load_plugin(os.fspath(path))
+
+
+def plugins():
+    """Every plugin tried so far, loaded or quarantined (see each one's .error)."""
+    autoload()
+    return list(_C.plugins()) + list(_entry_point_failures)
+
+
+def devices():
+    autoload()
+    return _C.devices()
+
+
+def device_count(type):
+    autoload()
+    return _C.device_count(type)
+
+
+def is_device_type_available(type):
+    autoload()
+    return _C.is_device_type_available(type)
+
+
+def synchronize(device="cpu"):
+    _C.synchronize(device)

@@ -1,0 +1,157 @@
+"""Tensor methods written in Python: the ones that parse PyTorch's flexible
+arguments (``to``) or talk to other Python libraries (``numpy``). Everything
+else is bound in C++ (python/src)."""
+
+import builtins
+
+from . import _C
+from ._C import Tensor
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints, printed like torch.Size."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    def numel(self):
+        count = 1
+        for extent in self:
+            count *= extent
+        return count
+
+
+_C._set_size_type(Size)
+
+
+def _parse_to(tensor, args, kwargs):
+    target_device = kwargs.pop("device", None)
+    target_dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, _C.dtype):
+            target_dtype = arg
+        elif isinstance(arg, (str, _C.device)):
+            target_device = arg
+        elif isinstance(arg, Tensor):
+            target_device, target_dtype = arg.device, arg.dtype
+        else:
+            raise TypeError(f"to() takes a dtype, a device or a tensor, got {type(arg).__name__}")
+    if isinstance(target_device, str):
+        target_device = _C.device(target_device)
+    return target_device, target_dtype, copy
+
+
+def _to(self, *args, **kwargs):
+    """to(dtype), to(device), to(device, dtype), to(other); a new tensor only when something changes."""
+    target_device, target_dtype, copy = _parse_to(self, args, dict(kwargs))
+    return self._to(target_device, target_dtype, copy)
+
+
+def _numpy(self, *, force=False):
+    """The tensor's memory as a NumPy array (no copy); ``force`` detaches and moves to the CPU first."""
+    import numpy
+
+    tensor = self
+    if force:
+        tensor = tensor.detach().cpu()
+    elif tensor.requires_grad:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    elif tensor.device.type != "cpu":
+        raise TypeError(f"can't convert {tensor.device} tensor to numpy; use tensor.cpu() first")
+    return numpy.from_dlpack(tensor)
+
+
+def _array(self, dtype=None, copy=None):
+    array = _numpy(self, force=True)
+    if dtype is not None:
+        array = array.astype(dtype, copy=False)
+    return array.copy() if copy else array
+
+
+def _iter(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self.select(0, i) for i in range(self.size(0)))
+
+
+def _format(self, spec):
+    if self.dim() == 0:
+        return format(self.item(), spec)
+    return builtins.format(repr(self), spec)
+
+
+def _repeat(self, *sizes):
+    """Tiles the tensor: repeat(2, 3) on [a, b] gives [2a, 3b] (a copy)."""
+    sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if len(sizes) < self.dim():
+        raise RuntimeError(f"repeat: {len(sizes)} repeat counts for a tensor of {self.dim()} dims")
+    source = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
+    # Put a broadcast axis before each dim, expand it to the count, fold it in.
+    expanded_shape, tiled = [], []
+    for count, extent in zip(sizes, source.shape):
+        expanded_shape += [count, extent]
+        tiled.append(count * extent)
+    interleaved = source.reshape([v for extent in source.shape for v in (1, extent)])
+    return interleaved.expand(expanded_shape).reshape(tiled)
+
+
+def _reduce_bool(self, dim, keepdim, want_all):
+    flags = self if self.dtype == _C.bool else self != 0
+    hits = flags.sum(dim, keepdim)
+    if want_all:
+        return hits == self.numel() // builtins.max(hits.numel(), 1)
+    return hits > 0
+
+
+def _any(self, dim=None, keepdim=False):
+    return _reduce_bool(self, dim, keepdim, want_all=False)
+
+
+def _all(self, dim=None, keepdim=False):
+    return _reduce_bool(self, dim, keepdim, want_all=True)
+
+
+def _unbind(self, dim=0):
+    return tuple(self.select(dim, i) for i in range(self.size(dim)))
+
+
+def _new_factory(name):
+    def make(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        from . import _factories
+
+        factory = getattr(_factories, name)
+        return factory(*size, **kwargs, dtype=dtype or self.dtype, device=device or self.device,
+                       requires_grad=requires_grad)
+
+    make.__name__ = f"new_{name}"
+    return make
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._factories import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+Tensor.to = _to
+Tensor.numpy = _numpy
+Tensor.__array__ = _array
+Tensor.__iter__ = _iter
+Tensor.__format__ = _format
+Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor
+Tensor.repeat = _repeat
+Tensor.any = _any
+Tensor.all = _all
+Tensor.unbind = _unbind
+Tensor.new_zeros = _new_factory("zeros")
+Tensor.new_ones = _new_factory("ones")
+Tensor.new_empty = _new_factory("empty")
+Tensor.new_full = _new_factory("full")
+Tensor.new_tensor = _new_tensor
+Tensor.is_cuda = property(lambda self: self.device.type == "cuda")

@@ -1,0 +1,44 @@
+"""Reverse-mode automatic differentiation (ember.autograd), run by the C++ engine."""
+
+from .. import _C
+from .function import Function, FunctionCtx
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "inference_mode",
+           "set_grad_enabled"]
+
+
+def _as_list(tensors):
+    if tensors is None:
+        return []
+    if isinstance(tensors, _C.Tensor):
+        return [tensors]
+    return list(tensors)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of ``tensors`` into the .grad of every leaf they depend on."""
+    if inputs is not None:
+        raise NotImplementedError("backward(inputs=...) is not supported; use ember.autograd.grad")
+    roots = _as_list(tensors)
+    grads = _as_list(grad_tensors)
+    if grads and len(grads) != len(roots):
+        raise RuntimeError(f"backward: got {len(grads)} grad_tensors for {len(roots)} tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    _C._backward(roots, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (no .grad changes)."""
+    outputs = _as_list(outputs)
+    inputs_list = _as_list(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    allow_unused = bool(allow_unused) or materialize_grads
+    grads = _C._grad(outputs, inputs_list, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        grads = [g if g is not None else _C._zeros(list(x.shape), x.dtype, x.device)
+                 for g, x in zip(grads, inputs_list)]
+    return tuple(grads)

@@ -1,0 +1,22 @@
+#pragma once
+
+// One function per concept registers its part of ember._C; module.cpp calls
+// them in dependency order (types before the functions that use them).
+#include <pybind11/pybind11.h>
+
+namespace ember::python {
+
+void bind_errors(pybind11::module_& m);
+void bind_dtypes(pybind11::module_& m);
+void bind_devices(pybind11::module_& m);
+void bind_tensor(pybind11::module_& m);
+void bind_ops(pybind11::module_& m);
+void bind_factories(pybind11::module_& m);
+void bind_autograd(pybind11::module_& m);
+void bind_custom_function(pybind11::module_& m);
+void bind_dlpack(pybind11::module_& m);
+void bind_indexing(pybind11::module_& m);
+void bind_plugins(pybind11::module_& m);
+void bind_buffers(pybind11::module_& m);
+
+}  // namespace ember::python

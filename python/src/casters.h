@@ -1,0 +1,161 @@
+#pragma once
+
+// Conversions between Python objects and the runtime's value types, so that
+// bindings take ember::Scalar and ember::DType directly:
+//   Scalar <- bool / int / float (and NumPy scalars through __index__ /
+//             __float__); never a Tensor, so Tensor overloads stay distinct.
+//   DType  <- the ember.dtype singletons made in dtype_bindings.cpp.
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ember/ops.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember::python {
+
+// The Python object of class ember.dtype that stands for `dtype`.
+pybind11::object dtype_object(DType dtype);
+// The dtype an ember.dtype object stands for, or nothing for other objects.
+bool dtype_from_object(pybind11::handle obj, DType& out);
+
+// namedtuple (values, indices), what max(dim), sort and topk return.
+pybind11::object values_indices_type();
+
+// True for the ember Tensor class and its Python subclasses.
+bool is_tensor(pybind11::handle obj);
+
+}  // namespace ember::python
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::Scalar> {
+  PYBIND11_TYPE_CASTER(ember::Scalar, const_name("Number"));
+
+  bool load(handle src, bool convert) {
+    if (PyBool_Check(src.ptr())) {
+      value = ember::Scalar(src.ptr() == Py_True);
+      return true;
+    }
+    if (PyLong_Check(src.ptr())) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(src.ptr(), &overflow);
+      if (overflow != 0) return false;
+      value = ember::Scalar(static_cast<int64_t>(v));
+      return true;
+    }
+    if (PyFloat_Check(src.ptr())) {
+      value = ember::Scalar(PyFloat_AS_DOUBLE(src.ptr()));
+      return true;
+    }
+    // NumPy and other number types; a Tensor (which also defines __float__
+    // for one-element tensors) must stay a Tensor.
+    if (!convert || ember::python::is_tensor(src) || PyUnicode_Check(src.ptr())) return false;
+    if (PyIndex_Check(src.ptr())) {
+      object index = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
+      if (!index) {
+        PyErr_Clear();
+        return false;
+      }
+      value = ember::Scalar(static_cast<int64_t>(PyLong_AsLongLong(index.ptr())));
+      return true;
+    }
+    if (PyNumber_Check(src.ptr()) && Py_TYPE(src.ptr())->tp_as_number->nb_float != nullptr) {
+      const double v = PyFloat_AsDouble(src.ptr());
+      if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      value = ember::Scalar(v);
+      return true;
+    }
+    return false;
+  }
+
+  static handle cast(const ember::Scalar& s, return_value_policy, handle) {
+    switch (s.kind()) {
+      case ember::Scalar::Kind::Bool: return handle(s.to_bool() ? Py_True : Py_False).inc_ref();
+      case ember::Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
+      case ember::Scalar::Kind::Float: return PyFloat_FromDouble(s.to_double());
+    }
+    return nullptr;
+  }
+};
+
+template <>
+struct type_caster<ember::DType> {
+  PYBIND11_TYPE_CASTER(ember::DType, const_name("ember.dtype"));
+
+  bool load(handle src, bool) { return ember::python::dtype_from_object(src, value); }
+
+  static handle cast(ember::DType dtype, return_value_policy, handle) {
+    return ember::python::dtype_object(dtype).release();
+  }
+};
+
+}  // namespace pybind11::detail
+
+namespace ember::python {
+
+// A `dim` argument: None (every dimension), an int, or a sequence of ints.
+struct Dims {
+  std::vector<int64_t> values;
+};
+
+// The shape passed to view/reshape/zeros...: either one sequence or the
+// sizes as separate arguments, as PyTorch takes both `x.view(2, 3)` and
+// `x.view((2, 3))`.
+std::vector<int64_t> shape_from_args(const pybind11::args& args, const char* op);
+
+}  // namespace ember::python
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::python::Dims> {
+  PYBIND11_TYPE_CASTER(ember::python::Dims, const_name("int | tuple[int, ...] | None"));
+
+  bool load(handle src, bool) {
+    value.values.clear();
+    if (src.is_none()) return true;
+    if (PyLong_Check(src.ptr()) && !PyBool_Check(src.ptr())) {
+      value.values.push_back(PyLong_AsLongLong(src.ptr()));
+      return true;
+    }
+    if (!PyTuple_Check(src.ptr()) && !PyList_Check(src.ptr())) return false;
+    for (handle item : reinterpret_borrow<sequence>(src)) {
+      if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr())) return false;
+      value.values.push_back(PyLong_AsLongLong(item.ptr()));
+    }
+    return true;
+  }
+
+  static handle cast(const ember::python::Dims& dims, return_value_policy, handle) {
+    tuple out(dims.values.size());
+    for (size_t i = 0; i < dims.values.size(); ++i) out[i] = int_(dims.values[i]);
+    return out.release();
+  }
+};
+
+}  // namespace pybind11::detail
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::ValuesIndices> {
+  PYBIND11_TYPE_CASTER(ember::ValuesIndices, const_name("return_types"));
+
+  bool load(handle, bool) { return false; }
+
+  static handle cast(ember::ValuesIndices r, return_value_policy, handle) {
+    return ember::python::values_indices_type()(pybind11::cast(std::move(r.values)),
+                                                pybind11::cast(std::move(r.indices)))
+        .release();
+  }
+};
+
+}  // namespace pybind11::detail

@@ -1,0 +1,166 @@
+// ember.autograd.Function: a Python forward/backward pair run as a C++
+// autograd::CustomFunction, so the engine schedules it like any other node
+// (PyTorch's PyNode). The Python ctx object lives as long as the node and
+// reaches the C++ FunctionContext only while forward or backward runs.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "casters.h"
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "gil_safe.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+struct FunctionCtx {
+  autograd::FunctionContext* active = nullptr;  // set only inside forward/backward
+  std::vector<bool> arg_is_tensor;              // per forward argument
+  std::string function_name;
+
+  autograd::FunctionContext& context(const char* what) const {
+    if (active == nullptr) {
+      throw_error(ErrorKind::Runtime, function_name + ": ctx." + what +
+                                          " is only available inside forward and backward");
+    }
+    return *active;
+  }
+};
+
+// Points a ctx at the C++ context for the duration of one call.
+class ActiveContext {
+ public:
+  ActiveContext(FunctionCtx& ctx, autograd::FunctionContext& context) : ctx_(ctx) { ctx_.active = &context; }
+  ~ActiveContext() { ctx_.active = nullptr; }
+  ActiveContext(const ActiveContext&) = delete;
+  ActiveContext& operator=(const ActiveContext&) = delete;
+
+ private:
+  FunctionCtx& ctx_;
+};
+
+std::vector<Tensor> tensors_of(const py::args& values, const char* function, const char* what) {
+  std::vector<Tensor> out;
+  for (py::handle v : values) {
+    if (!is_tensor(v)) {
+      throw py::type_error(std::string(function) + "." + what + " takes tensors, got " +
+                           std::string(py::str(py::type::handle_of(v).attr("__name__"))));
+    }
+    out.push_back(v.cast<Tensor>());
+  }
+  return out;
+}
+
+class PythonFunction : public autograd::CustomFunction {
+ public:
+  PythonFunction(py::type cls, py::tuple args, py::object ctx)
+      : cls_(gil_safe<py::object>(std::move(cls))),
+        args_(gil_safe<py::object>(std::move(args))),
+        ctx_(gil_safe<py::object>(std::move(ctx))),
+        name_(py::str(cls_->attr("__name__"))) {}
+
+  std::string name() const override { return name_; }
+  bool single_output() const { return single_output_; }
+
+  std::vector<Tensor> forward(autograd::FunctionContext& context, const std::vector<Tensor>&) override {
+    py::gil_scoped_acquire gil;
+    FunctionCtx& ctx = ctx_->cast<FunctionCtx&>();
+    ActiveContext active(ctx, context);
+    py::object result = cls_->attr("forward")(*ctx_, *py::reinterpret_borrow<py::tuple>(*args_));
+    single_output_ = is_tensor(result);
+    if (single_output_) return {result.cast<Tensor>()};
+    if (!py::isinstance<py::tuple>(result)) {
+      throw py::type_error(name_ + ".forward must return a Tensor or a tuple of Tensors");
+    }
+    std::vector<Tensor> outputs;
+    for (py::handle item : result) {
+      if (!is_tensor(item)) throw py::type_error(name_ + ".forward returned a non-Tensor output");
+      outputs.push_back(item.cast<Tensor>());
+    }
+    return outputs;
+  }
+
+  std::vector<Tensor> backward(autograd::FunctionContext& context, const std::vector<Tensor>& grads) override {
+    py::gil_scoped_acquire gil;
+    FunctionCtx& ctx = ctx_->cast<FunctionCtx&>();
+    ActiveContext active(ctx, context);
+    py::tuple grad_args(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) {
+      grad_args[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+    }
+    py::object result = cls_->attr("backward")(*ctx_, *grad_args);
+    py::tuple per_arg = is_tensor(result) || result.is_none() ? py::make_tuple(result) : py::tuple(result);
+    const size_t num_args = ctx.arg_is_tensor.size();
+    if (per_arg.size() < num_args) {
+      throw_error(ErrorKind::Runtime, name_ + ".backward returned " + std::to_string(per_arg.size()) +
+                                          " gradients, but forward took " + std::to_string(num_args) + " arguments");
+    }
+    std::vector<Tensor> input_grads;
+    for (size_t i = 0; i < num_args; ++i) {
+      if (!ctx.arg_is_tensor[i]) continue;
+      input_grads.push_back(per_arg[i].is_none() ? Tensor() : per_arg[i].cast<Tensor>());
+    }
+    return input_grads;
+  }
+
+ private:
+  std::shared_ptr<py::object> cls_;
+  std::shared_ptr<py::object> args_;
+  std::shared_ptr<py::object> ctx_;
+  std::string name_;
+  bool single_output_ = true;
+};
+
+py::object apply_python_function(py::type cls, py::tuple args) {
+  py::object ctx_object = py::module_::import("ember._C").attr("FunctionCtx")();
+  FunctionCtx& ctx = ctx_object.cast<FunctionCtx&>();
+  ctx.function_name = py::str(cls.attr("__name__"));
+  std::vector<Tensor> inputs;
+  for (py::handle arg : args) {
+    ctx.arg_is_tensor.push_back(is_tensor(arg));
+    if (ctx.arg_is_tensor.back()) inputs.push_back(arg.cast<Tensor>());
+  }
+  auto fn = std::make_shared<PythonFunction>(std::move(cls), std::move(args), std::move(ctx_object));
+  std::vector<Tensor> outputs = autograd::apply_function(fn, inputs);
+  if (fn->single_output()) return py::cast(outputs.at(0));
+  return py::tuple(py::cast(outputs));
+}
+
+}  // namespace
+
+void bind_custom_function(py::module_& m) {
+  py::class_<FunctionCtx>(m, "FunctionCtx", py::dynamic_attr())
+      .def(py::init<>())
+      .def("save_for_backward",
+           [](FunctionCtx& ctx, const py::args& tensors) {
+             ctx.context("save_for_backward").save_for_backward(
+                 tensors_of(tensors, ctx.function_name.c_str(), "save_for_backward"));
+           })
+      .def_property_readonly("saved_tensors",
+                             [](const FunctionCtx& ctx) {
+                               return py::tuple(py::cast(ctx.context("saved_tensors").saved_tensors()));
+                             })
+      .def("mark_non_differentiable",
+           [](FunctionCtx& ctx, const py::args& tensors) {
+             ctx.context("mark_non_differentiable")
+                 .mark_non_differentiable(tensors_of(tensors, ctx.function_name.c_str(), "mark_non_differentiable"));
+           })
+      .def_property_readonly("needs_input_grad", [](const FunctionCtx& ctx) {
+        const autograd::FunctionContext& context = ctx.context("needs_input_grad");
+        py::tuple out(ctx.arg_is_tensor.size());
+        size_t tensor_index = 0;
+        for (size_t i = 0; i < ctx.arg_is_tensor.size(); ++i) {
+          out[i] = py::bool_(ctx.arg_is_tensor[i] && context.needs_input_grad(tensor_index++));
+        }
+        return out;
+      });
+  m.def("_apply_function", &apply_python_function, py::arg("cls"), py::arg("args"));
+}
+
+}  // namespace ember::python

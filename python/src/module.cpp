@@ -1,0 +1,19 @@
+// ember._C: the bridge between the runtime and the `ember` package.
+#include "bindings.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Ember runtime bindings; use the `ember` package instead of this module.";
+  using namespace ember::python;
+  bind_errors(m);
+  bind_dtypes(m);
+  bind_devices(m);
+  bind_tensor(m);
+  bind_ops(m);
+  bind_indexing(m);
+  bind_factories(m);
+  bind_autograd(m);
+  bind_custom_function(m);
+  bind_dlpack(m);
+  bind_plugins(m);
+  bind_buffers(m);
+}
