@@ -35,6 +35,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     elif hasattr(data, "__dlpack__"):
         from ._dlpack import from_dlpack
 
+        if type(data).__module__ == "numpy":
+            # Any NumPy layout (reversed, read-only) is fine for a copy.
+            import numpy
+
+            data = numpy.ascontiguousarray(data)
         result = from_dlpack(data)._to(_device(device), dtype, True)
     elif isinstance(data, (list, tuple)):
         result = _C._tensor_from_sequence(data, dtype, _device(device))

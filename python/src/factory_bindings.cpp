@@ -71,6 +71,8 @@ Tensor typed_tensor(const NestedValues& nested, TensorOptions options, T (Scalar
 Tensor tensor_from_sequence(py::handle data, std::optional<DType> dtype, Device device) {
   NestedValues nested;
   collect(data, 0, nested);
+  // An empty sequence holds no kind: it gets the default float dtype.
+  if (nested.values.empty()) nested.kind = Scalar::Kind::Float;
   TensorOptions options(device);
   switch (nested.kind) {
     case Scalar::Kind::Bool:

@@ -1,0 +1,220 @@
+"""ember.autograd against PyTorch: backward, grad, custom Functions, grad
+modes as context managers and decorators, hooks."""
+
+import threading
+
+import pytest
+
+import ember
+from ember.autograd import Function
+from helpers import assert_close
+
+
+def leaf_pair(torch, shape, seed):
+    ember.manual_seed(seed)
+    e = ember.randn(*shape)
+    t = torch.from_numpy(e.numpy().copy())
+    return e.requires_grad_(), t.requires_grad_()
+
+
+def test_backward_matches_pytorch(torch):
+    x, tx = leaf_pair(torch, (3, 4), 0)
+    w, tw = leaf_pair(torch, (4, 2), 1)
+
+    def model(lib, x, w):
+        h = (x @ w).tanh() * 2 + x.sum(1, keepdim=True).sigmoid()
+        return (h.softmax(1) * h).mean() + (x ** 2).sum() / 3
+
+    model(ember, x, w).backward()
+    model(torch, tx, tw).backward()
+    assert_close(x.grad, tx.grad, rtol=1e-4, atol=1e-6)
+    assert_close(w.grad, tw.grad, rtol=1e-4, atol=1e-6)
+
+
+def test_backward_with_gradient_and_retain_graph(torch):
+    x, tx = leaf_pair(torch, (3,), 2)
+    y, ty = x * x, tx * tx
+    seed = [1.0, 0.5, -1.0]
+    y.backward(ember.tensor(seed), retain_graph=True)
+    y.backward(ember.tensor(seed))
+    ty.backward(torch.tensor(seed), retain_graph=True)
+    ty.backward(torch.tensor(seed))
+    assert_close(x.grad, tx.grad)
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward(ember.tensor(seed))
+    ember.autograd.backward([(x * 3).sum()])
+    assert_close(x.grad, tx.grad + 3)
+
+
+def test_grad_and_higher_order(torch):
+    x, tx = leaf_pair(torch, (4,), 3)
+    (g,) = ember.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad((tx ** 3).sum(), tx, create_graph=True)
+    assert_close(g, tg, rtol=1e-5)
+    (gg,) = ember.autograd.grad(g.sum(), x)
+    (tgg,) = torch.autograd.grad(tg.sum(), tx)
+    assert_close(gg, tgg, rtol=1e-5)
+    assert x.grad is None
+    unused = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        ember.autograd.grad((x * 2).sum(), [x, unused])
+    grads = ember.autograd.grad((x * 2).sum(), [x, unused], allow_unused=True)
+    assert grads[1] is None
+    grads = ember.autograd.grad((x * 2).sum(), [x, unused], materialize_grads=True)
+    assert grads[1].tolist() == [0.0, 0.0]
+
+
+def test_leaf_and_requires_grad_state():
+    x = ember.ones(2)
+    assert not x.requires_grad and x.is_leaf and x.grad_fn is None
+    x.requires_grad = True
+    y = x * 2
+    assert y.requires_grad and not y.is_leaf and y.grad_fn.name()
+    assert y.grad_fn.next_functions
+    assert not y.detach().requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        ember.ones(2, dtype=ember.int64).requires_grad_()
+    x.grad = ember.full((2,), 3.0)
+    assert x.grad.tolist() == [3.0, 3.0]
+    x.grad = None
+    assert x.grad is None
+
+
+def test_grad_modes():
+    x = ember.ones(2, requires_grad=True)
+    with ember.no_grad():
+        assert not ember.is_grad_enabled()
+        assert not (x * 2).requires_grad
+        with ember.enable_grad():
+            assert (x * 2).requires_grad
+        assert not (x * 2).requires_grad
+    assert ember.is_grad_enabled()
+    with ember.inference_mode():
+        assert not (x * 2).requires_grad
+    with ember.inference_mode(False):
+        assert (x * 2).requires_grad
+
+    @ember.no_grad()
+    def doubled(t):
+        return t * 2
+
+    @ember.enable_grad()
+    def tripled(t):
+        return t * 3
+
+    assert not doubled(x).requires_grad and ember.is_grad_enabled()
+    with ember.no_grad():
+        assert tripled(x).requires_grad
+
+    ember.set_grad_enabled(False)
+    assert not ember.is_grad_enabled()
+    ember.set_grad_enabled(True)
+    with ember.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert ember.is_grad_enabled()
+
+
+def test_grad_mode_is_per_thread():
+    seen = []
+    with ember.no_grad():
+        thread = threading.Thread(target=lambda: seen.append(ember.is_grad_enabled()))
+        thread.start()
+        thread.join()
+    assert seen == [True]
+
+
+class Cube(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x ** 3 * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x ** 2 * ctx.scale, None
+
+
+class SplitSign(Function):
+    @staticmethod
+    def forward(ctx, x):
+        positive = x > 0
+        ctx.mark_non_differentiable(positive)
+        ctx.save_for_backward(positive)
+        return x.abs(), positive
+
+    @staticmethod
+    def backward(ctx, grad_abs, grad_positive):
+        assert grad_positive is None
+        (positive,) = ctx.saved_tensors
+        return grad_abs * (positive.float() * 2 - 1)
+
+
+def test_custom_function(torch):
+    x, tx = leaf_pair(torch, (5,), 4)
+    y = Cube.apply(x, 2.0)
+    assert "Cube" in y.grad_fn.name()
+    y.sum().backward()
+    (tx ** 3 * 2.0).sum().backward()
+    assert_close(x.grad, tx.grad, rtol=1e-5)
+    x.grad = None
+    magnitude, positive = SplitSign.apply(x)
+    assert not positive.requires_grad and magnitude.requires_grad
+    magnitude.sum().backward()
+    assert_close(x.grad, tx.detach().sign())
+    with ember.no_grad():
+        assert not Cube.apply(x, 1.0).requires_grad
+
+
+def test_custom_function_context_and_errors():
+    needs = []
+
+    class Probe(Function):
+        @staticmethod
+        def forward(ctx, a, b, c):
+            needs.append(ctx.needs_input_grad)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise ValueError("backward failed on purpose")
+
+    a = ember.ones(2, requires_grad=True)
+    out = Probe.apply(a, ember.ones(2), 3)
+    assert needs == [(True, False, False)]
+    with pytest.raises(ValueError, match="on purpose"):
+        out.sum().backward()
+
+    class BadForward(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return 3
+
+    with pytest.raises(TypeError, match="forward must return"):
+        BadForward.apply(a)
+    ctx = ember.autograd.FunctionCtx()
+    with pytest.raises(RuntimeError, match="only available inside"):
+        ctx.saved_tensors
+
+
+def test_hooks_see_and_replace_gradients():
+    x = ember.ones(3, requires_grad=True)
+    seen = []
+    y = x * 2
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert seen == [[1.0, 1.0, 1.0]]
+    assert x.grad.tolist() == [20.0, 20.0, 20.0]
+
+
+def test_inplace_on_saved_tensor_is_an_error():
+    x = ember.ones(3, requires_grad=True)
+    y = x * 1
+    z = y * y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace"):
+        z.sum().backward()
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.add_(1)
