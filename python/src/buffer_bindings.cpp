@@ -1,5 +1,7 @@
 // A tensor's bytes in and out of Python bytes-like objects, for the
 // safetensors reader and writer (ember/serialization.py). Always copies.
+#include <pybind11/stl.h>
+
 #include <cstring>
 #include <string>
 #include <vector>

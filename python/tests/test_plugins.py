@@ -1,0 +1,94 @@
+"""Plugins from Python: listing, explicit loading with quarantine, lazy
+entry-point autoload that a broken plugin can never break, ember.info."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import ember
+
+
+def test_cpu_plugin_and_devices_are_listed():
+    cpu = [p for p in ember.plugins() if p.name == "cpu"]
+    assert cpu and cpu[0].loaded and cpu[0].num_kernels > 0 and cpu[0].device_type == "cpu"
+    kinds = {info.device.type for info in ember.devices()}
+    assert {"cpu", "meta"} <= kinds
+    assert ember.device_count("cpu") >= 1 and ember.is_device_type_available("cpu")
+    assert not ember.is_device_type_available("nosuchdevice")
+
+
+def test_a_broken_library_is_quarantined_with_its_reason(tmp_path):
+    fake = tmp_path / "libember_plugin_fake.so"
+    fake.write_bytes(b"not an ELF file")
+    with pytest.raises(RuntimeError, match="libember_plugin_fake.so"):
+        ember.load_plugin(fake)
+    (entry,) = [p for p in ember.plugins() if p.path == str(fake)]
+    assert not entry.loaded and "shared library" in entry.error
+    assert (ember.ones(2) + 1).tolist() == [2.0, 2.0]  # the core keeps working
+
+
+def run_python(code, env_updates, tmp_path):
+    env = dict(os.environ, **env_updates)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def plugin_wheels(tmp_path):
+    """Three installed 'wheels' declaring ember.plugins entry points: one whose
+    module fails to import, one needing another ABI major, one pointing at a
+    file that is no plugin."""
+    bogus = tmp_path / "libember_plugin_bogus.so"
+    bogus.write_bytes(b"garbage")
+    (tmp_path / "good_spec.py").write_text(f"def spec():\n    return {{'path': {str(bogus)!r}, 'abi_major': 1}}\n")
+    (tmp_path / "future_spec.py").write_text(f"spec = {{'path': {str(bogus)!r}, 'abi_major': 99}}\n")
+    dist = tmp_path / "fake_plugins-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-plugins\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[ember.plugins]\nmissing = no_such_module:spec\nfuture = future_spec:spec\nbogus = good_spec:spec\n")
+    return tmp_path
+
+
+def test_entry_points_autoload_lazily_and_never_break_import(plugin_wheels):
+    result = run_python("""
+        import warnings
+        warnings.simplefilter("ignore")
+        import ember
+        print("imported", (ember.ones(1) + 1).tolist())
+        for p in ember.plugins():
+            print(p.name, p.loaded, p.error)
+        """, {"EMBER_PLUGIN_AUTOLOAD": "1"}, plugin_wheels)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "imported [2.0]" in out
+    assert "missing False" in out and "no_such_module" in out
+    assert "future False needs plugin ABI 99.x" in out
+    assert "libember_plugin_bogus.so" in out and "cpu True" in out
+
+
+def test_autoload_can_be_turned_off(plugin_wheels):
+    result = run_python("""
+        import ember
+        print(sorted(p.name for p in ember.plugins()))
+        """, {"EMBER_PLUGIN_AUTOLOAD": "0"}, plugin_wheels)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['cpu']"
+
+
+def test_import_loads_no_plugins_until_asked():
+    result = subprocess.run([sys.executable, "-c", "import ember, sys; print('importlib.metadata' in sys.modules)"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+def test_info_reports_versions_plugins_and_devices():
+    result = subprocess.run([sys.executable, "-m", "ember.info"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    for expected in ("ember: 1.0.0", "numpy:", "Plugins:", "cpu 1.0.0", "kernels", "Devices:", "meta"):
+        assert expected in result.stdout
