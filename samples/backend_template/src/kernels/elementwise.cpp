@@ -1,0 +1,293 @@
+// Elementwise kernels: unary math, binary arithmetic and comparisons,
+// where, copy (dtype conversion), fill and arange. The core hands them
+// inputs already broadcast and converted, so each is a StridedLoop.
+#include <cmath>
+
+#include "kernels.h"
+
+namespace emu {
+
+namespace {
+
+// Integer arithmetic wraps (two's complement), computed in uint64_t so
+// that no signed overflow is ever evaluated.
+template <class T>
+uint64_t bits(T x) {
+  return static_cast<uint64_t>(x);
+}
+
+// --- unary ------------------------------------------------------------------
+
+// [guide:unary]
+template <class Op>
+struct Unary {
+  template <class T>
+  struct Kernel {
+    static void run(const ember_kernel_call& call) {
+      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+      sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) { return T(Op{}(Compute<T>(x))); });
+    }
+  };
+};
+// [/guide:unary]
+
+struct Neg {
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) return C(0 - bits(x));
+    else return -x;
+  }
+};
+struct Abs {
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) return x;
+    else if constexpr (std::is_integral_v<C>) return x < 0 ? C(0 - bits(x)) : x;
+    else return std::fabs(x);
+  }
+};
+struct Sign {
+  template <class C>
+  C operator()(C x) const { return x > C(0) ? C(1) : x < C(0) ? C(-1) : x; }
+};
+
+template <class T>
+struct LogicalNot {
+  static void run(const ember_kernel_call& call) {
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+    sdk::transform<bool, T>(loop, 0, loop.numel(), [](T x) { return Compute<T>(x) == Compute<T>(0); });
+  }
+};
+
+template <class T>
+struct BitwiseNot {
+  static void run(const ember_kernel_call& call) {
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+    sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) {
+      if constexpr (std::is_same_v<T, bool>) return !x;
+      else return T(~x);
+    });
+  }
+};
+
+// --- binary -----------------------------------------------------------------
+
+// Out = T for arithmetic, bool for comparisons and logical ops.
+template <class Op, bool kBoolOut = false>
+struct Binary {
+  template <class T>
+  struct Kernel {
+    static void run(const ember_kernel_call& call) {
+      using Out = std::conditional_t<kBoolOut, bool, T>;
+      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1]});
+      sdk::transform<Out, T, T>(loop, 0, loop.numel(),
+                                [](T a, T b) { return Out(Op{}(Compute<T>(a), Compute<T>(b))); });
+    }
+  };
+};
+
+struct Add {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else if constexpr (std::is_integral_v<C>) return C(bits(a) + bits(b));
+    else return a + b;
+  }
+};
+struct Sub {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) return C(bits(a) - bits(b));
+    else return a - b;
+  }
+};
+struct Mul {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else if constexpr (std::is_integral_v<C>) return C(bits(a) * bits(b));
+    else return a * b;
+  }
+};
+struct Div {
+  template <class C>
+  C operator()(C a, C b) const { return a / b; }
+};
+// NaN wins in maximum and minimum.
+struct Maximum {
+  template <class C>
+  C operator()(C a, C b) const { return a != a ? a : b != b ? b : (a > b ? a : b); }
+};
+struct Minimum {
+  template <class C>
+  C operator()(C a, C b) const { return a != a ? a : b != b ? b : (a < b ? a : b); }
+};
+struct BitAnd {
+  template <class C>
+  C operator()(C a, C b) const { return C(a & b); }
+};
+struct BitOr {
+  template <class C>
+  C operator()(C a, C b) const { return C(a | b); }
+};
+struct BitXor {
+  template <class C>
+  C operator()(C a, C b) const { return C(a ^ b); }
+};
+struct Eq {
+  template <class C>
+  bool operator()(C a, C b) const { return a == b; }
+};
+struct Ne {
+  template <class C>
+  bool operator()(C a, C b) const { return a != b; }
+};
+struct Lt {
+  template <class C>
+  bool operator()(C a, C b) const { return a < b; }
+};
+struct Le {
+  template <class C>
+  bool operator()(C a, C b) const { return a <= b; }
+};
+struct Gt {
+  template <class C>
+  bool operator()(C a, C b) const { return a > b; }
+};
+struct Ge {
+  template <class C>
+  bool operator()(C a, C b) const { return a >= b; }
+};
+struct LogicalAnd {
+  template <class C>
+  bool operator()(C a, C b) const { return a != C(0) && b != C(0); }
+};
+struct LogicalOr {
+  template <class C>
+  bool operator()(C a, C b) const { return a != C(0) || b != C(0); }
+};
+struct LogicalXor {
+  template <class C>
+  bool operator()(C a, C b) const { return (a != C(0)) != (b != C(0)); }
+};
+
+template <class T>
+struct Where {
+  static void run(const ember_kernel_call& call) {
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]});
+    sdk::transform<T, bool, T, T>(loop, 0, loop.numel(), [](bool c, T a, T b) { return c ? a : b; });
+  }
+};
+
+// --- conversion and factories -------------------------------------------------
+
+template <class Dst, class Src>
+Dst convert(Src x) {
+  const Compute<Src> value(x);
+  if constexpr (std::is_same_v<Dst, bool>) return value != Compute<Src>(0);
+  else if constexpr (sdk::is_reduced_float_v<Dst>) return Dst(static_cast<float>(value));
+  else return static_cast<Dst>(value);
+}
+
+template <class Src>
+struct Copy {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& out = call.outputs[0];
+    const sdk::StridedLoop loop({&out, &call.inputs[0]});
+    sdk::visit_dtype(sdk::dtype_of(out), [&](auto tag) {
+      using Dst = typename decltype(tag)::type;
+      sdk::transform<Dst, Src>(loop, 0, loop.numel(), [](Src x) { return convert<Dst>(x); });
+    });
+  }
+};
+
+template <class T>
+T attr_value(const ember_kernel_call& call, const char* name) {
+  if constexpr (sdk::is_floating_v<T>) return T(static_cast<Compute<T>>(sdk::attr_float(call, name)));
+  else return static_cast<T>(sdk::attr_int(call, name));
+}
+
+template <class T>
+struct Fill {
+  static void run(const ember_kernel_call& call) {
+    const T value = attr_value<T>(call, "value");
+    const sdk::StridedLoop loop({&call.outputs[0]});
+    sdk::transform<T>(loop, 0, loop.numel(), [value] { return value; });
+  }
+};
+
+template <class T>
+struct Arange {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& out = call.outputs[0];
+    T* data = reinterpret_cast<T*>(sdk::data_ptr(out));
+    for (int64_t i = 0; i < out.shape[0]; ++i) {
+      if constexpr (sdk::is_floating_v<T>) {
+        const double value = sdk::attr_float(call, "start") + static_cast<double>(i) * sdk::attr_float(call, "step");
+        data[i * out.strides[0]] = T(static_cast<Compute<T>>(value));
+      } else {
+        const uint64_t value = bits(sdk::attr_int(call, "start")) + bits(i) * bits(sdk::attr_int(call, "step"));
+        data[i * out.strides[0]] = static_cast<T>(value);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void register_elementwise_kernels(const sdk::Registrar& r) {
+  const sdk::FloatingTypes floating;
+  const sdk::NumericTypes numeric;
+  const sdk::IntegralTypes integral;
+  const sdk::AllTypes all;
+  // [guide:register_unary]
+  add_each<Unary<decltype([](auto x) { return std::exp(x); })>::Kernel>(r, "exp", floating);
+  // [/guide:register_unary]
+  add_each<Unary<Neg>::Kernel>(r, "neg", numeric);
+  add_each<Unary<Abs>::Kernel>(r, "abs", numeric);
+  add_each<Unary<Sign>::Kernel>(r, "sign", numeric);
+  add_each<Unary<decltype([](auto x) { return std::log(x); })>::Kernel>(r, "log", floating);
+  add_each<Unary<decltype([](auto x) { return std::log1p(x); })>::Kernel>(r, "log1p", floating);
+  add_each<Unary<decltype([](auto x) { return std::expm1(x); })>::Kernel>(r, "expm1", floating);
+  add_each<Unary<decltype([](auto x) { return std::sqrt(x); })>::Kernel>(r, "sqrt", floating);
+  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / std::sqrt(x); })>::Kernel>(r, "rsqrt", floating);
+  add_each<Unary<decltype([](auto x) { return std::sin(x); })>::Kernel>(r, "sin", floating);
+  add_each<Unary<decltype([](auto x) { return std::cos(x); })>::Kernel>(r, "cos", floating);
+  add_each<Unary<decltype([](auto x) { return std::tan(x); })>::Kernel>(r, "tan", floating);
+  add_each<Unary<decltype([](auto x) { return std::tanh(x); })>::Kernel>(r, "tanh", floating);
+  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); })>::Kernel>(r, "sigmoid", floating);
+  add_each<Unary<decltype([](auto x) { return std::erf(x); })>::Kernel>(r, "erf", floating);
+  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / x; })>::Kernel>(r, "reciprocal", floating);
+  add_each<Unary<decltype([](auto x) { return std::floor(x); })>::Kernel>(r, "floor", floating);
+  add_each<Unary<decltype([](auto x) { return std::ceil(x); })>::Kernel>(r, "ceil", floating);
+  add_each<Unary<decltype([](auto x) { return std::trunc(x); })>::Kernel>(r, "trunc", floating);
+  add_each<Unary<decltype([](auto x) { return std::nearbyint(x); })>::Kernel>(r, "round", floating);
+  add_each<LogicalNot>(r, "logical_not", all);
+  add_each<BitwiseNot>(r, "bitwise_not", integral);
+
+  add_each<Binary<Add>::Kernel>(r, "add", all);
+  add_each<Binary<Sub>::Kernel>(r, "sub", numeric);
+  add_each<Binary<Mul>::Kernel>(r, "mul", all);
+  add_each<Binary<Div>::Kernel>(r, "div", floating);
+  add_each<Binary<Maximum>::Kernel>(r, "maximum", all);
+  add_each<Binary<Minimum>::Kernel>(r, "minimum", all);
+  add_each<Binary<BitAnd>::Kernel>(r, "bitwise_and", integral);
+  add_each<Binary<BitOr>::Kernel>(r, "bitwise_or", integral);
+  add_each<Binary<BitXor>::Kernel>(r, "bitwise_xor", integral);
+  add_each<Binary<Eq, true>::Kernel>(r, "eq", all);
+  add_each<Binary<Ne, true>::Kernel>(r, "ne", all);
+  add_each<Binary<Lt, true>::Kernel>(r, "lt", all);
+  add_each<Binary<Le, true>::Kernel>(r, "le", all);
+  add_each<Binary<Gt, true>::Kernel>(r, "gt", all);
+  add_each<Binary<Ge, true>::Kernel>(r, "ge", all);
+  add_each<Binary<LogicalAnd, true>::Kernel>(r, "logical_and", all);
+  add_each<Binary<LogicalOr, true>::Kernel>(r, "logical_or", all);
+  add_each<Binary<LogicalXor, true>::Kernel>(r, "logical_xor", all);
+  add_each<Where>(r, "where", all);
+
+  add_each<Copy>(r, "copy", all);
+  add_each<Fill>(r, "fill", all);
+  add_each<Arange>(r, "arange", numeric);
+}
+
+}  // namespace emu

@@ -1,0 +1,115 @@
+// Indexing: index_select, gather, scatter_add and cat. Index values are
+// data, so only the device can check them: an out-of-range index fails the
+// kernel with OUT_OF_RANGE (reported at the stream's next synchronisation).
+#include <string>
+
+#include "kernels.h"
+
+namespace emu {
+
+namespace {
+
+// Index value `at` of an int64 or int32 index tensor, made non-negative and
+// checked against `size`.
+int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size, const char* op) {
+  const int64_t raw = sdk::dtype_of(index) == EMBER_DTYPE_INT32 ? *element<const int32_t>(index, at)
+                                                                  : *element<const int64_t>(index, at);
+  const int64_t value = raw < 0 ? raw + size : raw;
+  if (value < 0 || value >= size) {
+    sdk::fail(EMBER_STATUS_OUT_OF_RANGE, std::string(op) + ": index " + std::to_string(raw) +
+                                             " is out of range for a dimension of size " + std::to_string(size));
+  }
+  return value;
+}
+
+template <class T>
+struct IndexSelect {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& x = call.inputs[0];
+    const DLTensor& index = call.inputs[1];
+    const DLTensor& out = call.outputs[0];
+    const int64_t dim = sdk::attr_int(call, "dim");
+    std::vector<int64_t> source(static_cast<size_t>(x.ndim));
+    for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
+      std::copy(at, at + out.ndim, source.begin());
+      if (x.ndim > 0) source[dim] = read_index(index, &at[dim], x.shape[dim], "index_select");
+      *element<T>(out, at) = *element<const T>(x, source.data());
+    });
+  }
+};
+
+template <class T>
+struct Gather {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& x = call.inputs[0];
+    const DLTensor& index = call.inputs[1];
+    const DLTensor& out = call.outputs[0];
+    const int64_t dim = sdk::attr_int(call, "dim");
+    std::vector<int64_t> source(static_cast<size_t>(x.ndim));
+    for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
+      std::copy(at, at + out.ndim, source.begin());
+      source[dim] = read_index(index, at, x.shape[dim], "gather");
+      *element<T>(out, at) = *element<const T>(x, source.data());
+    });
+  }
+};
+
+template <class T>
+struct ScatterAdd {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& x = call.inputs[0];
+    const DLTensor& index = call.inputs[1];
+    const DLTensor& src = call.inputs[2];
+    const DLTensor& out = call.outputs[0];
+    const int64_t dim = sdk::attr_int(call, "dim");
+    if (out.data != x.data || out.byte_offset != x.byte_offset) {
+      const sdk::StridedLoop loop({&out, &x});
+      sdk::transform<T, T>(loop, 0, loop.numel(), [](T v) { return v; });
+    }
+    std::vector<int64_t> target(static_cast<size_t>(out.ndim));
+    for_each_index(index.shape, index.ndim, [&](const int64_t* at) {
+      std::copy(at, at + index.ndim, target.begin());
+      target[dim] = read_index(index, at, out.shape[dim], "scatter_add");
+      T& slot = *element<T>(out, target.data());
+      const T value = *element<const T>(src, at);
+      if constexpr (std::is_same_v<T, bool>) {
+        slot = slot || value;
+      } else if constexpr (std::is_integral_v<T>) {
+        slot = static_cast<T>(static_cast<uint64_t>(slot) + static_cast<uint64_t>(value));
+      } else {
+        slot = T(Compute<T>(slot) + Compute<T>(value));
+      }
+    });
+  }
+};
+
+template <class T>
+struct Cat {
+  static void run(const ember_kernel_call& call) {
+    const DLTensor& out = call.outputs[0];
+    const int64_t dim = sdk::attr_int(call, "dim");
+    int64_t offset = 0;
+    std::vector<int64_t> target(static_cast<size_t>(out.ndim));
+    for (int64_t i = 0; i < call.num_inputs; ++i) {
+      const DLTensor& piece = call.inputs[i];
+      if (sdk::numel(piece) == 0) continue;  // empty inputs, of any rank, add nothing
+      for_each_index(piece.shape, piece.ndim, [&](const int64_t* at) {
+        std::copy(at, at + piece.ndim, target.begin());
+        target[dim] += offset;
+        *element<T>(out, target.data()) = *element<const T>(piece, at);
+      });
+      offset += piece.shape[dim];
+    }
+  }
+};
+
+}  // namespace
+
+void register_index_kernels(const sdk::Registrar& r) {
+  add_each<IndexSelect>(r, "index_select", sdk::AllTypes{});
+  add_each<Gather>(r, "gather", sdk::AllTypes{});
+  add_each<ScatterAdd>(r, "scatter_add", sdk::AllTypes{});
+  add_each<Cat>(r, "cat", sdk::AllTypes{});
+}
+
+}  // namespace emu
