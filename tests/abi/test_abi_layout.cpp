@@ -1,0 +1,76 @@
+// Note [ABI layout baseline]: v1_0_layout.txt records, for ABI 1.0 on LP64,
+// every field's offset and size, every struct's size and every enum value
+// of ember_plugin.h. A later minor may append fields (structs grow, never
+// shrink) and add enum values, but every line of the baseline must still
+// hold: a moved, resized or removed field, or a renumbered enum, is a break
+// that only a new major may make.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <ember/ember_plugin.h>
+
+#include "abi_layout.h"
+
+namespace {
+
+std::vector<std::string> baseline_lines() {
+  std::ifstream file(EMBER_ABI_BASELINE);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  return lines;
+}
+
+// "field ember_plugin name 24 8" -> key "field ember_plugin name", value "24 8".
+std::pair<std::string, std::string> split_entry(const std::string& line) {
+  std::istringstream in(line);
+  std::string kind, a, b;
+  in >> kind >> a;
+  std::string key = kind + " " + a;
+  if (kind == "field") {
+    in >> b;
+    key += " " + b;
+  }
+  std::string rest;
+  std::getline(in >> std::ws, rest);
+  return {key, rest};
+}
+
+TEST(AbiLayout, EveryV1_0EntryStillHolds) {
+  const std::vector<std::string> baseline = baseline_lines();
+  ASSERT_GT(baseline.size(), 100u) << "cannot read " << EMBER_ABI_BASELINE;
+  std::map<std::string, std::string> current;
+  for (const std::string& line : current_abi_layout()) current.insert(split_entry(line));
+  for (const std::string& line : baseline) {
+    const auto [key, recorded] = split_entry(line);
+    auto it = current.find(key);
+    ASSERT_NE(it, current.end()) << key << " is gone from ember_plugin.h";
+    if (key.starts_with("struct ")) {
+      // Structs grow at their end only: never smaller than in 1.0.
+      EXPECT_GE(std::stoull(it->second), std::stoull(recorded)) << key << " shrank";
+      if (EMBER_ABI_VERSION_MINOR == 0) EXPECT_EQ(it->second, recorded) << key << " changed size within 1.0";
+    } else {
+      EXPECT_EQ(it->second, recorded) << key << " moved or changed (baseline: " << line << ")";
+    }
+  }
+}
+
+TEST(AbiLayout, NewFieldsOnlyAfterTheV1_0End) {
+  std::map<std::string, std::string> baseline;
+  for (const std::string& line : baseline_lines()) baseline.insert(split_entry(line));
+  for (const std::string& line : current_abi_layout()) {
+    const auto [key, value] = split_entry(line);
+    if (!key.starts_with("field ") || baseline.count(key) != 0) continue;
+    const std::string struct_name = key.substr(6, key.find(' ', 6) - 6);
+    const auto recorded_size = baseline.find("struct " + struct_name);
+    if (recorded_size == baseline.end()) continue;  // a struct added after 1.0
+    EXPECT_GE(std::stoull(value), std::stoull(recorded_size->second))
+        << key << " was inserted inside the 1.0 part of " << struct_name;
+  }
+}
+
+}  // namespace
