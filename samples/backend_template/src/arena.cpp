@@ -71,6 +71,7 @@ void Arena::free(void* ptr) {
   free_blocks_.emplace(start, size);
 }
 
+// [guide:arena_access]
 Arena::Access::Access(Arena& arena) : arena_(arena) {
   std::lock_guard lock(arena_.access_mutex_);
   if (arena_.open_count_++ == 0) mprotect(arena_.base_, arena_.capacity_, PROT_READ | PROT_WRITE);
@@ -80,5 +81,6 @@ Arena::Access::~Access() {
   std::lock_guard lock(arena_.access_mutex_);
   if (--arena_.open_count_ == 0) mprotect(arena_.base_, arena_.capacity_, PROT_NONE);
 }
+// [/guide:arena_access]
 
 }  // namespace emu

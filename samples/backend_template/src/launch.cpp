@@ -72,6 +72,7 @@ class OwnedCall {
 
 }  // namespace
 
+// [guide:launch]
 void launch(const ember_kernel_call& call, KernelBody body) {
   EmuDevice& device = emu_device(call.device_index);
   Stream& stream = device.stream(call.stream);
@@ -82,5 +83,6 @@ void launch(const ember_kernel_call& call, KernelBody body) {
     body(owned->call());
   });
 }
+// [/guide:launch]
 
 }  // namespace emu

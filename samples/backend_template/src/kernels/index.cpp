@@ -11,6 +11,7 @@ namespace {
 
 // Index value `at` of an int64 or int32 index tensor, made non-negative and
 // checked against `size`.
+// [guide:read_index]
 int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size, const char* op) {
   const int64_t raw = sdk::dtype_of(index) == EMBER_DTYPE_INT32 ? *element<const int32_t>(index, at)
                                                                   : *element<const int64_t>(index, at);
@@ -21,6 +22,7 @@ int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size, const
   }
   return value;
 }
+// [/guide:read_index]
 
 template <class T>
 struct IndexSelect {

@@ -1,0 +1,53 @@
+# cmake -DGUIDE=<writing-a-backend.md> -DROOT=<repository> -P check_guide_quotes.cmake
+# Every "<!-- quote: <path>#<name> -->" in the guide must be followed by a
+# fenced block equal to the lines between "[guide:<name>]" and
+# "[/guide:<name>]" in <path>, so the guide quotes code that is compiled and
+# tested, and says so when the code changes.
+file(READ "${GUIDE}" rest)
+set(checked 0)
+while(TRUE)
+  string(FIND "${rest}" "<!-- quote: " marker)
+  if(marker EQUAL -1)
+    break()
+  endif()
+  math(EXPR ref_start "${marker} + 12")
+  string(SUBSTRING "${rest}" ${ref_start} -1 rest)
+  string(FIND "${rest}" " -->" ref_end)
+  string(SUBSTRING "${rest}" 0 ${ref_end} ref)
+  string(REPLACE "#" ";" ref_parts "${ref}")
+  list(GET ref_parts 0 path)
+  list(GET ref_parts 1 name)
+
+  # The fenced block after the marker: from the line after the opening fence
+  # to the newline before the closing one.
+  string(FIND "${rest}" "```" fence)
+  string(SUBSTRING "${rest}" ${fence} -1 rest)
+  string(FIND "${rest}" "\n" line_end)
+  math(EXPR body_start "${line_end} + 1")
+  string(SUBSTRING "${rest}" ${body_start} -1 rest)
+  string(FIND "${rest}" "\n```" body_end)
+  string(SUBSTRING "${rest}" 0 ${body_end} quoted)
+  string(SUBSTRING "${rest}" ${body_end} -1 rest)
+
+  file(READ "${ROOT}/${path}" source)
+  string(FIND "${source}" "[guide:${name}]" open)
+  string(FIND "${source}" "[/guide:${name}]" close)
+  if(open EQUAL -1 OR close EQUAL -1)
+    message(FATAL_ERROR "${path} has no [guide:${name}] ... [/guide:${name}] region")
+  endif()
+  string(SUBSTRING "${source}" ${open} -1 region)
+  string(FIND "${region}" "\n" open_end)
+  math(EXPR region_start "${open} + ${open_end} + 1")
+  string(SUBSTRING "${source}" 0 ${close} before_close)
+  string(FIND "${before_close}" "\n" close_line REVERSE)
+  math(EXPR region_length "${close_line} - ${region_start}")
+  string(SUBSTRING "${source}" ${region_start} ${region_length} code)
+  if(NOT quoted STREQUAL code)
+    message(FATAL_ERROR "writing-a-backend.md quotes ${path}#${name}, which now reads:\n${code}")
+  endif()
+  math(EXPR checked "${checked} + 1")
+endwhile()
+if(checked EQUAL 0)
+  message(FATAL_ERROR "no quotes found in ${GUIDE}")
+endif()
+message(STATUS "${checked} quotes match the sample")
