@@ -23,6 +23,7 @@ ember_status* register_kernels(ember_registrar* registrar) {
     register_sort_kernels(r);
     register_softmax_kernels(r);
     register_convolution_kernels(r);
+    register_pooling_kernels(r);
   });
 }
 

@@ -98,6 +98,42 @@ TEST_F(CompositeKernels, FusedConvolutionHasSecondOrderGradients) {
       1e-4);
 }
 
+TEST_F(CompositeKernels, PoolingAndItsGradientsMatchDecomposition) {
+  manual_seed(7);
+  const Tensor x = randn({2, 3, 9, 8}).requires_grad_();
+  const Tensor xt = randn({2, 9, 8, 3}).requires_grad_();
+  run_both([&] { return with_gradients(max_pool2d(x, {2}), {x}); });
+  run_both([&] { return with_gradients(max_pool2d(x, {3, 2}, {2, 1}, {1}, {1, 2}), {x}); });
+  run_both([&] { return with_gradients(max_pool2d(xt.permute({0, 3, 1, 2}), {3}, {2}, {1}), {xt}); });
+  run_both([&] { return max_pool2d_with_indices(x, {3, 2}, {2, 1}, {1}, {1, 2}).indices; });
+  run_both([&] { return with_gradients(avg_pool2d(x, {2}), {x}); });
+  run_both([&] { return with_gradients(avg_pool2d(x, {3}, {2}, {1}, /*count_include_pad=*/true), {x}); });
+  run_both([&] { return with_gradients(avg_pool2d(x, {3, 2}, {1, 2}, {1}, /*count_include_pad=*/false), {x}); });
+  run_both([&] { return with_gradients(avg_pool2d(xt.permute({0, 3, 1, 2}).select(0, 0), {2}, {1}), {xt}); });
+}
+
+TEST_F(CompositeKernels, FusedMaxPoolPropagatesNaNAndIgnoresPadding) {
+  const float nan = std::nanf("");
+  const Tensor x = tensor<float>({-5, nan, -7, -8}, {1, 1, 2, 2});
+  const std::vector<float> pooled = max_pool2d(x, {2}, {1}, {1}).tolist<float>();
+  ASSERT_EQ(pooled.size(), 9u);
+  EXPECT_EQ(pooled[0], -5.0f);  // a corner window sees one real value, and padding never wins
+  EXPECT_TRUE(std::isnan(pooled[4]));
+  EXPECT_EQ(pooled[6], -7.0f);
+  EXPECT_EQ(pooled[8], -8.0f);
+}
+
+TEST_F(CompositeKernels, FusedPoolingHasSecondOrderGradients) {
+  const Tensor x = testing::leaf({1, 2, 5, 5}, 31).to(DType::Float32).detach().requires_grad_();
+  run_both(
+      [&] {
+        const Tensor y = avg_pool2d(x, {3}, {2}, {1}, false);
+        const Tensor gx = autograd::grad({sum(y * y * x.slice(3, 0, 3).slice(2, 0, 3))}, {x}, {}, false, true)[0];
+        return autograd::grad({sum(gx * gx)}, {x})[0];
+      },
+      1e-4);
+}
+
 // A small MLP trained with SGD; returns the loss of every step.
 std::vector<float> train_mlp(int steps) {
   manual_seed(11);

@@ -19,6 +19,7 @@ void register_scan_kernels(const sdk::Registrar& registrar);
 void register_sort_kernels(const sdk::Registrar& registrar);
 void register_softmax_kernels(const sdk::Registrar& registrar);
 void register_convolution_kernels(const sdk::Registrar& registrar);
+void register_pooling_kernels(const sdk::Registrar& registrar);
 
 // Copies src into dst (same shape, any strides, any two dtypes); used by
 // copy, cat and scatter_add.

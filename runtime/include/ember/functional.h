@@ -78,6 +78,10 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   IntArrayRef dilation = {1});
+// Also the argmax of each window, as an index h * W + w into the input plane
+// (int64), as PyTorch's return_indices=True gives.
+ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                      IntArrayRef padding = {0}, IntArrayRef dilation = {1});
 Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool count_include_pad = true);
 Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size);

@@ -291,6 +291,52 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// The gradient goes to the argmax of each window, found again from the
+// saved input.
+BackwardFn d_max_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const DimVector kernel = c.attr_ints("max_pool2d", "kernel_size");
+  const DimVector stride = c.attr_ints("max_pool2d", "stride");
+  const DimVector padding = c.attr_ints("max_pool2d", "padding");
+  const DimVector dilation = c.attr_ints("max_pool2d", "dilation");
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    if (!g.defined()) return Grads{Tensor()};
+    Tensor argmax;
+    {
+      NoGradGuard no_grad;
+      argmax = max_pool2d_with_indices(in[0], kernel, stride, padding, dilation).indices;
+    }
+    const DimVector& sizes = in[0].sizes();
+    const int64_t n = sizes[0], channels = sizes[1];
+    const Tensor plane_grads = zeros({n, channels, sizes[2] * sizes[3]}, TensorOptions(g.dtype(), g.device()));
+    return Grads{scatter_add(plane_grads, 2, argmax.reshape({n, channels, -1}), g.reshape({n, channels, -1}))
+                     .reshape(sizes)};
+  };
+}
+
+BackwardFn d_avg_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const DimVector kernel = c.attr_ints("avg_pool2d", "kernel_size");
+  const DimVector stride = c.attr_ints("avg_pool2d", "stride");
+  const DimVector padding = c.attr_ints("avg_pool2d", "padding");
+  const bool count_include_pad = c.attr_int("avg_pool2d", "count_include_pad") != 0;
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    static const dispatch::Op& backward = dispatch::op_named("avg_pool2d_backward");
+    if (!is_grad_enabled() && dispatch::use_composite_kernel(backward, g)) {
+      return Grads{dispatch::call_single(
+          backward, {g},
+          {dispatch::attr_ints("kernel_size", kernel), dispatch::attr_ints("stride", stride),
+           dispatch::attr_ints("padding", padding), dispatch::attr_bool("count_include_pad", count_include_pad),
+           dispatch::attr_ints("input_sizes", in[0].sizes())})};
+    }
+    return differentiate_decomposition(
+        [&](const Grads& args) { return avg_pool2d(args[0], kernel, stride, padding, count_include_pad); }, {in[0]},
+        g);
+  };
+}
+
 const std::unordered_map<std::string_view, DerivativeMaker>& table() {
   static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
       {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
@@ -305,7 +351,7 @@ const std::unordered_map<std::string_view, DerivativeMaker>& table() {
       {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
       {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
       {"cumsum", d_cumsum},   {"sort", d_sort},       {"softmax", d_softmax}, {"log_softmax", d_log_softmax},
-      {"conv2d", d_conv2d},
+      {"conv2d", d_conv2d},   {"max_pool2d", d_max_pool2d}, {"avg_pool2d", d_avg_pool2d},
   };
   return *t;
 }

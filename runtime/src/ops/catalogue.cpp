@@ -107,30 +107,51 @@ void meta_sort(const OpCall& call, TensorMeta* out) {
   out[1].dtype = DType::Int64;
 }
 
-// Output height/width of a convolution window sweep (attrs stride, padding,
-// dilation; kernel size from the weight's last two dims).
-void meta_conv2d(const OpCall& call, TensorMeta* out) {
+// [N, C_out, Ho, Wo] of a window sweep over a [N, C, H, W] input, with
+// Ho = (H + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
+DimVector swept_sizes(const OpCall& call, const char* op, int64_t channels, int64_t kernel_h, int64_t kernel_w) {
   const Tensor& x = call.inputs[0];
-  const Tensor& w = call.inputs[1];
-  const IntArrayRef stride = call.attr_ints("conv2d", "stride");
-  const IntArrayRef padding = call.attr_ints("conv2d", "padding");
-  const IntArrayRef dilation = call.attr_ints("conv2d", "dilation");
-  DimVector sizes{x.size(0), w.size(0), 0, 0};
+  const IntArrayRef stride = call.attr_ints(op, "stride");
+  const IntArrayRef padding = call.attr_ints(op, "padding");
+  const ember_attr* dilation = call.find_attr("dilation");
+  const int64_t kernel[] = {kernel_h, kernel_w};
+  DimVector sizes{x.size(0), channels, 0, 0};
   for (int i = 0; i < 2; ++i) {
-    sizes[2 + i] = (x.size(2 + i) + 2 * padding[i] - dilation[i] * (w.size(2 + i) - 1) - 1) / stride[i] + 1;
+    const int64_t d = dilation != nullptr ? dilation->ints[i] : 1;
+    sizes[2 + i] = (x.size(2 + i) + 2 * padding[i] - d * (kernel[i] - 1) - 1) / stride[i] + 1;
   }
-  out[0].sizes = sizes;
-  out[0].dtype = x.dtype();
+  return sizes;
 }
 
-// The backward convolutions are told the shape they produce.
-void meta_conv2d_backward_input(const OpCall& call, TensorMeta* out) {
-  out[0].sizes = call.attr_ints("conv2d_backward_input", "input_sizes");
+void meta_conv2d(const OpCall& call, TensorMeta* out) {
+  const Tensor& w = call.inputs[1];
+  out[0].sizes = swept_sizes(call, "conv2d", w.size(0), w.size(2), w.size(3));
   out[0].dtype = call.inputs[0].dtype();
 }
 
-void meta_conv2d_backward_weight(const OpCall& call, TensorMeta* out) {
-  out[0].sizes = call.attr_ints("conv2d_backward_weight", "weight_sizes");
+void meta_max_pool2d(const OpCall& call, TensorMeta* out) {
+  const IntArrayRef kernel = call.attr_ints("max_pool2d", "kernel_size");
+  out[0].sizes = swept_sizes(call, "max_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].dtype = call.inputs[0].dtype();
+  out[1].sizes = out[0].sizes;
+  out[1].dtype = DType::Int64;
+}
+
+void meta_avg_pool2d(const OpCall& call, TensorMeta* out) {
+  const IntArrayRef kernel = call.attr_ints("avg_pool2d", "kernel_size");
+  out[0].sizes = swept_sizes(call, "avg_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+// Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
+// the shape they produce.
+void meta_input_sizes(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("backward op", "input_sizes");
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_weight_sizes(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("backward op", "weight_sizes");
   out[0].dtype = call.inputs[0].dtype();
 }
 
@@ -172,8 +193,11 @@ void register_catalogue(OpRegistry& registry) {
   };
   for (const char* name : {"softmax", "log_softmax"}) add_composite(name, 1, meta_like_input0);
   add_composite("conv2d", 2, meta_conv2d);
-  add_composite("conv2d_backward_input", 2, meta_conv2d_backward_input);
-  add_composite("conv2d_backward_weight", 2, meta_conv2d_backward_weight);
+  add_composite("conv2d_backward_input", 2, meta_input_sizes);
+  add_composite("conv2d_backward_weight", 2, meta_weight_sizes);
+  add_composite("max_pool2d", 1, meta_max_pool2d, 2);
+  add_composite("avg_pool2d", 1, meta_avg_pool2d);
+  add_composite("avg_pool2d_backward", 1, meta_input_sizes);
   add("cumsum", 1, meta_cumsum);
   registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }

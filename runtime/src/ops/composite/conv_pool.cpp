@@ -28,6 +28,9 @@ Pair pair_arg(std::string_view op, std::string_view name, IntArrayRef v, int64_t
   return p;
 }
 
+// A Pair as an INTS attribute; borrows the pair for the call.
+ember_attr pair_attr(const char* name, const Pair& p) { return dispatch::attr_ints(name, IntArrayRef(p.data(), 2)); }
+
 // [C, H, W] inputs are a batch of one.
 Tensor as_batched(std::string_view op, const Tensor& x) {
   composite::check_rank(op, x, 3, 4, "input");
@@ -108,10 +111,8 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
   Tensor out;
   if (x.device() == w.device() && dispatch::use_composite_kernel(fused, x)) {
     out = dispatch::call_single(fused, {x, w},
-                                {dispatch::attr_ints("stride", IntArrayRef(stride.data(), 2)),
-                                 dispatch::attr_ints("padding", IntArrayRef(padding.data(), 2)),
-                                 dispatch::attr_ints("dilation", IntArrayRef(dilation.data(), 2)),
-                                 dispatch::attr_int("groups", groups)});
+                                {pair_attr("stride", stride), pair_attr("padding", padding),
+                                 pair_attr("dilation", dilation), dispatch::attr_int("groups", groups)});
   } else {
     out = conv2d_by_matmul(op, x, w, stride, padding, dilation, groups);
   }
@@ -199,8 +200,47 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
                      pair_arg("conv2d", "padding", padding, 0), pair_arg("conv2d", "dilation", dilation, 1), groups);
 }
 
+ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
+                                      IntArrayRef padding, IntArrayRef dilation) {
+  composite::check_floating("max_pool2d", x);
+  const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
+  const Tensor x4 = as_batched("max_pool2d", x);
+  const auto [ho, wo] = swept_size("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation);
+  static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
+  if (dispatch::use_composite_kernel(fused, x4)) {
+    Tensor outputs[2];
+    const ember_attr attrs[] = {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
+                                pair_attr("padding", a.padding), pair_attr("dilation", a.dilation)};
+    dispatch::OpCall call;
+    call.inputs = &x4;
+    call.num_inputs = 1;
+    call.outputs = outputs;
+    call.num_outputs = 2;
+    call.attrs = attrs;
+    call.num_attrs = 4;
+    dispatch::call(fused, call);
+    return {as_input_rank(outputs[0], x), as_input_rank(outputs[1], x)};
+  }
+  const Tensor win = windows("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation,
+                             -std::numeric_limits<double>::infinity());
+  const ValuesIndices best = max(win.flatten(4), 4);
+  // Window offset (i, j) of output cell (oh, ow) is input row
+  // oh * stride - padding + i * dilation, and likewise for columns.
+  const TensorOptions index_options(DType::Int64, x.device());
+  const Tensor i = floor_divide(best.indices, scalar_tensor(a.kernel[1], index_options));
+  const Tensor j = remainder(best.indices, scalar_tensor(a.kernel[1], index_options));
+  const Tensor rows = arange(ho, index_options).reshape({ho, 1}) * a.stride[0] - a.padding[0] + i * a.dilation[0];
+  const Tensor cols = arange(wo, index_options) * a.stride[1] - a.padding[1] + j * a.dilation[1];
+  return {as_input_rank(best.values, x), as_input_rank(rows * x4.size(3) + cols, x)};
+}
+
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation) {
+  static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
+  if (dispatch::use_composite_kernel(fused, x)) {
+    return max_pool2d_with_indices(x, kernel_size, stride, padding, dilation).values;
+  }
+  // The decomposition's own derivative (amax) splits ties evenly.
   composite::check_floating("max_pool2d", x);
   const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
   const Tensor win = windows("max_pool2d", as_batched("max_pool2d", x), a.kernel, a.stride, a.padding, a.dilation,
@@ -213,6 +253,15 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
   composite::check_floating("avg_pool2d", x);
   const PoolArgs a = pool_args("avg_pool2d", kernel_size, stride, padding, {1});
   const Tensor x4 = as_batched("avg_pool2d", x);
+  swept_size("avg_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation);
+  static const dispatch::Op& fused = dispatch::op_named("avg_pool2d");
+  if (dispatch::use_composite_kernel(fused, x4)) {
+    return as_input_rank(dispatch::call_single(fused, {x4},
+                                               {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
+                                                pair_attr("padding", a.padding),
+                                                dispatch::attr_bool("count_include_pad", count_include_pad)}),
+                         x);
+  }
   const Tensor win = windows("avg_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation, 0);
   if (count_include_pad) return as_input_rank(mean(win, {4, 5}), x);
   // Divide by the number of real (unpadded) elements in each window: the

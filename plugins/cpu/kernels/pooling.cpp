@@ -1,0 +1,170 @@
+// max_pool2d (values and argmax indices), avg_pool2d and its backward
+// (ops.md "Composite ops a backend may override"): one pass over each
+// [H, W] plane, planes in parallel. Inputs may have any strides; outputs
+// are the contiguous tensors the core allocates.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "elementwise.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+struct Window {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+};
+
+Window window_of(const ember_kernel_call& call, bool dilated) {
+  const sdk::IntList kernel = sdk::attr_ints(call, "kernel_size");
+  const sdk::IntList stride = sdk::attr_ints(call, "stride");
+  const sdk::IntList padding = sdk::attr_ints(call, "padding");
+  Window w{};
+  for (int i = 0; i < 2; ++i) {
+    w.kernel[i] = kernel[i];
+    w.stride[i] = stride[i];
+    w.padding[i] = padding[i];
+    w.dilation[i] = dilated ? sdk::attr_ints(call, "dilation")[i] : 1;
+  }
+  return w;
+}
+
+// Strided access to a [N, C, H, W] tensor's planes.
+template <class T>
+struct Planes {
+  char* base;
+  int64_t channels, height, width;
+  int64_t stride[4];  // bytes
+  Planes(const DLTensor& t)
+      : base(static_cast<char*>(sdk::data_ptr(t))), channels(t.shape[1]), height(t.shape[2]), width(t.shape[3]) {
+    for (int d = 0; d < 4; ++d) stride[d] = t.strides[d] * static_cast<int64_t>(sizeof(T));
+  }
+  T& at(int64_t plane, int64_t h, int64_t w) const {
+    const int64_t n = plane / channels, c = plane % channels;
+    return *reinterpret_cast<T*>(base + n * stride[0] + c * stride[1] + h * stride[2] + w * stride[3]);
+  }
+};
+
+template <class Fn>
+void for_each_plane(const DLTensor& out, const Fn& fn) {
+  const int64_t planes = out.shape[0] * out.shape[1];
+  const int64_t plane_size = std::max<int64_t>(out.shape[2] * out.shape[3], 1);
+  parallel_for(0, planes, std::max<int64_t>(1, kElementwiseGrain / plane_size), [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) fn(p);
+  });
+}
+
+// Padding never wins: only in-bounds positions are compared. NaN wins, as
+// in the decomposition's amax.
+template <class T>
+void max_pool2d_kernel(const ember_kernel_call& call) {
+  const Window w = window_of(call, /*dilated=*/true);
+  const Planes<const T> in(call.inputs[0]);
+  const Planes<T> values(call.outputs[0]);
+  const Planes<int64_t> indices(call.outputs[1]);
+  using Acc = compute_t<T>;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    for (int64_t oh = 0; oh < values.height; ++oh) {
+      for (int64_t ow = 0; ow < values.width; ++ow) {
+        Acc best = -std::numeric_limits<Acc>::infinity();
+        int64_t best_index = -1;
+        for (int64_t i = 0; i < w.kernel[0]; ++i) {
+          const int64_t h = oh * w.stride[0] - w.padding[0] + i * w.dilation[0];
+          if (h < 0 || h >= in.height) continue;
+          for (int64_t j = 0; j < w.kernel[1]; ++j) {
+            const int64_t x = ow * w.stride[1] - w.padding[1] + j * w.dilation[1];
+            if (x < 0 || x >= in.width) continue;
+            const Acc v = to_compute(in.at(p, h, x));
+            if (v > best || std::isnan(v) || best_index < 0) {
+              best = v;
+              best_index = h * in.width + x;
+              if (std::isnan(v)) break;
+            }
+          }
+          if (std::isnan(best)) break;
+        }
+        values.at(p, oh, ow) = from_compute<T>(best);
+        indices.at(p, oh, ow) = best_index;
+      }
+    }
+  });
+}
+
+// The cells of a window that lie inside the input, and the divisor.
+struct AvgCell {
+  int64_t h0, h1, w0, w1, divisor;
+};
+
+AvgCell avg_cell(const Window& w, bool count_include_pad, int64_t height, int64_t width, int64_t oh, int64_t ow) {
+  const int64_t h_start = oh * w.stride[0] - w.padding[0], w_start = ow * w.stride[1] - w.padding[1];
+  // The window as counted with padding stops at the padded border.
+  const int64_t h_end_padded = std::min(h_start + w.kernel[0], height + w.padding[0]);
+  const int64_t w_end_padded = std::min(w_start + w.kernel[1], width + w.padding[1]);
+  AvgCell c{std::max<int64_t>(h_start, 0), std::min(h_start + w.kernel[0], height), std::max<int64_t>(w_start, 0),
+            std::min(w_start + w.kernel[1], width), 0};
+  c.divisor = count_include_pad ? (h_end_padded - h_start) * (w_end_padded - w_start) : (c.h1 - c.h0) * (c.w1 - c.w0);
+  return c;
+}
+
+template <class T>
+void avg_pool2d_kernel(const ember_kernel_call& call) {
+  const Window w = window_of(call, /*dilated=*/false);
+  const bool count_include_pad = sdk::attr_bool(call, "count_include_pad");
+  const Planes<const T> in(call.inputs[0]);
+  const Planes<T> out(call.outputs[0]);
+  using Acc = compute_t<T>;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    for (int64_t oh = 0; oh < out.height; ++oh) {
+      for (int64_t ow = 0; ow < out.width; ++ow) {
+        const AvgCell c = avg_cell(w, count_include_pad, in.height, in.width, oh, ow);
+        Acc total = 0;
+        for (int64_t h = c.h0; h < c.h1; ++h) {
+          for (int64_t x = c.w0; x < c.w1; ++x) total += to_compute(in.at(p, h, x));
+        }
+        out.at(p, oh, ow) = from_compute<T>(total / static_cast<Acc>(c.divisor));
+      }
+    }
+  });
+}
+
+// avg_pool2d_backward: dy [N, C, Ho, Wo] -> dx [N, C, H, W]. Each plane of
+// dx belongs to one thread, so the scattered adds need no atomics.
+template <class T>
+void avg_pool2d_backward_kernel(const ember_kernel_call& call) {
+  const Window w = window_of(call, /*dilated=*/false);
+  const bool count_include_pad = sdk::attr_bool(call, "count_include_pad");
+  const Planes<const T> dy(call.inputs[0]);
+  const Planes<T> dx(call.outputs[0]);
+  using Acc = compute_t<T>;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    for (int64_t h = 0; h < dx.height; ++h) {
+      for (int64_t x = 0; x < dx.width; ++x) dx.at(p, h, x) = from_compute<T>(0);
+    }
+    for (int64_t oh = 0; oh < dy.height; ++oh) {
+      for (int64_t ow = 0; ow < dy.width; ++ow) {
+        const AvgCell c = avg_cell(w, count_include_pad, dx.height, dx.width, oh, ow);
+        const Acc share = to_compute(dy.at(p, oh, ow)) / static_cast<Acc>(c.divisor);
+        for (int64_t h = c.h0; h < c.h1; ++h) {
+          for (int64_t x = c.w0; x < c.w1; ++x) dx.at(p, h, x) = from_compute<T>(to_compute(dx.at(p, h, x)) + share);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void register_pooling_kernels(const sdk::Registrar& r) {
+  r.add_each("max_pool2d", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&max_pool2d_kernel<typename decltype(tag)::type>>;
+  });
+  r.add_each("avg_pool2d", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&avg_pool2d_kernel<typename decltype(tag)::type>>;
+  });
+  r.add_each("avg_pool2d_backward", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&avg_pool2d_backward_kernel<typename decltype(tag)::type>>;
+  });
+}
+
+}  // namespace ember::cpu
