@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <stdexcept>
 
@@ -67,12 +68,13 @@ const ember_host_api* host_for(const HostVersion& version) {
   if (version.minor == EMBER_ABI_VERSION_MINOR && version.extra_bytes == 0 && version.truncate_to == 0) {
     return &current_host();
   }
-  auto* bytes = new std::byte[sizeof(ember_host_api) + version.extra_bytes]();  // lives forever, see above
+  static auto* kept = new std::deque<std::vector<std::byte>>();  // never freed, see above
+  std::vector<std::byte>& bytes = kept->emplace_back(sizeof(ember_host_api) + version.extra_bytes);
   ember_host_api host = current_host();
   host.abi_minor = version.minor;
   host.struct_size = version.truncate_to != 0 ? version.truncate_to : sizeof(ember_host_api) + version.extra_bytes;
-  std::memcpy(bytes, &host, sizeof host);
-  return reinterpret_cast<const ember_host_api*>(bytes);
+  std::memcpy(bytes.data(), &host, sizeof host);
+  return reinterpret_cast<const ember_host_api*>(bytes.data());
 }
 
 constexpr unsigned char kGuardByte = 0xA5;

@@ -153,10 +153,17 @@ void write_check_array(JsonWriter& json, const std::vector<CheckResult>& checks)
 
 std::string format_table(const Report& report, bool perf) {
   std::ostringstream out;
-  out << "Ember conformance: plugin '" << report.plugin_name << "' " << report.plugin_version << " (ABI "
-      << report.abi << "), device type '" << report.device_type << "'\n  " << report.plugin_path << "\n";
-  if (!report.fatal_error.empty()) out << "FATAL: " << report.fatal_error << "\n";
+  if (report.plugin_name.empty()) {
+    out << "Ember conformance: " << report.plugin_path << "\n";
+  } else {
+    out << "Ember conformance: plugin '" << report.plugin_name << "' " << report.plugin_version << " (ABI "
+        << report.abi << "), device type '" << report.device_type << "'\n  " << report.plugin_path << "\n";
+  }
   write_checks(out, "ABI suite", report.abi_checks);
+  if (!report.fatal_error.empty()) {
+    out << "FATAL: " << report.fatal_error << "\nResult: FAIL\n";
+    return out.str();
+  }
   if (!report.ops.empty()) {
     write_op_table(out, report);
     write_failures(out, report);
