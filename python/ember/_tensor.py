@@ -26,7 +26,8 @@ class Size(tuple):
 _C._set_size_type(Size)
 
 
-def _parse_to(tensor, args, kwargs):
+def parse_to_arguments(args, kwargs):
+    """(device, dtype, copy) from to()'s arguments, shared with Module.to."""
     target_device = kwargs.pop("device", None)
     target_dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
@@ -49,7 +50,7 @@ def _parse_to(tensor, args, kwargs):
 
 def _to(self, *args, **kwargs):
     """to(dtype), to(device), to(device, dtype), to(other); a new tensor only when something changes."""
-    target_device, target_dtype, copy = _parse_to(self, args, dict(kwargs))
+    target_device, target_dtype, copy = parse_to_arguments(args, dict(kwargs))
     return self._to(target_device, target_dtype, copy)
 
 

@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   bind_dlpack(m);
   bind_plugins(m);
   bind_buffers(m);
+  bind_functional(m);
 }

@@ -1,0 +1,175 @@
+"""ember.nn.functional: PyTorch's torch.nn.functional names over the core's
+composite ops (ember._C._nn), which are differentiable wherever their parts are."""
+
+from .. import _C
+from .._C import _nn
+
+__all__ = [
+    "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
+    "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm", "embedding",
+    "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
+    "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "normalize", "flatten",
+]
+
+
+def _pair_list(value):
+    """One int (used for every spatial dim) or one per spatial dim, as a list."""
+    return [value] if isinstance(value, int) else list(value)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _nn.leaky_relu(input, negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    return _nn.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    out = _nn.silu(input)
+    return input.copy_(out) if inplace else out
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _nn.softplus(input, beta, threshold)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _nn.elu(input, alpha)
+    return input.copy_(out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    out = _nn.hardtanh(input, min_val, max_val)
+    return input.copy_(out) if inplace else out
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+sigmoid = _C.sigmoid
+tanh = _C.tanh
+
+
+def softmax(input, dim, dtype=None):
+    return _C.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input, dim, dtype=None):
+    return _C.log_softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    out = _nn.dropout(input, p, training)
+    return input.copy_(out) if inplace else out
+
+
+def linear(input, weight, bias=None):
+    return _nn.linear(input, weight, bias)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _nn.layer_norm(input, _pair_list(normalized_shape), weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _nn.group_norm(input, num_groups, weight, bias, eps)
+
+
+def embedding(input, weight, padding_idx=None):
+    out = _nn.embedding(weight, input)
+    if padding_idx is not None:
+        # The padding row gets no gradient: its entries are cut from the graph.
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = _C.where(keep, out, out.detach())
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    return _nn.one_hot(tensor, num_classes)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv1d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv2d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if ceil_mode or return_indices:
+        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
+    return _nn.max_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
+                          _pair_list(padding), _pair_list(dilation))
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    if ceil_mode or divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: ceil_mode and divisor_override are not supported")
+    return _nn.avg_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
+                          _pair_list(padding), count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, _pair_list(output_size))
+
+
+def pad(input, pad, mode="constant", value=None):
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode '{mode}' is not supported (only 'constant')")
+    return _nn.pad(input, list(pad), 0 if value is None else value)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    return _nn.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return _nn.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def mse_loss(input, target, reduction="mean"):
+    return _nn.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    return _nn.l1_loss(input, target, reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    return _nn.smooth_l1_loss(input, target, reduction, beta)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    return _nn.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)

@@ -1,0 +1,108 @@
+"""Sequential, ModuleList, ModuleDict."""
+
+from collections import OrderedDict
+
+from .module import Module
+
+
+class Sequential(Module):
+    """Runs its modules in order; built from modules or one OrderedDict of them."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(modules):
+                self.add_module(str(index), module)
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return list(self._modules.values())[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        for module in modules or ():
+            self.append(module)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return list(self._modules.values())[index]
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self.add_module(key, module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class ModuleDict(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, module in items:
+            self[key] = module

@@ -1,0 +1,312 @@
+"""nn.Module: parameters, buffers and submodules registered by assignment
+(``self.fc = Linear(...)``), the recursive views of them, state dicts, modes,
+device/dtype moves and forward hooks, as in PyTorch."""
+
+from collections import OrderedDict, namedtuple
+
+from ... import _C
+from ..._tensor import parse_to_arguments
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class RemovableHandle:
+    """Returned by hook registration; remove() unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+
+class Module:
+    training = True
+
+    def __init__(self):
+        # object.__setattr__: our own __setattr__ needs these dicts to exist.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} has no forward()")
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            replaced = hook(self, args)
+            if replaced is not None:
+                args = replaced if isinstance(replaced, tuple) else (replaced,)
+        result = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            replaced = hook(self, args, result)
+            if replaced is not None:
+                result = replaced
+        return result
+
+    # --- registration
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameters before Module.__init__() call")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
+                            "(nn.Parameter or None expected)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        if tensor is not None and not isinstance(tensor, _C.Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' as buffer '{name}' (Tensor or None expected)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def register_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._modules[name] = module
+
+    add_module = register_module
+
+    def register_forward_hook(self, hook):
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_pre_hook(self, hook):
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            self._forget(name)
+            self.register_module(name, value)
+        elif name in self.__dict__.get("_modules", {}):
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}'")
+            self._modules[name] = None
+        elif name in self.__dict__.get("_buffers", {}):
+            if value is not None and not isinstance(value, _C.Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}'")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name):
+        for registry in ("_parameters", "_buffers", "_modules"):
+            self.__dict__.get(registry, {}).pop(name, None)
+        self.__dict__.pop(name, None)
+
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails: look in the registries.
+        for registry in ("_parameters", "_buffers", "_modules"):
+            values = self.__dict__.get(registry)
+            if values is not None and name in values:
+                return values[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for registry in ("_parameters", "_buffers", "_modules"):
+            values = self.__dict__.get(registry)
+            if values is not None and name in values:
+                del values[name]
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+    # --- traversal
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        memo = set() if memo is None else memo
+        if remove_duplicate and id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, registry, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, value in getattr(module, registry).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def apply(self, fn):
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # --- state
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        destination = OrderedDict() if destination is None else destination
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies matching entries into this module's parameters and buffers.
+        With strict, missing or unexpected keys are an error listing them all."""
+        own = self.state_dict(keep_vars=True)
+        missing = [key for key in own if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
+                              f"the shape in current model is {tuple(target.shape)}")
+        if strict and (missing or unexpected):
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected))
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    target.copy_(state_dict[key])
+        return IncompatibleKeys(missing, unexpected)
+
+    # --- modes and moves
+    def train(self, mode=True):
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                param.grad.zero_()
+
+    def _apply_to_tensors(self, convert):
+        """Replaces every parameter and buffer by convert(tensor), keeping requires_grad."""
+        for module in self.modules():
+            for name, param in module._parameters.items():
+                if param is not None:
+                    with no_grad():
+                        moved = convert(param)
+                    if moved.data_ptr() != param.data_ptr() or moved.dtype != param.dtype:
+                        module._parameters[name] = Parameter(moved, param.requires_grad)
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    module._buffers[name] = convert(buffer)
+        return self
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype): floating parameters and buffers take the dtype."""
+        target_device, target_dtype, _ = parse_to_arguments(args, dict(kwargs))
+
+        def convert(t):
+            dtype = target_dtype if target_dtype is not None and t.is_floating_point() else None
+            return t._to(target_device, dtype, False)
+
+        return self._apply_to_tensors(convert)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def half(self):
+        return self.to(_C.float16)
+
+    # --- printing
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, module in self._modules.items():
+            child = repr(module).replace("\n", "\n  ")
+            lines.append(f"({name}): {child}")
+        if not lines:
+            return f"{type(self).__name__}()"
+        if len(lines) == 1 and not self._modules:
+            return f"{type(self).__name__}({lines[0]})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

@@ -1,0 +1,100 @@
+"""The Optimizer base: parameter groups with their hyperparameters, per
+parameter state, zero_grad, and state dicts in PyTorch's layout (state keyed
+by the parameter's position across groups)."""
+
+from .. import _C
+from ..autograd.grad_mode import enable_grad, no_grad
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, _C.Tensor) else list(params)
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group.setdefault(name, default)
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in existing for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    param.grad.zero_()
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, param.grad, group, self.state.setdefault(param, {}))
+        return loss
+
+    def _update(self, param, grad, group, state):
+        """Updates one parameter in place from its gradient (subclasses)."""
+        raise NotImplementedError
+
+    def state_dict(self):
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {key: value for key, value in group.items() if key != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: dict(values) for p, values in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        params_by_index = {}
+        for own, saved in zip(self.param_groups, groups):
+            if len(own["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+            params_by_index.update(zip(saved["params"], own["params"]))
+            own.update({key: value for key, value in saved.items() if key != "params"})
+        self.state = {}
+        for index, values in state_dict["state"].items():
+            param = params_by_index[int(index)]
+            self.state[param] = {key: value.to(param.device) if isinstance(value, _C.Tensor) and
+                                 value.is_floating_point() else value for key, value in values.items()}
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
+        return "\n".join(lines) + "\n)"

@@ -1,0 +1,1 @@
+"""ember.utils: helpers that PyTorch keeps under torch.utils."""
