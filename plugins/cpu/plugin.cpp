@@ -24,6 +24,8 @@ ember_status* register_kernels(ember_registrar* registrar) {
     register_softmax_kernels(r);
     register_convolution_kernels(r);
     register_pooling_kernels(r);
+    register_layer_norm_kernels(r);
+    register_cross_entropy_kernels(r);
   });
 }
 

@@ -134,6 +134,46 @@ TEST_F(CompositeKernels, FusedPoolingHasSecondOrderGradients) {
       1e-4);
 }
 
+TEST_F(CompositeKernels, LayerNormAndItsGradientsMatchDecomposition) {
+  manual_seed(8);
+  const Tensor x = (randn({4, 3, 6}) * 3.0 + 100.0).requires_grad_();
+  const Tensor w = randn({3, 6}).requires_grad_();
+  const Tensor b = randn({3, 6}).requires_grad_();
+  run_both([&] { return with_gradients(layer_norm(x, {6}, w.select(0, 1), b.select(0, 2)), {x, w, b}); }, 1e-4);
+  run_both([&] { return with_gradients(layer_norm(x, {3, 6}, w, b, 1e-3), {x, w, b}); }, 1e-4);
+  run_both([&] { return with_gradients(layer_norm(x.transpose(0, 1), {6}), {x}); }, 1e-4);
+}
+
+TEST_F(CompositeKernels, CrossEntropyAndItsGradientsMatchDecomposition) {
+  manual_seed(9);
+  const Tensor logits = (randn({6, 5}) * 4.0).requires_grad_();
+  const Tensor target = tensor<int64_t>({0, 4, -100, 2, 2, 1});
+  for (const char* reduction : {"mean", "sum", "none"}) {
+    for (double smoothing : {0.0, 0.2}) {
+      run_both([&] {
+        return with_gradients(cross_entropy(logits, target, std::nullopt, -100, reduction, smoothing), {logits});
+      });
+    }
+  }
+  const Tensor target_ignoring_2 = tensor<int64_t>({0, 4, 2, 2, 3, 1});
+  run_both(
+      [&] { return with_gradients(cross_entropy(logits.t().t() * 1000.0, target_ignoring_2, std::nullopt, 2), {logits}); },
+      1e-4);
+  const Tensor all_ignored = cross_entropy(logits, full({6}, Scalar(int64_t{-100}), TensorOptions(DType::Int64)));
+  EXPECT_TRUE(std::isnan(all_ignored.item<float>()));
+}
+
+TEST_F(CompositeKernels, FusedCrossEntropyRejectsOutOfRangeTargets) {
+  const Tensor logits = zeros({2, 3});
+  try {
+    cross_entropy(logits, tensor<int64_t>({1, 3}));
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("target 3 at row 1 is out of bounds for 3 classes"), std::string::npos)
+        << e.what();
+  }
+}
+
 // A small MLP trained with SGD; returns the loss of every step.
 std::vector<float> train_mlp(int steps) {
   manual_seed(11);

@@ -337,6 +337,53 @@ BackwardFn d_avg_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// Inputs (x, weight, bias); x_hat = (x - mean) * rstd over the last
+// normalized_ndim dims, y = x_hat * weight + bias.
+BackwardFn d_layer_norm(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  saved.push_back(c.inputs[1]);
+  const int64_t k = c.attr_int("layer_norm", "normalized_ndim");
+  const double eps = c.find_attr("eps")->float_value;
+  return [k, eps](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    const Tensor& x = in[0];
+    const Tensor& w = in[1];
+    DimVector dims, rows;
+    for (int64_t d = 0; d < x.dim(); ++d) (d >= x.dim() - k ? dims : rows).push_back(d);
+    const Tensor centered = x - mean(x, dims, true);
+    const Tensor rstd = rsqrt(mean(centered * centered, dims, true) + eps);
+    const Tensor x_hat = centered * rstd;
+    const Tensor g_hat = g * w;
+    const Tensor gx = rstd * (g_hat - mean(g_hat, dims, true) - x_hat * mean(g_hat * x_hat, dims, true));
+    const bool lead = !rows.empty();
+    const Tensor gw = lead ? sum(g * x_hat, rows) : g * x_hat;
+    const Tensor gb = lead ? sum(g, rows) : g;
+    return Grads{gx, gw, gb};
+  };
+}
+
+// Inputs (logits [N, C], int64 target [N]): softmax minus the smoothed
+// one-hot target, on rows that are not ignored, scaled by the reduction.
+BackwardFn d_cross_entropy(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  saved.push_back(c.inputs[1]);
+  const int64_t ignore_index = c.attr_int("cross_entropy", "ignore_index");
+  const int64_t reduction = c.attr_int("cross_entropy", "reduction");
+  const double smoothing = c.find_attr("label_smoothing")->float_value;
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& logits = in[0];
+    const Tensor& target = in[1];
+    const int64_t classes = logits.size(1);
+    const Tensor valid = ne(target, ignore_index);
+    const Tensor safe_target = where(valid, target, Scalar(int64_t{0}));
+    const Tensor wanted = one_hot(safe_target, classes).to(logits.dtype()) * (1 - smoothing) + smoothing / classes;
+    Tensor row_scale = valid.to(logits.dtype());
+    if (reduction == 1) row_scale = row_scale / sum(row_scale);
+    row_scale = row_scale * grads[0];
+    return Grads{(softmax(logits, 1) - wanted) * row_scale.unsqueeze(1), Tensor()};
+  };
+}
+
 const std::unordered_map<std::string_view, DerivativeMaker>& table() {
   static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
       {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
@@ -352,6 +399,7 @@ const std::unordered_map<std::string_view, DerivativeMaker>& table() {
       {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
       {"cumsum", d_cumsum},   {"sort", d_sort},       {"softmax", d_softmax}, {"log_softmax", d_log_softmax},
       {"conv2d", d_conv2d},   {"max_pool2d", d_max_pool2d}, {"avg_pool2d", d_avg_pool2d},
+      {"layer_norm", d_layer_norm}, {"cross_entropy", d_cross_entropy},
   };
   return *t;
 }

@@ -143,6 +143,12 @@ void meta_avg_pool2d(const OpCall& call, TensorMeta* out) {
   out[0].dtype = call.inputs[0].dtype();
 }
 
+// reduction: 0 "none" gives one loss per row, 1 "mean" and 2 "sum" a scalar.
+void meta_cross_entropy(const OpCall& call, TensorMeta* out) {
+  if (call.attr_int("cross_entropy", "reduction") == 0) out[0].sizes = {call.inputs[0].size(0)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
 // Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
 // the shape they produce.
 void meta_input_sizes(const OpCall& call, TensorMeta* out) {
@@ -198,6 +204,8 @@ void register_catalogue(OpRegistry& registry) {
   add_composite("max_pool2d", 1, meta_max_pool2d, 2);
   add_composite("avg_pool2d", 1, meta_avg_pool2d);
   add_composite("avg_pool2d_backward", 1, meta_input_sizes);
+  add_composite("layer_norm", 3, meta_like_input0);
+  add_composite("cross_entropy", 2, meta_cross_entropy);
   add("cumsum", 1, meta_cumsum);
   registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }

@@ -2,6 +2,8 @@
 // every loss ends in the same "none" / "mean" / "sum" reduction.
 #include <string>
 
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -87,6 +89,17 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::opti
                                       std::to_string(label_smoothing));
   }
   if (logits.dim() == 0) throw_error(ErrorKind::Value, "cross_entropy(): input must have at least 1 dim");
+  static const dispatch::Op& fused = dispatch::op_named("cross_entropy");
+  // The fused kernel covers the common case: [N, C] logits, class indices,
+  // no class weights.
+  if (logits.dim() == 2 && !weight && target.dtype() == DType::Int64 && target.device() == logits.device() &&
+      target.sizes() == DimVector{logits.size(0)} && dispatch::use_composite_kernel(fused, logits)) {
+    const int64_t reduction_code = reduction == "none" ? 0 : reduction == "mean" ? 1 : 2;
+    return dispatch::call_single(fused, {logits, target},
+                                 {dispatch::attr_int("ignore_index", ignore_index),
+                                  dispatch::attr_int("reduction", reduction_code),
+                                  dispatch::attr_float("label_smoothing", label_smoothing)});
+  }
   const int64_t c = class_dim(logits);
   const int64_t classes = logits.size(c);
   const Tensor lp = log_softmax(logits, c);

@@ -2,6 +2,8 @@
 // of dims, then an optional per-channel affine transform.
 #include <string>
 
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ember/autograd.h"
 #include "ops/composite/common.h"
 
@@ -66,6 +68,16 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const std::opti
   }
   check_param("layer_norm", "weight", weight, normalized_shape);
   check_param("layer_norm", "bias", bias, normalized_shape);
+  static const dispatch::Op& fused = dispatch::op_named("layer_norm");
+  const bool params_fit = (!weight || (weight->dtype() == x.dtype() && weight->device() == x.device())) &&
+                          (!bias || (bias->dtype() == x.dtype() && bias->device() == x.device()));
+  if (params_fit && dispatch::use_composite_kernel(fused, x)) {
+    const TensorOptions options(x.dtype(), x.device());
+    return dispatch::call_single(fused,
+                                 {x.contiguous(), weight ? weight->contiguous() : ones(normalized_shape, options),
+                                  bias ? bias->contiguous() : zeros(normalized_shape, options)},
+                                 {dispatch::attr_int("normalized_ndim", k), dispatch::attr_float("eps", eps)});
+  }
   DimVector dims;
   for (int64_t i = 0; i < k; ++i) dims.push_back(lead + i);
   return affine(normalize_over(x, dims, eps).normalized, weight, bias, normalized_shape);
