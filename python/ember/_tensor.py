@@ -122,6 +122,19 @@ def _unbind(self, dim=0):
     return tuple(self.select(dim, i) for i in range(self.size(dim)))
 
 
+def _deepcopy(self, memo):
+    """copy.deepcopy: new memory with the same values, requires_grad and attributes."""
+    import copy
+
+    if id(self) in memo:
+        return memo[id(self)]
+    result = self.detach().clone().requires_grad_(self.requires_grad)
+    memo[id(self)] = result
+    for name, value in self.__dict__.items():
+        setattr(result, name, copy.deepcopy(value, memo))
+    return result
+
+
 def _new_factory(name):
     def make(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
         from . import _factories
@@ -146,6 +159,7 @@ Tensor.__array__ = _array
 Tensor.__iter__ = _iter
 Tensor.__format__ = _format
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor
+Tensor.__deepcopy__ = _deepcopy
 Tensor.repeat = _repeat
 Tensor.any = _any
 Tensor.all = _all

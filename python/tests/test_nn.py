@@ -176,6 +176,19 @@ def test_zero_grad_to_and_hooks():
     pre.remove()
 
 
+def test_deepcopy_makes_independent_modules():
+    import copy
+
+    original = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    clone = copy.deepcopy(original)
+    assert isinstance(clone[0].weight, nn.Parameter) and clone[0].weight.requires_grad
+    assert clone[0].weight.tolist() == original[0].weight.tolist()
+    with ember.no_grad():
+        clone[0].weight.fill_(0)
+    assert original[0].weight.abs().sum().item() > 0
+    assert not clone[1].running_mean.is_alias_of(original[1].running_mean)
+
+
 def test_containers():
     seq = nn.Sequential(OrderedDict([("a", nn.Linear(2, 3)), ("b", nn.ReLU())]))
     assert isinstance(seq[0], nn.Linear) and len(seq) == 2 and isinstance(seq[1:][0], nn.ReLU)
