@@ -1,6 +1,7 @@
 // Op cases of the composite ops a backend may override with a fused kernel
 // (Note [Op cases]). A case for an op the catalogue does not (yet) list is
 // never run: the suite takes its op list from the core.
+#include <ember/autograd.h>
 #include <ember/functional.h>
 
 #include "op_case.h"
@@ -40,6 +41,23 @@ OpCase conv2d_case() {
               {"groups", {{.shape = {2, 4, 5, 5}}, {.shape = {6, 2, 3, 3}}, {.shape = {6}}}, conv(1, 1, 2), 3},
           }};
 }
+
+// The backward ops are reached through autograd: the gradient of the forward
+// op for a given output gradient (the last input), with respect to input `wrt`.
+OpCase backward_case(const std::string& op, std::vector<InputSpec> inputs, size_t wrt,
+                     Tensor (*forward)(const Tensors& inputs)) {
+  const OpCall call = [wrt, forward](const Tensors& in, DType, Device) {
+    Tensors leaves(in.begin(), in.end() - 1);
+    leaves[wrt] = leaves[wrt].detach().requires_grad_();
+    const Tensor y = forward(leaves);
+    return autograd::grad({y}, {leaves[wrt]}, {in.back()});
+  };
+  return {op, floating_dtypes(), {{"gradient", std::move(inputs), call, 3}}};
+}
+
+Tensor conv2d_padded(const Tensors& in) { return conv2d(in[0], in[1], std::nullopt, {1}, {1}); }
+
+Tensor avg_pool2d_3x3(const Tensors& in) { return avg_pool2d(in[0], {3}, {2}, {1}); }
 
 OpCase pool_case(const std::string& op, Tensor (*pool)(const Tensor&, int64_t, int64_t, int64_t)) {
   auto run = [pool](int64_t kernel, int64_t stride, int64_t padding) {
@@ -89,6 +107,11 @@ std::vector<OpCase> composite_cases() {
                 [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return max_pool2d(x, {k}, {s}, {p}); }),
       pool_case("avg_pool2d",
                 [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return avg_pool2d(x, {k}, {s}, {p}); }),
+      backward_case("conv2d_backward_input",
+                    {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 0, conv2d_padded),
+      backward_case("conv2d_backward_weight",
+                    {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 1, conv2d_padded),
+      backward_case("avg_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, avg_pool2d_3x3),
       layer_norm_case(),
       cross_entropy_case(),
   };

@@ -95,7 +95,7 @@ void write_op_table(std::ostringstream& out, const Report& report) {
   out << "Op suite (ok: kernel matches the CPU; dec: decomposition matches; -: not registered; n/a: could not "
          "run; blank: not defined for the dtype)\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-14s", "op");
+  std::snprintf(line, sizeof line, "  %-24s", "op");
   out << line;
   for (DType d : columns) {
     std::snprintf(line, sizeof line, " %-8s", std::string(dtype_name(d)).c_str());
@@ -103,7 +103,7 @@ void write_op_table(std::ostringstream& out, const Report& report) {
   }
   out << "\n";
   for (const std::string& op : order) {
-    std::snprintf(line, sizeof line, "  %-14s", op.c_str());
+    std::snprintf(line, sizeof line, "  %-24s", op.c_str());
     out << line;
     for (DType d : columns) {
       auto it = cells[op].find(d);
@@ -127,11 +127,11 @@ void write_failures(std::ostringstream& out, const Report& report) {
 void write_perf(std::ostringstream& out, const Report& report) {
   out << "Performance (one call of each op's largest case, microseconds)\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-14s %-9s %12s %12s\n", "op", "dtype", "device", "cpu");
+  std::snprintf(line, sizeof line, "  %-24s %-9s %12s %12s\n", "op", "dtype", "device", "cpu");
   out << line;
   for (const OpResult& r : report.ops) {
     if (!r.device_us) continue;
-    std::snprintf(line, sizeof line, "  %-14s %-9s %12.1f %12.1f\n", r.op.c_str(),
+    std::snprintf(line, sizeof line, "  %-24s %-9s %12.1f %12.1f\n", r.op.c_str(),
                   std::string(dtype_name(r.dtype)).c_str(), *r.device_us, r.cpu_us.value_or(0));
     out << line;
   }
