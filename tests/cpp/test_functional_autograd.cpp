@@ -21,6 +21,15 @@ TEST(FunctionalAutograd, CrossEntropyGradientIsSoftmaxMinusOneHot) {
   expect_close(logits.grad(), {2, 3}, expected.tolist<double>());
 }
 
+TEST(FunctionalAutograd, ReluGradientIsZeroAtZeroAndNaNPropagates) {
+  Tensor x = ember::tensor<float>({-1, 0, 2, NAN});
+  x.requires_grad_();
+  const Tensor y = ember::relu(x);
+  EXPECT_TRUE(std::isnan(y.tolist<float>()[3]));
+  ember::autograd::backward({ember::sum(y.slice(0, 0, 3))});
+  expect_close(x.grad(), {4}, {0, 0, 1, 0});
+}
+
 TEST(FunctionalAutograd, BatchNormRunningStatsRecordNoGraph) {
   Tensor x = pattern({4, 2});
   x.requires_grad_();

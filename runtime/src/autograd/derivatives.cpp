@@ -30,6 +30,14 @@ BackwardFn over_inputs(const OpCall& c, std::vector<Tensor>& saved, F f) {
   return [f](const Grads& grads, const Grads& in) -> Grads { return f(grads[0], in); };
 }
 
+// lhs @ rhs in the layout of `operand`, whose gradient it is. For a
+// transposed operand (linear's weight, w.t()) the transposed product is
+// computed instead, so the gradient reaches w contiguous, with no copy.
+Tensor mm_shaped_like(const Tensor& operand, const Tensor& lhs, const Tensor& rhs) {
+  const bool transposed = operand.stride(0) == 1 && operand.stride(1) == operand.size(0) && operand.size(1) > 1;
+  return transposed ? mm(rhs.t(), lhs.t()).t() : mm(lhs, rhs);
+}
+
 #define EMBER_UNARY_DERIVATIVE(name, expr)                                 \
   BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {           \
     return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {    \
@@ -56,15 +64,19 @@ EMBER_UNARY_DERIVATIVE(d_erf, g* exp(neg(x * x)) * (2.0 / std::sqrt(M_PI)))
 EMBER_UNARY_DERIVATIVE(d_reciprocal, neg(g / (x * x)))
 #undef EMBER_UNARY_DERIVATIVE
 
-#define EMBER_BINARY_DERIVATIVE(name, expr_a, expr_b)                      \
-  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {           \
-    return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {    \
-      const Tensor& a = in[0];                                             \
-      const Tensor& b = in[1];                                             \
-      (void)a;                                                             \
-      (void)b;                                                             \
-      return Grads{expr_a, expr_b};                                        \
-    });                                                                    \
+// Only the gradients of inputs that required grad when the op ran are
+// computed: the others have no edge to receive them (PyTorch's
+// needs_input_grad), which for a first layer's mm saves a whole product.
+#define EMBER_BINARY_DERIVATIVE(name, expr_a, expr_b)                                         \
+  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {                              \
+    const bool need_a = c.inputs[0].requires_grad(), need_b = c.inputs[1].requires_grad();    \
+    return over_inputs(c, saved, [need_a, need_b](const Tensor& g, const Grads& in) {         \
+      const Tensor& a = in[0];                                                                \
+      const Tensor& b = in[1];                                                                \
+      (void)a;                                                                                \
+      (void)b;                                                                                \
+      return Grads{need_a ? Tensor(expr_a) : Tensor(), need_b ? Tensor(expr_b) : Tensor()};   \
+    });                                                                                       \
   }
 
 EMBER_BINARY_DERIVATIVE(d_add, g, g)
@@ -81,7 +93,7 @@ EMBER_BINARY_DERIVATIVE(d_minimum, g*(lt(a, b).to(g.dtype()) + eq(a, b).to(g.dty
                         g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5))
 EMBER_BINARY_DERIVATIVE(d_floor_divide, zeros_like(g), zeros_like(g))
 EMBER_BINARY_DERIVATIVE(d_remainder, g, neg(g * floor_divide(a, b)))
-EMBER_BINARY_DERIVATIVE(d_mm, mm(g, b.t()), mm(a.t(), g))
+EMBER_BINARY_DERIVATIVE(d_mm, mm_shaped_like(a, g, b.t()), mm_shaped_like(b, a.t(), g))
 EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2), g))
 #undef EMBER_BINARY_DERIVATIVE
 
@@ -89,10 +101,11 @@ EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2),
 // (index_put_ writes its result over one of them).
 BackwardFn d_where(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[0]);
-  return [](const Grads& grads, const Grads& in) {
+  const bool need_a = c.inputs[1].requires_grad(), need_b = c.inputs[2].requires_grad();
+  return [need_a, need_b](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
-    const Tensor zero = zeros_like(g);
-    return Grads{Tensor(), where(in[0], g, zero), where(in[0], zero, g)};
+    const Tensor zero = zeros({}, TensorOptions(g.dtype(), g.device()));
+    return Grads{Tensor(), need_a ? where(in[0], g, zero) : Tensor(), need_b ? where(in[0], zero, g) : Tensor()};
   };
 }
 

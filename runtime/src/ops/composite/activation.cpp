@@ -53,7 +53,12 @@ Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optio
   return out;
 }
 
-Tensor relu(const Tensor& x) { return clamp(x, Scalar(0)); }
+// Not clamp(x, 0): maximum's derivative splits ties, while relu's gradient
+// at 0 is 0 (PyTorch), and a where has a one-op backward. NaN stays NaN.
+Tensor relu(const Tensor& x) {
+  if (x.dtype() == DType::Bool) throw_error(ErrorKind::Type, "relu(): not implemented for dtype bool");
+  return where(le(x, 0), Scalar(0), x);
+}
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) { return where(gt(x, 0), x, x * negative_slope); }
 
