@@ -92,8 +92,8 @@ StatusCopy take_status(ember_status* status) {
 
 PluginHarness::PluginHarness(const std::string& path) {
   if (!fs::is_regular_file(path)) throw std::runtime_error("no such plugin file: " + path);
-  char pattern[] = "/tmp/ember-conformance-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("cannot make a temporary directory");
+  std::string pattern = (fs::temp_directory_path() / "ember-conformance-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot make a temporary directory in " + pattern);
   temp_dir_ = pattern;
   library_path_ = (fs::path(temp_dir_) / fs::path(path).filename()).string();
   try {

@@ -170,11 +170,14 @@ std::string format_table(const Report& report, bool perf) {
   }
   if (perf) write_perf(out, report);
   write_checks(out, "End-to-end suite", report.e2e_checks);
-  const Summary s = summarize(report);
-  out << "Coverage: " << s.registered_passing << " of " << s.registered << " registered (op, dtype) pairs pass ("
-      << format_percent(percent(s.registered_passing, s.registered)) << "); " << s.available << " of "
-      << s.catalogue_pairs << " catalogue pairs run on the device (" << format_percent(percent(s.available, s.catalogue_pairs))
-      << ", " << s.decomposed << " through decompositions)\n";
+  if (!report.ops.empty()) {
+    const Summary s = summarize(report);
+    out << "Coverage: " << s.registered_passing << " of " << s.registered << " registered (op, dtype) pairs pass ("
+        << format_percent(percent(s.registered_passing, s.registered)) << "); " << s.available << " of "
+        << s.catalogue_pairs << " catalogue pairs run on the device ("
+        << format_percent(percent(s.available, s.catalogue_pairs)) << ", " << s.decomposed
+        << " through decompositions)\n";
+  }
   if (!report.ops_without_case.empty()) {
     out << "Catalogue ops this kit has no case for (not checked):";
     for (const std::string& op : report.ops_without_case) out << " " << op;
