@@ -14,3 +14,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The Python package's build and tests: pybind11 for the extension,
+# scikit-build-core for `pip install .`, NumPy and pytest for the tests.
+if ! python3 -c "import pybind11, scikit_build_core, numpy, pytest" 2>/dev/null; then
+  echo "Installing Python build and test packages"
+  python3 -m pip install -q "pybind11>=2.12" "scikit-build-core>=0.10" numpy pytest
+fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# check_wheel.sh <source-dir> <work-dir> <python>: proves `pip install .`.
+# Builds the wheel once (no build isolation: the build tools come from the
+# interpreter running the tests; the CMake build tree under <work-dir> keeps
+# later runs incremental), installs it into a fresh virtual environment and
+# runs wheel_smoke.py there, outside the source tree, so only the installed
+# package (core, CPU plugin, headers) can answer.
+set -euo pipefail
+source_dir=$1
+work_dir=$2
+python=$3
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+fi
+rm -rf "$work_dir/dist" "$work_dir/venv"
+mkdir -p "$work_dir"
+"$python" -m pip wheel "$source_dir" --no-build-isolation --no-deps -q -w "$work_dir/dist" \
+  -C build-dir="$work_dir/build"
+"$python" -m venv "$work_dir/venv"
+"$work_dir/venv/bin/python" -m pip install -q --no-deps "$work_dir"/dist/ember-*.whl
+cd "$work_dir"
+env -u PYTHONPATH -u EMBER_PLUGIN_PATH "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/wheel_smoke.py"
