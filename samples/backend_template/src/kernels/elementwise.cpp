@@ -221,14 +221,14 @@ struct Arange {
   static void run(const ember_kernel_call& call) {
     const DLTensor& out = call.outputs[0];
     T* data = reinterpret_cast<T*>(sdk::data_ptr(out));
-    for (int64_t i = 0; i < out.shape[0]; ++i) {
-      if constexpr (sdk::is_floating_v<T>) {
-        const double value = sdk::attr_float(call, "start") + static_cast<double>(i) * sdk::attr_float(call, "step");
-        data[i * out.strides[0]] = T(static_cast<Compute<T>>(value));
-      } else {
-        const uint64_t value = bits(sdk::attr_int(call, "start")) + bits(i) * bits(sdk::attr_int(call, "step"));
-        data[i * out.strides[0]] = static_cast<T>(value);
+    if constexpr (sdk::is_floating_v<T>) {
+      const double start = sdk::attr_float(call, "start"), step = sdk::attr_float(call, "step");
+      for (int64_t i = 0; i < out.shape[0]; ++i) {
+        data[i * out.strides[0]] = T(static_cast<Compute<T>>(start + static_cast<double>(i) * step));
       }
+    } else {
+      const uint64_t start = bits(sdk::attr_int(call, "start")), step = bits(sdk::attr_int(call, "step"));
+      for (int64_t i = 0; i < out.shape[0]; ++i) data[i * out.strides[0]] = static_cast<T>(start + bits(i) * step);
     }
   }
 };
