@@ -268,6 +268,13 @@ TEST(FunctionalGradcheck, SecondOrder) {
   gradcheck(gradient_of([](const V& v) { return softmax(v[0], 1); }, 4), {leaf({2, 3}, 171)}, "softmax'");
   gradcheck(gradient_of([](const V& v) { return layer_norm(v[0], {3}, v[1], v[2]); }, 5),
             {leaf({2, 3}, 172), leaf({3}, 173), leaf({3}, 174)}, "layer_norm'");
+  const Tensor target = tensor<int64_t>({2, 0, 1});
+  gradcheck(gradient_of([&](const V& v) { return cross_entropy(v[0] * v[0], target, std::nullopt, -100, "sum", 0.1); }, 6),
+            {leaf({3, 4}, 175)}, "cross_entropy'");
+  gradcheck(gradient_of([](const V& v) { return avg_pool2d(v[0] * v[0], {2}, {1}, {1}, false); }, 7),
+            {leaf({1, 2, 3, 3}, 176)}, "avg_pool2d'");
+  gradcheck(gradient_of([](const V& v) { return max_pool2d(v[0] * v[0], {2}, {1}); }, 8), {leaf({1, 1, 3, 3}, 177)},
+            "max_pool2d'");
 }
 
 }  // namespace
