@@ -2,13 +2,11 @@
 // ember.<op>(input, ...) and Tensor.<op>(...), plus the Python operators.
 #include <pybind11/stl.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
 #include "casters.h"
-#include "ember/error.h"
 #include "ember/functional.h"
 #include "op_helpers.h"
 
@@ -20,7 +18,6 @@ namespace {
 using UnaryFn = Tensor (*)(const Tensor&);
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 using BinaryInplaceFn = Tensor& (*)(Tensor&, const Tensor&);
-
 using ScalarBinaryFn = Tensor (*)(const Tensor&, const Scalar&);
 
 // namedtuple("values indices"), the return type of max(dim), sort, topk;

@@ -95,3 +95,12 @@ def test_numpy_conversions(np):
     with pytest.raises(RuntimeError, match="requires grad"):
         ember.ones(2, requires_grad=True).numpy()
     assert ember.ones(2, requires_grad=True).numpy(force=True).tolist() == [1.0, 1.0]
+
+
+def test_utils_dlpack_names(torch):
+    from ember.utils.dlpack import from_dlpack, to_dlpack
+
+    source = ember.arange(4.0)
+    consumer = torch.utils.dlpack.from_dlpack(to_dlpack(source))
+    assert consumer.data_ptr() == source.data_ptr()
+    assert from_dlpack(torch.utils.dlpack.to_dlpack(consumer)).data_ptr() == source.data_ptr()
