@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -55,6 +56,11 @@ struct type_caster<ember::Scalar> {
     // NumPy and other number types; a Tensor (which also defines __float__
     // for one-element tensors) must stay a Tensor.
     if (!convert || ember::python::is_tensor(src) || PyUnicode_Check(src.ptr())) return false;
+    // numpy.bool has neither __index__ nor a bool subtype; it must stay a bool.
+    if (std::string_view(Py_TYPE(src.ptr())->tp_name) == "numpy.bool") {
+      value = ember::Scalar(PyObject_IsTrue(src.ptr()) == 1);
+      return true;
+    }
     if (PyIndex_Check(src.ptr())) {
       object index = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
       if (!index) {

@@ -30,9 +30,16 @@ bool is_advanced(py::handle item) {
   return is_tensor(item) || PyList_Check(item.ptr()) || py::hasattr(item, "__dlpack__");
 }
 
-Tensor as_index_tensor(py::handle item) {
+Tensor as_tensor(py::handle item) {
   if (is_tensor(item)) return item.cast<Tensor>();
   return py::module_::import("ember").attr("tensor")(item).cast<Tensor>();
+}
+
+// Indices may live on the host while the tensor is on a device (PyTorch
+// accepts CPU indices for CUDA tensors): they move to the tensor's device.
+Tensor as_index_tensor(py::handle item, const Tensor& indexed) {
+  Tensor index = as_tensor(item);
+  return index.device() == indexed.device() ? index : index.to(indexed.device());
 }
 
 // How many dims of the tensor an index item consumes.
@@ -74,7 +81,7 @@ IndexedView apply_index(const Tensor& x, py::handle index) {
       PySlice_AdjustIndices(static_cast<Py_ssize_t>(out.view.size(dim)), &start, &stop, step);
       out.view = out.view.slice(dim++, start, std::max(start, stop), step);
     } else if (is_advanced(item)) {
-      Tensor index_tensor = as_index_tensor(item);
+      Tensor index_tensor = as_index_tensor(item, out.view);
       out.advanced.resize(static_cast<size_t>(dim), std::nullopt);
       out.advanced.push_back(index_tensor);
       dim += index_tensor.dtype() == DType::Bool ? std::max<int64_t>(index_tensor.dim(), 1) : 1;
@@ -96,7 +103,7 @@ Tensor values_for(const Tensor& target, py::handle value) {
   if (PyBool_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) {
     return full({}, value.cast<Scalar>(), TensorOptions(target.dtype(), target.device()));
   }
-  return as_index_tensor(value).to(target.device(), target.dtype());
+  return as_tensor(value).to(target.device(), target.dtype());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 """Plugins from Python: listing, explicit loading with quarantine, lazy
 entry-point autoload that a broken plugin can never break, ember.info."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -77,7 +78,8 @@ def test_autoload_can_be_turned_off(plugin_wheels):
         print(sorted(p.name for p in ember.plugins()))
         """, {"EMBER_PLUGIN_AUTOLOAD": "0"}, plugin_wheels)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "['cpu']"
+    assert "'cpu'" in result.stdout
+    assert not {"missing", "future", "bogus"} & set(ast.literal_eval(result.stdout))
 
 
 def test_import_loads_no_plugins_until_asked():

@@ -12,6 +12,13 @@ def test_tensor_infers_dtype_like_pytorch(torch):
         assert tuple(ember.tensor(data).shape) == tuple(torch.tensor(data).shape)
 
 
+def test_numpy_scalars_keep_their_kind(np):
+    assert ember.tensor([np.bool_(True), np.False_]).dtype is ember.bool
+    assert ember.tensor([np.int16(3)]).dtype is ember.int64
+    assert ember.tensor([np.float32(0.5)]).dtype is ember.float32
+    assert (ember.ones(2, dtype=ember.int8) + np.int64(1)).dtype is ember.int8
+
+
 def test_tensor_with_dtype_and_ragged_input():
     t = ember.tensor([[1, 2], [3, 4]], dtype=ember.float64)
     assert t.dtype is ember.float64
