@@ -75,7 +75,3 @@ __version__ = "1.0.0"
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
-
-
-def numel(input):
-    return input.numel()

@@ -1,7 +1,6 @@
 """ember.<op> functions: the C++ ops of ember._C, plus the few composites
 written here over them."""
 
-from . import _C
 from ._C import (  # noqa: F401  (re-exported)
     abs, add, amax, amin, argmax, argmin, argsort, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm, cat,
     ceil, chunk, clamp, clip, concat, cos, cumsum, div, divide, eq, erf, exp, expm1, flip, floor, floor_divide,
