@@ -2,6 +2,7 @@
 // Arithmetic lives in ops_bindings.cpp, indexing in indexing.cpp.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ PyObject* g_size_type = reinterpret_cast<PyObject*>(&PyTuple_Type);
 py::object make_size(IntArrayRef sizes) {
   py::tuple values(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) values[i] = py::int_(sizes[i]);
-  if (g_size_type == reinterpret_cast<PyObject*>(&PyTuple_Type)) return std::move(values);
+  if (g_size_type == reinterpret_cast<PyObject*>(&PyTuple_Type)) return values;
   return py::reinterpret_borrow<py::object>(g_size_type)(values);
 }
 
@@ -41,7 +42,7 @@ py::object nested_list(const std::vector<T>& values, IntArrayRef sizes, size_t d
   if (dim == sizes.size()) return py::cast(values[next++]);
   py::list out(static_cast<size_t>(sizes[dim]));
   for (int64_t i = 0; i < sizes[dim]; ++i) out[static_cast<size_t>(i)] = nested_list(values, sizes, dim + 1, next);
-  return std::move(out);
+  return out;
 }
 
 template <typename T>
