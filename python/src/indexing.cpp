@@ -98,8 +98,14 @@ IndexedView apply_index(const Tensor& x, py::handle index) {
   return out;
 }
 
+// What x[index] = value writes: tensors move to x's device (a host tensor
+// into a device tensor is fine, as with copy_); numbers and sequences become
+// tensors of x's dtype.
 Tensor values_for(const Tensor& target, py::handle value) {
-  if (is_tensor(value)) return value.cast<Tensor>();
+  if (is_tensor(value)) {
+    Tensor values = value.cast<Tensor>();
+    return values.device() == target.device() ? values : values.to(target.device());
+  }
   if (PyBool_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) {
     return full({}, value.cast<Scalar>(), TensorOptions(target.dtype(), target.device()));
   }
