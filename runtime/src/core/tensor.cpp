@@ -14,6 +14,12 @@
 
 namespace ember {
 
+namespace {
+
+size_t storage_byte_offset(const Tensor& t) { return static_cast<size_t>(t.storage_offset()) * t.element_size(); }
+
+}  // namespace
+
 void* Tensor::data_ptr() const {
   auto* base = static_cast<char*>(impl_->storage()->data());
   if (base == nullptr) return nullptr;
@@ -57,8 +63,10 @@ Tensor& Tensor::copy_(const Tensor& src) {
   // source device, move, then scatter into this tensor's layout if needed.
   Tensor packed = source.to(dtype()).contiguous();
   Tensor landing = is_contiguous() ? *this : empty(sizes(), TensorOptions(dtype(), device()));
-  plugin::copy_bytes(device(), landing.data_ptr(), packed.device(), packed.data_ptr(),
-                     static_cast<size_t>(numel()) * element_size());
+  // Base pointers and byte offsets: Note [Device pointers are opaque].
+  plugin::copy_bytes(device(), landing.impl()->storage()->data(), packed.device(), packed.impl()->storage()->data(),
+                     static_cast<size_t>(numel()) * element_size(), storage_byte_offset(landing),
+                     storage_byte_offset(packed));
   if (!is_contiguous()) {
     copy_(landing);
   } else {
@@ -90,7 +98,10 @@ std::vector<unsigned char> host_bytes(const Tensor& t) {
   }
   Tensor packed = t.contiguous();
   std::vector<unsigned char> bytes(static_cast<size_t>(t.numel()) * t.element_size());
-  if (!bytes.empty()) plugin::copy_to_host(bytes.data(), packed.device(), packed.data_ptr(), bytes.size());
+  if (!bytes.empty()) {
+    plugin::copy_to_host(bytes.data(), packed.device(), packed.impl()->storage()->data(), bytes.size(),
+                         storage_byte_offset(packed));
+  }
   return bytes;
 }
 

@@ -124,15 +124,17 @@ namespace {
 
 void release_block(void* context, void* data) noexcept { static_cast<CachingAllocator*>(context)->release(data); }
 
-void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, const void* src, int32_t dst_device,
-             void* dst, size_t nbytes) {
+void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, const void* src, size_t src_offset,
+             int32_t dst_device, void* dst, size_t dst_offset, size_t nbytes) {
   ember_copy_args args{};
   args.struct_size = sizeof(args);
   args.kind = kind;
   args.src_device = src_device;
   args.dst_device = dst_device;
   args.src = src;
+  args.src_offset = src_offset;
   args.dst = dst;
+  args.dst_offset = dst_offset;
   args.num_bytes = nbytes;
   std::string route = kind == EMBER_COPY_HOST_TO_DEVICE ? "host to " + backend.device_name(dst_device)
                       : kind == EMBER_COPY_DEVICE_TO_HOST
@@ -166,33 +168,35 @@ std::shared_ptr<Storage> allocate_storage(Device device, size_t nbytes) {
 // plugin's device-to-device copy (it may span two ordinals). Two different
 // plugin devices know nothing of each other: their copy stages through a
 // host buffer.
-void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes) {
+void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes, size_t dst_offset,
+                size_t src_offset) {
   check_not_meta(dst_device);
   check_not_meta(src_device);
   if (nbytes == 0) return;
   if (dst_device.type == src_device.type) {
-    copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_DEVICE, src_device.index, src, dst_device.index, dst, nbytes);
+    copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_DEVICE, src_device.index, src, src_offset, dst_device.index,
+            dst, dst_offset, nbytes);
   } else if (src_device.is_cpu()) {
-    copy_from_host(dst_device, dst, src, nbytes);
+    copy_from_host(dst_device, dst, static_cast<const char*>(src) + src_offset, nbytes, dst_offset);
   } else if (dst_device.is_cpu()) {
-    copy_to_host(dst, src_device, src, nbytes);
+    copy_to_host(static_cast<char*>(dst) + dst_offset, src_device, src, nbytes, src_offset);
   } else {
     std::vector<std::byte> staging(nbytes);
-    copy_to_host(staging.data(), src_device, src, nbytes);
-    copy_from_host(dst_device, dst, staging.data(), nbytes);
+    copy_to_host(staging.data(), src_device, src, nbytes, src_offset);
+    copy_from_host(dst_device, dst, staging.data(), nbytes, dst_offset);
   }
 }
 
-void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes) {
+void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes, size_t dst_offset) {
   check_not_meta(dst_device);
   if (nbytes == 0) return;
-  copy_on(backend_for(dst_device), EMBER_COPY_HOST_TO_DEVICE, 0, host_src, dst_device.index, dst, nbytes);
+  copy_on(backend_for(dst_device), EMBER_COPY_HOST_TO_DEVICE, 0, host_src, 0, dst_device.index, dst, dst_offset, nbytes);
 }
 
-void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes) {
+void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes, size_t src_offset) {
   check_not_meta(src_device);
   if (nbytes == 0) return;
-  copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_HOST, src_device.index, src, 0, host_dst, nbytes);
+  copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_HOST, src_device.index, src, src_offset, 0, host_dst, 0, nbytes);
 }
 
 }  // namespace ember::plugin

@@ -68,8 +68,13 @@ std::shared_ptr<Storage> allocate_storage(Device device, size_t nbytes);
 
 // Byte copies between devices and the host. Copies between two different
 // plugin devices go through a host buffer.
-void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes);
-void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes);
-void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes);
+// Note [Device pointers are opaque]: a plugin's device pointer may be a
+// handle rather than an address (the XPU plugin's are OpenCL cl_mem), so a
+// device side is named by the pointer allocate() returned plus a byte
+// offset, never by arithmetic on the pointer.
+void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes,
+                size_t dst_offset = 0, size_t src_offset = 0);
+void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes, size_t dst_offset = 0);
+void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes, size_t src_offset = 0);
 
 }  // namespace ember::plugin
