@@ -2,7 +2,10 @@
 # Installs the Debian packages Ember builds against; a no-op when present.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev
-          libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
+          # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
+          # (OpenCL on the CPU) so its tests run without a GPU.
+          ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
