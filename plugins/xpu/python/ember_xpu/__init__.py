@@ -15,4 +15,4 @@ __version__ = "1.0.0"
 def plugin():
     """Where the plugin library is and which ABI major it was built for."""
     here = os.path.dirname(os.path.abspath(__file__))
-    return {"path": os.path.join(here, "libember_plugin_xpu.so"), "abi_major": 1}
+    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_xpu.so"), "abi_major": 1}
