@@ -16,6 +16,7 @@ namespace {
 
 constexpr size_t kGroupSize = 64;
 
+// The error codes of cl/common.cl.
 enum KernelError { kDivisionByZero = 1, kNegativePower = 2, kIndexOutOfRange = 3 };
 
 }  // namespace

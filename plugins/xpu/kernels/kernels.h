@@ -23,7 +23,7 @@ void register_matmul_kernels(const sdk::Registrar& r, const std::vector<ember_dt
 
 inline std::vector<int64_t> shape_of(const DLTensor& t) { return std::vector<int64_t>(t.shape, t.shape + t.ndim); }
 
-// A tensor as ops along a `dim` see it: a 0-d tensor is a [1].
+// A tensor as ops along a `dim` see it: a 0-d tensor is a [1] (index.cpp).
 struct DimView {
   std::vector<int64_t> shape;
   Operand operand;
