@@ -23,3 +23,15 @@ if ! python3 -c "import pybind11, scikit_build_core, numpy, pytest" 2>/dev/null;
   echo "Installing Python build and test packages"
   python3 -m pip install -q "pybind11>=2.12" "scikit-build-core>=0.10" numpy pytest
 fi
+# The tests' other oracles and the digits demo: PyTorch 2.13 (what the
+# comparison tests and bench/python_bench.py measure against), safetensors
+# (file interoperability) and scikit-learn (its bundled digits data set).
+python_packages=(torch:torch==2.13.0 safetensors:safetensors sklearn:scikit-learn)
+missing_python=()
+for entry in "${python_packages[@]}"; do
+  python3 -c "import ${entry%%:*}" 2>/dev/null || missing_python+=("${entry#*:}")
+done
+if [ ${#missing_python[@]} -gt 0 ]; then
+  echo "Installing: ${missing_python[*]}"
+  python3 -m pip install -q "${missing_python[@]}"
+fi
