@@ -4,7 +4,10 @@
 # interpreter running the tests; the CMake build tree under <work-dir> keeps
 # later runs incremental), installs it into a fresh virtual environment and
 # runs wheel_smoke.py there, outside the source tree, so only the installed
-# package (core, CPU plugin, headers) can answer.
+# package (core, CPU plugin, headers) can answer. Then it pip-installs the
+# plugin wheel samples/backend_template (ember-emu) into the same
+# environment, built against the SDK that the core wheel installed, and runs
+# plugin_wheel_smoke.py: the plugin's device must be there.
 set -euo pipefail
 source_dir=$1
 work_dir=$2
@@ -19,4 +22,13 @@ mkdir -p "$work_dir"
 "$python" -m venv "$work_dir/venv"
 "$work_dir/venv/bin/python" -m pip install -q --no-deps "$work_dir"/dist/ember-*.whl
 cd "$work_dir"
-env -u PYTHONPATH -u EMBER_PLUGIN_PATH "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/wheel_smoke.py"
+smoke_env=(env -u PYTHONPATH -u EMBER_PLUGIN_PATH -u EMBER_PLUGIN_AUTOLOAD)
+"${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/wheel_smoke.py"
+
+# The plugin builds against the installed core (no build isolation, so no
+# index has to serve `ember`); --no-index: its `ember` dependency must be met
+# by the core already there.
+"$work_dir/venv/bin/python" -m pip install -q scikit-build-core
+"${smoke_env[@]}" "$work_dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation \
+  -C build-dir="$work_dir/emu-build" "$source_dir/samples/backend_template"
+"${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/plugin_wheel_smoke.py"
