@@ -1,4 +1,6 @@
 // Elementwise unary ops (ops.md "Elementwise unary").
+#include "vector_math.h"
+
 #include <cmath>
 
 #include "elementwise.h"

@@ -22,7 +22,7 @@ T select_bits(bool c, T a, T b) {
   const Bits mask = static_cast<Bits>(-static_cast<Bits>(c));
   const Bits picked = static_cast<Bits>((ua & mask) | (ub & static_cast<Bits>(~mask)));
   T out;
-  std::memcpy(&out, &picked, sizeof(T));
+  std::memcpy(static_cast<void*>(&out), &picked, sizeof(T));
   return out;
 }
 
