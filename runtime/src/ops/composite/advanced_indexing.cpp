@@ -123,6 +123,13 @@ Tensor flat_view(const Tensor& x, const FlatIndex& f) {
   return x.permute(f.permutation).reshape(followed_by_rest({f.num_rows}, f));
 }
 
+// The permutation that undoes `order`.
+DimVector inverse_of(IntArrayRef order) {
+  DimVector back(order.size());
+  for (size_t i = 0; i < order.size(); ++i) back[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  return back;
+}
+
 // [index dims..., rest...] -> the result layout, or back with `inverse`.
 DimVector result_permutation(const FlatIndex& f, bool inverse) {
   const int64_t b = static_cast<int64_t>(f.index_shape.size());
@@ -131,10 +138,7 @@ DimVector result_permutation(const FlatIndex& f, bool inverse) {
   for (int64_t i = 0; i < f.result_position; ++i) order.push_back(b + i);
   for (int64_t i = 0; i < b; ++i) order.push_back(i);
   for (int64_t i = f.result_position; i < r; ++i) order.push_back(b + i);
-  if (!inverse) return order;
-  DimVector back(order.size());
-  for (size_t i = 0; i < order.size(); ++i) back[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
-  return back;
+  return inverse ? inverse_of(order) : order;
 }
 
 DimVector result_shape(const FlatIndex& f) {
@@ -222,9 +226,7 @@ Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
   }
   DimVector permuted_sizes;
   for (int64_t d : f.permutation) permuted_sizes.push_back(x.size(d));
-  DimVector inverse(f.permutation.size());
-  for (size_t i = 0; i < f.permutation.size(); ++i) inverse[static_cast<size_t>(f.permutation[i])] = static_cast<int64_t>(i);
-  return updated.reshape(permuted_sizes).permute(inverse);
+  return updated.reshape(permuted_sizes).permute(inverse_of(f.permutation));
 }
 
 Tensor& index_put_(Tensor& x, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,

@@ -140,6 +140,11 @@ PoolArgs pool_args(std::string_view op, IntArrayRef kernel_size, IntArrayRef str
   return a;
 }
 
+// A max pool's windows: padding is -inf, so it never wins.
+Tensor max_pool_windows(const Tensor& x4, const PoolArgs& a) {
+  return windows("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation, -std::numeric_limits<double>::infinity());
+}
+
 // The [start, end) input rows averaged into output cell i (PyTorch's rule).
 Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
   const int64_t in_size = x.size(dim);
@@ -221,9 +226,7 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
     dispatch::call(fused, call);
     return {as_input_rank(outputs[0], x), as_input_rank(outputs[1], x)};
   }
-  const Tensor win = windows("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation,
-                             -std::numeric_limits<double>::infinity());
-  const ValuesIndices best = max(win.flatten(4), 4);
+  const ValuesIndices best = max(max_pool_windows(x4, a).flatten(4), 4);
   // Window offset (i, j) of output cell (oh, ow) is input row
   // oh * stride - padding + i * dilation, and likewise for columns.
   const TensorOptions index_options(DType::Int64, x.device());
@@ -243,9 +246,7 @@ Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
   // The decomposition's own derivative (amax) splits ties evenly.
   composite::check_floating("max_pool2d", x);
   const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
-  const Tensor win = windows("max_pool2d", as_batched("max_pool2d", x), a.kernel, a.stride, a.padding, a.dilation,
-                             -std::numeric_limits<double>::infinity());
-  return as_input_rank(amax(win, {4, 5}), x);
+  return as_input_rank(amax(max_pool_windows(as_batched("max_pool2d", x), a), {4, 5}), x);
 }
 
 Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
