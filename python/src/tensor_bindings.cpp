@@ -250,16 +250,7 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("grad_fn", &Tensor::grad_fn)
       .def_property(
           "data", &Tensor::detach,
-          [](Tensor& t, const Tensor& value) {
-            if (!(value.sizes() == t.sizes()) || value.dtype() != t.dtype() || value.device() != t.device()) {
-              throw_error(ErrorKind::Runtime, "data: assigning a " + std::string(dtype_name(value.dtype())) + " " +
-                                                  shape_str(value.sizes()) + " tensor to a " +
-                                                  std::string(dtype_name(t.dtype())) + " " + shape_str(t.sizes()) +
-                                                  " tensor; only the same shape, dtype and device are supported");
-            }
-            py::gil_scoped_release no_gil;
-            t.detach().copy_(value);
-          });
+          [](Tensor& t, const Tensor& value) { t.set_data(value); });
 }
 
 }  // namespace ember::python

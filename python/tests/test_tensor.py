@@ -110,3 +110,43 @@ def test_meta_device_has_shapes_not_data():
     assert (t @ ember.empty(4, 5, device="meta")).shape == (3, 5)
     with pytest.raises(RuntimeError):
         t.__dlpack__()
+
+
+def _swap_data_trace(lib, nn):
+    """What `p.data = ...` leaves behind on a Parameter, in either library."""
+    lib.manual_seed(0)
+    p = nn.Parameter(lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]]))
+    (p * p).sum().backward()
+    new = p.data * 2
+    p.data = new
+    after_swap = (isinstance(p, nn.Parameter), p.requires_grad, p.is_leaf, p.data_ptr() == new.data_ptr(),
+                  p.grad.tolist(), p.tolist())
+    p.grad = None
+    (p * p).sum().backward()
+    p.data = lib.arange(4.0)[1:].view(3, 1).t()  # another shape and non-contiguous strides
+    return after_swap, p.grad.tolist(), (tuple(p.shape), p.stride(), p.storage_offset(), p.tolist())
+
+
+def test_data_assignment_swaps_storage_like_pytorch(torch):
+    assert _swap_data_trace(ember, ember.nn) == _swap_data_trace(torch, torch.nn)
+
+
+def test_data_assignment_shares_storage_with_dtype_and_shape():
+    x = ember.zeros(2, 3)
+    counts = ember.arange(5)
+    x.data = counts
+    assert x.dtype is ember.int64 and x.shape == (5,) and x.data_ptr() == counts.data_ptr()
+    counts.add_(1)  # one storage: a change through either tensor shows in both
+    assert x.tolist() == [1, 2, 3, 4, 5]
+    with pytest.raises(RuntimeError, match="floating point data, got int64"):
+        ember.ones(2, requires_grad=True).data = counts
+
+
+def test_data_assignment_reaches_modules_and_optimizers():
+    lin = ember.nn.Linear(3, 2)
+    optimizer = ember.optim.SGD(lin.parameters(), lr=0.5)
+    lin.weight.data = ember.ones(2, 3)
+    lin.bias.data = ember.zeros(2)
+    lin(ember.ones(1, 3)).sum().backward()
+    optimizer.step()
+    assert lin.weight.tolist() == [[0.5] * 3] * 2 and lin.bias.tolist() == [-0.5, -0.5]

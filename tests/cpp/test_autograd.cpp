@@ -123,6 +123,23 @@ TEST(Autograd, DetachAndHooks) {
   EXPECT_EQ(values(x.grad()), (std::vector<float>{21, 21}));
 }
 
+TEST(Autograd, SetDataSwapsStorageAndKeepsAutogradState) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  sum(x * x).backward();
+  Tensor replacement = tensor<float>({3, 4, 5});
+  x.set_data(replacement);
+  EXPECT_EQ(x.data_ptr(), replacement.data_ptr());
+  EXPECT_TRUE(x.requires_grad() && x.is_leaf());
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{2, 4}));  // .grad stays, as in PyTorch
+  x.set_grad(Tensor());
+  sum(x * x).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{6, 8, 10}));
+  // The dispatch keys follow the new data's device.
+  x.set_data(empty({2, 2}, TensorOptions(DType::Float64, Device("meta"))));
+  EXPECT_TRUE((x * 2.0).device().is_meta());
+  expect_error([&] { x.set_data(tensor<int64_t>({1})); }, ErrorKind::Runtime, "floating point data, got int64");
+}
+
 TEST(Autograd, GradLeavesDotGradAloneAndReportsUnusedInputs) {
   Tensor a = tensor<float>({3}).requires_grad_();
   Tensor b = tensor<float>({4}).requires_grad_();

@@ -51,6 +51,10 @@ class TensorImpl {
   autograd::AutogradMeta& ensure_autograd_meta();
   void reset_autograd_meta();
 
+  // Points this impl at `other`'s storage, dtype, sizes, strides and offset
+  // (no copy); the autograd state stays (Note [Tensor.data assignment]).
+  void set_data_from(const TensorImpl& other);
+
  private:
   std::shared_ptr<Storage> storage_;
   DimVector sizes_;
@@ -147,6 +151,10 @@ class Tensor {
   std::shared_ptr<autograd::Node> grad_fn() const;
   // The same data, cut from the graph.
   Tensor detach() const;
+  // Makes this tensor view `data`'s storage with `data`'s dtype, shape and
+  // strides, keeping its own autograd identity: PyTorch's `t.data = data`.
+  // Throws when the tensor requires grad and `data` is not floating.
+  Tensor& set_data(const Tensor& data);
   // backward() from this tensor; a non-scalar tensor needs `gradient`.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
                 bool create_graph = false) const;

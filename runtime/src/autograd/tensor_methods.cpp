@@ -58,6 +58,16 @@ Tensor Tensor::detach() const {
   return Tensor(std::make_shared<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(), storage_offset()));
 }
 
+Tensor& Tensor::set_data(const Tensor& data) {
+  if (!data.defined()) throw_error(ErrorKind::Value, "set_data: the new data is an undefined tensor");
+  if (requires_grad() && !is_floating(data.dtype())) {
+    throw_error(ErrorKind::Runtime, "set_data: a tensor that requires gradients needs floating point data, got " +
+                                        std::string(dtype_name(data.dtype())));
+  }
+  impl_->set_data_from(*data.impl());
+  return *this;
+}
+
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
   autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
                      retain_graph, create_graph);

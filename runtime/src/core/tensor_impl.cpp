@@ -47,6 +47,27 @@ void TensorImpl::reset_autograd_meta() {
   keys_ = keys_ - DispatchKeySet::of(DispatchKey::Autograd);
 }
 
+// Note [Tensor.data assignment]
+// `t.data = d` in PyTorch swaps what `t` views for what `d` views and keeps
+// everything autograd knows about `t` (requires_grad, .grad, hooks, its
+// accumulator node), so optimizers and modules holding `t` see new values
+// without a copy. The version counter lives on the storage, so `t` then
+// counts `d`'s in-place changes, which is what saved-tensor checks need: they
+// compare against the storage the data now lives in. The backend key follows
+// the new device; the Autograd key stays with the autograd meta.
+void TensorImpl::set_data_from(const TensorImpl& other) {
+  if (&other == this) return;
+  storage_ = other.storage_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  numel_ = other.numel_;
+  dtype_ = other.dtype_;
+  is_contiguous_ = other.is_contiguous_;
+  keys_ = DispatchKeySet::of_backend(storage_->device().type);
+  if (autograd_meta_) keys_ = keys_ | DispatchKeySet::of(DispatchKey::Autograd);
+}
+
 int64_t TensorImpl::span_elements() const {
   if (numel_ == 0) return 0;
   int64_t last = 0;
