@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -57,10 +58,18 @@ void bind_functional(py::module_& parent) {
         py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
         py::arg("dilation"), py::arg("groups"), no_gil);
   m.def("max_pool2d",
-        [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, const Ints& dilation) {
-          return max_pool2d(x, kernel, stride, padding, dilation);
+        [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, const Ints& dilation,
+           bool ceil_mode) { return max_pool2d(x, kernel, stride, padding, dilation, ceil_mode); },
+        py::arg("input"), py::arg("kernel_size"), py::arg("stride"), py::arg("padding"), py::arg("dilation"),
+        py::arg("ceil_mode"), no_gil);
+  m.def("max_pool2d_with_indices",
+        [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, const Ints& dilation,
+           bool ceil_mode) {
+          ValuesIndices out = max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil_mode);
+          return std::make_pair(std::move(out.values), std::move(out.indices));
         },
-        py::arg("input"), py::arg("kernel_size"), py::arg("stride"), py::arg("padding"), py::arg("dilation"), no_gil);
+        py::arg("input"), py::arg("kernel_size"), py::arg("stride"), py::arg("padding"), py::arg("dilation"),
+        py::arg("ceil_mode"), no_gil);
   m.def("avg_pool2d",
         [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, bool count_include_pad) {
           return avg_pool2d(x, kernel, stride, padding, count_include_pad);

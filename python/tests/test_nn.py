@@ -58,6 +58,53 @@ def test_layers_match_pytorch(torch):
         check_layer(torch, ours, theirs, (3, 4, 2))
 
 
+# (input shape, kernel_size, stride, padding, dilation) and what ceil_mode
+# changes in PyTorch: a partial window is kept where it starts inside the
+# input or its top/left padding, and dropped where it would start in the
+# bottom/right padding.
+MAX_POOL_CASES = [
+    ((1, 2, 5, 5), 2, None, 0, 1),  # 2x2 -> 3x3
+    ((1, 1, 7, 10), 3, 2, 1, (2, 1)),  # 3x5 -> 3x6: a column only
+    ((2, 6, 7), 2, 3, 0, 1),  # 2x2 -> 2x3: the extra row would start past the input
+    ((1, 1, 6, 6), 3, 2, 1, 1),  # 3x3 -> 4x4 with padding
+    ((1, 1, 5, 5), 2, 2, 1, 1),  # 3x3 either way: both extra windows would start in the padding
+    ((2, 3, 9, 8), (3, 2), (2, 3), 1, 1),  # 5x3 either way
+]
+
+
+@pytest.mark.parametrize("ceil_mode", [False, True])
+@pytest.mark.parametrize("shape, kernel_size, stride, padding, dilation", MAX_POOL_CASES)
+def test_max_pool2d_ceil_mode_and_indices_match_pytorch(torch, shape, kernel_size, stride, padding, dilation,
+                                                        ceil_mode):
+    torch.manual_seed(0)
+    t_input = torch.randn(*shape, requires_grad=True)
+    e_input = ember.tensor(t_input.detach()).requires_grad_()
+    args = (kernel_size, stride, padding, dilation, ceil_mode)
+    t_values, t_indices = torch.nn.functional.max_pool2d(t_input, *args, return_indices=True)
+    e_values, e_indices = F.max_pool2d(e_input, *args, return_indices=True)
+    assert_close(e_values, t_values)
+    assert_close(e_indices, t_indices)
+    assert_close(F.max_pool2d(e_input, *args), t_values)
+    weights = torch.randn(t_values.shape)
+    (t_values * weights).sum().backward()
+    (e_values * ember.tensor(weights)).sum().backward()
+    assert_close(e_input.grad, t_input.grad)
+
+
+def test_max_pool2d_module_options(torch):
+    options = dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, return_indices=True)
+    pool, t_pool = nn.MaxPool2d(**options), torch.nn.MaxPool2d(**options)
+    assert repr(pool) == repr(t_pool).replace("torch.", "")
+    t_input = torch.randn(2, 3, 6, 8)
+    values, indices = pool(ember.tensor(t_input))
+    t_values, t_indices = t_pool(t_input)
+    assert_close(values, t_values)
+    assert_close(indices, t_indices)
+    unbatched = t_input[0, :, :5, :5]
+    assert_close(nn.MaxPool2d(2, ceil_mode=True)(ember.tensor(unbatched)),
+                 torch.nn.MaxPool2d(2, ceil_mode=True)(unbatched))
+
+
 def test_batch_norm_running_statistics(torch):
     ours, theirs = nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
     torch.manual_seed(1)

@@ -106,6 +106,13 @@ TEST_F(CompositeKernels, PoolingAndItsGradientsMatchDecomposition) {
   run_both([&] { return with_gradients(max_pool2d(x, {3, 2}, {2, 1}, {1}, {1, 2}), {x}); });
   run_both([&] { return with_gradients(max_pool2d(xt.permute({0, 3, 1, 2}), {3}, {2}, {1}), {xt}); });
   run_both([&] { return max_pool2d_with_indices(x, {3, 2}, {2, 1}, {1}, {1, 2}).indices; });
+  // ceil_mode (Note [Max pool ceil_mode]): one more row (9 -> 5 windows of 2),
+  // then one more column (8 -> 4 windows of 3), where the fused kernel's
+  // indices count columns of the widened plane.
+  run_both([&] { return with_gradients(max_pool2d(x, {2}, {2}, {0}, {1}, /*ceil_mode=*/true), {x}); });
+  run_both([&] { return with_gradients(max_pool2d(x, {3}, {2}, {1}, {1}, /*ceil_mode=*/true), {x}); });
+  run_both([&] { return max_pool2d_with_indices(x, {3}, {2}, {0}, {1}, /*ceil_mode=*/true).indices; });
+  EXPECT_EQ(max_pool2d(x, {3}, {2}, {0}, {1}, /*ceil_mode=*/true).sizes(), (DimVector{2, 3, 4, 4}));
   run_both([&] { return with_gradients(avg_pool2d(x, {2}), {x}); });
   run_both([&] { return with_gradients(avg_pool2d(x, {3}, {2}, {1}, /*count_include_pad=*/true), {x}); });
   run_both([&] { return with_gradients(avg_pool2d(x, {3, 2}, {1, 2}, {1}, /*count_include_pad=*/false), {x}); });

@@ -115,10 +115,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if ceil_mode or return_indices:
-        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
-    return _nn.max_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
-                          _pair_list(padding), _pair_list(dilation))
+    pool = _nn.max_pool2d_with_indices if return_indices else _nn.max_pool2d
+    return pool(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride), _pair_list(padding),
+                _pair_list(dilation), bool(ceil_mode))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

@@ -76,12 +76,15 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+// ceil_mode rounds the output size up, as PyTorch does: one more window
+// where a partial one remains, as long as it starts inside the input or its
+// left/top padding.
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
-                  IntArrayRef dilation = {1});
+                  IntArrayRef dilation = {1}, bool ceil_mode = false);
 // Also the argmax of each window, as an index h * W + w into the input plane
 // (int64), as PyTorch's return_indices=True gives.
 ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {},
-                                      IntArrayRef padding = {0}, IntArrayRef dilation = {1});
+                                      IntArrayRef padding = {0}, IntArrayRef dilation = {1}, bool ceil_mode = false);
 Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool count_include_pad = true);
 Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size);

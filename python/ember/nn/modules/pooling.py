@@ -16,7 +16,8 @@ class MaxPool2d(Module):
 
     def extra_repr(self):
         stride = self.kernel_size if self.stride is None else self.stride
-        return f"kernel_size={self.kernel_size}, stride={stride}, padding={self.padding}, dilation={self.dilation}"
+        return (f"kernel_size={self.kernel_size}, stride={stride}, padding={self.padding}, dilation={self.dilation}, "
+                f"ceil_mode={self.ceil_mode}")
 
 
 class AvgPool2d(Module):

@@ -145,6 +145,29 @@ Tensor max_pool_windows(const Tensor& x4, const PoolArgs& a) {
   return windows("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation, -std::numeric_limits<double>::infinity());
 }
 
+// Note [Max pool ceil_mode]
+// ceil_mode keeps a last, partial window when it starts inside the input or
+// its top/left padding (PyTorch's rule). Rather than give kernels another
+// attribute, the core pads the input's bottom and right edges with -inf as
+// far as that window reaches past the padded input, then sweeps in floor
+// mode: -inf never wins a window (ties go to the first element, which lies
+// in the input), so values, argmax and gradients are PyTorch's, and the
+// catalogue's max_pool2d and its derivative run unchanged.
+Tensor pad_for_ceil_mode(const Tensor& x4, const PoolArgs& a) {
+  Pair overhang{};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = x4.size(2 + i), stride = a.stride[i];
+    const int64_t reach = a.dilation[i] * (a.kernel[i] - 1) + 1;
+    const int64_t rounded_up = in + 2 * a.padding[i] - reach + stride - 1;
+    // Floor division: a kernel wider than the padded input makes it negative.
+    int64_t out = (rounded_up >= 0 ? rounded_up / stride : -((-rounded_up + stride - 1) / stride)) + 1;
+    if ((out - 1) * stride >= in + a.padding[i]) --out;
+    overhang[i] = std::max<int64_t>(0, (out - 1) * stride + reach - (in + 2 * a.padding[i]));
+  }
+  if (overhang[0] == 0 && overhang[1] == 0) return x4;
+  return pad(x4, {0, overhang[1], 0, overhang[0]}, -std::numeric_limits<double>::infinity());
+}
+
 // The [start, end) input rows averaged into output cell i (PyTorch's rule).
 Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
   const int64_t in_size = x.size(dim);
@@ -206,30 +229,38 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
 }
 
 ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
-                                      IntArrayRef padding, IntArrayRef dilation) {
+                                      IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   composite::check_floating("max_pool2d", x);
   const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
   const Tensor x4 = as_batched("max_pool2d", x);
-  const auto [ho, wo] = swept_size("max_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation);
+  const Tensor swept = ceil_mode ? pad_for_ceil_mode(x4, a) : x4;
+  const auto [ho, wo] = swept_size("max_pool2d", swept, a.kernel, a.stride, a.padding, a.dilation);
+  const TensorOptions index_options(DType::Int64, x.device());
   static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
-  if (dispatch::use_composite_kernel(fused, x4)) {
+  if (dispatch::use_composite_kernel(fused, swept)) {
     Tensor outputs[2];
     const ember_attr attrs[] = {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
                                 pair_attr("padding", a.padding), pair_attr("dilation", a.dilation)};
     dispatch::OpCall call;
-    call.inputs = &x4;
+    call.inputs = &swept;
     call.num_inputs = 1;
     call.outputs = outputs;
     call.num_outputs = 2;
     call.attrs = attrs;
     call.num_attrs = 4;
     dispatch::call(fused, call);
-    return {as_input_rank(outputs[0], x), as_input_rank(outputs[1], x)};
+    Tensor indices = outputs[1];
+    if (swept.size(3) != x4.size(3)) {
+      // The kernel counted columns of the widened plane; no argmax lies in
+      // the -inf columns, so only the row length changes.
+      const Tensor swept_width = scalar_tensor(swept.size(3), index_options);
+      indices = floor_divide(indices, swept_width) * x4.size(3) + remainder(indices, swept_width);
+    }
+    return {as_input_rank(outputs[0], x), as_input_rank(indices, x)};
   }
-  const ValuesIndices best = max(max_pool_windows(x4, a).flatten(4), 4);
+  const ValuesIndices best = max(max_pool_windows(swept, a).flatten(4), 4);
   // Window offset (i, j) of output cell (oh, ow) is input row
   // oh * stride - padding + i * dilation, and likewise for columns.
-  const TensorOptions index_options(DType::Int64, x.device());
   const Tensor i = floor_divide(best.indices, scalar_tensor(a.kernel[1], index_options));
   const Tensor j = remainder(best.indices, scalar_tensor(a.kernel[1], index_options));
   const Tensor rows = arange(ho, index_options).reshape({ho, 1}) * a.stride[0] - a.padding[0] + i * a.dilation[0];
@@ -238,15 +269,16 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
 }
 
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation) {
+                  IntArrayRef dilation, bool ceil_mode) {
   static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
   if (dispatch::use_composite_kernel(fused, x)) {
-    return max_pool2d_with_indices(x, kernel_size, stride, padding, dilation).values;
+    return max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode).values;
   }
   // The decomposition's own derivative (amax) splits ties evenly.
   composite::check_floating("max_pool2d", x);
   const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
-  return as_input_rank(amax(max_pool_windows(as_batched("max_pool2d", x), a), {4, 5}), x);
+  const Tensor x4 = as_batched("max_pool2d", x);
+  return as_input_rank(amax(max_pool_windows(ceil_mode ? pad_for_ceil_mode(x4, a) : x4, a), {4, 5}), x);
 }
 
 Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
