@@ -9,14 +9,16 @@ namespace ember::xpu {
 namespace {
 
 constexpr DTypeInfo kDTypes[] = {
-    {EMBER_DTYPE_BOOL, "uchar", "uchar", false, true, false},
-    {EMBER_DTYPE_UINT8, "uchar", "uchar", false, false, false},
-    {EMBER_DTYPE_INT8, "char", "uchar", false, false, true},
-    {EMBER_DTYPE_INT16, "short", "ushort", false, false, true},
-    {EMBER_DTYPE_INT32, "int", "uint", false, false, true},
-    {EMBER_DTYPE_INT64, "long", "ulong", false, false, true},
-    {EMBER_DTYPE_FLOAT32, "float", "uint", true, false, true},
-    {EMBER_DTYPE_FLOAT64, "double", "ulong", true, false, true},
+    {EMBER_DTYPE_BOOL, "uchar", "uchar", "uchar", Storage::kPlain, false, true, false},
+    {EMBER_DTYPE_UINT8, "uchar", "uchar", "uchar", Storage::kPlain, false, false, false},
+    {EMBER_DTYPE_INT8, "char", "char", "uchar", Storage::kPlain, false, false, true},
+    {EMBER_DTYPE_INT16, "short", "short", "ushort", Storage::kPlain, false, false, true},
+    {EMBER_DTYPE_INT32, "int", "int", "uint", Storage::kPlain, false, false, true},
+    {EMBER_DTYPE_INT64, "long", "long", "ulong", Storage::kPlain, false, false, true},
+    {EMBER_DTYPE_FLOAT16, "half", "float", "uint", Storage::kFloat16, true, false, true},
+    {EMBER_DTYPE_BFLOAT16, "ushort", "float", "uint", Storage::kBFloat16, true, false, true},
+    {EMBER_DTYPE_FLOAT32, "float", "float", "uint", Storage::kPlain, true, false, true},
+    {EMBER_DTYPE_FLOAT64, "double", "double", "ulong", Storage::kPlain, true, false, true},
 };
 
 }  // namespace
@@ -29,8 +31,7 @@ std::vector<ember_dtype> served_dtypes(bool with_fp64) {
   return dtypes;
 }
 
-bool is_copy_target(ember_dtype dtype, bool with_fp64) {
-  if (dtype == EMBER_DTYPE_FLOAT16 || dtype == EMBER_DTYPE_BFLOAT16) return true;
+bool is_served(ember_dtype dtype, bool with_fp64) {
   const std::vector<ember_dtype> served = served_dtypes(with_fp64);
   return std::find(served.begin(), served.end(), dtype) != served.end();
 }

@@ -1,6 +1,7 @@
 #include "program_source.h"
 
 #include <sstream>
+#include <string>
 
 #include "cl_sources.h"
 #include "kernels/elementwise_ops.h"
@@ -28,10 +29,12 @@ void write_prelude(std::ostream& out, const DTypeInfo& dtype, bool fp64) {
   if (fp64) out << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   // The CPU plugin does not contract a * b + c; neither do we, so results match.
   out << "#pragma OPENCL FP_CONTRACT OFF\n";
-  out << "#define T " << dtype.cl_type << "\n";
+  out << "#define S " << dtype.cl_storage << "\n";
+  out << "#define T " << dtype.cl_compute << "\n";
   out << "#define U " << dtype.cl_unsigned << "\n";
   out << "#define ACC " << accumulation_type(dtype, fp64) << "\n";
-  out << "#define SUM_T " << (dtype.is_floating ? dtype.cl_type : "long") << "\n";
+  out << "#define STORAGE_FLOAT16 " << (dtype.storage == Storage::kFloat16) << "\n";
+  out << "#define STORAGE_BFLOAT16 " << (dtype.storage == Storage::kBFloat16) << "\n";
   out << "#define IS_FLOATING " << dtype.is_floating << "\n";
   out << "#define IS_DOUBLE " << (dtype.dtype == EMBER_DTYPE_FLOAT64) << "\n";
   out << "#define IS_BOOL " << dtype.is_bool << "\n";
@@ -51,23 +54,27 @@ void write_switch(std::ostream& out, const char* signature, const char* result_t
   out << "  }\n  return (" << result_type << ")0;\n}\n";
 }
 
+// The statement that writes `x` (of the program's compute type T) as
+// `target` at element `offset` of the bytes `out`.
+std::string store_statement(const DTypeInfo& target) {
+  const std::string element = std::string("((__global ") + target.cl_storage + "*)out)[offset]";
+  if (target.is_bool) return element + " = (uchar)(x != (T)0);";
+  switch (target.storage) {
+    case Storage::kFloat16:
+      return "vstore_half_rte((float)x, offset, (__global half*)out);";
+    case Storage::kBFloat16:
+      return element + " = bfloat16_bits((float)x);";
+    case Storage::kPlain:
+      break;
+  }
+  return element + " = (" + target.cl_storage + ")x;";
+}
+
 void write_store_as(std::ostream& out, bool fp64) {
   out << "void store_as(__global uchar* out, int dtype, long offset, T x) {\n  switch (dtype) {\n";
   for (ember_dtype target : served_dtypes(fp64)) {
-    const DTypeInfo& info = dtype_info(target);
-    const std::string pointer = std::string("((__global ") + info.cl_type + "*)out)[offset]";
-    out << "    case " << static_cast<int>(target) << ": " << pointer << " = ";
-    if (info.is_bool) {
-      out << "(uchar)(x != (T)0);";
-    } else {
-      out << "(" << info.cl_type << ")x;";
-    }
-    out << " return;\n";
+    out << "    case " << static_cast<int>(target) << ": " << store_statement(dtype_info(target)) << " return;\n";
   }
-  out << "    case " << static_cast<int>(EMBER_DTYPE_FLOAT16)
-      << ": vstore_half_rte((float)x, offset, (__global half*)out); return;\n";
-  out << "    case " << static_cast<int>(EMBER_DTYPE_BFLOAT16)
-      << ": ((__global ushort*)out)[offset] = bfloat16_bits((float)x); return;\n";
   out << "  }\n}\n";
 }
 

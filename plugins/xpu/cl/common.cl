@@ -1,6 +1,43 @@
 // Shared by every program. The generator has defined, for the program's
-// dtype: T (storage type), U (unsigned twin), ACC (accumulation type),
-// SUM_T (output of sum/prod/cumsum), IS_FLOATING, IS_BOOL, IS_SIGNED.
+// dtype: S (storage type), T (compute type), U (T's unsigned twin), ACC
+// (accumulation type), IS_FLOATING, IS_BOOL, IS_SIGNED, and which of the
+// storage kinds of Note [XPU dtypes] (dtypes.h) it is: STORAGE_FLOAT16,
+// STORAGE_BFLOAT16 or neither.
+
+// bfloat16 is the upper half of a float32, rounded to nearest even; NaN
+// stays a quiet NaN (rounding alone could carry a NaN's low payload bits
+// into the exponent and make it infinity).
+ushort bfloat16_bits(float f) {
+  const uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// Note [Storage and compute types]: kernels take buffers of S and compute
+// in T, reading element i of p with LOAD(p, i) and writing a T with
+// STORE(p, i, v). For most dtypes S is T; float16 and bfloat16 load into
+// float and round to nearest even on store, since neither can be computed
+// on without cl_khr_fp16 (and bfloat16 not at all).
+#if STORAGE_FLOAT16
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif STORAGE_BFLOAT16
+#define LOAD(p, i) as_float((uint)(p)[i] << 16)
+#define STORE(p, i, v) ((p)[i] = bfloat16_bits(v))
+#else
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+// sum, prod and cumsum write floating dtypes as themselves and the others
+// as int64 (ops.md "Reductions").
+#if IS_FLOATING
+#define SUM_S S
+#define STORE_SUM(p, i, v) STORE(p, i, (T)(v))
+#else
+#define SUM_S long
+#define STORE_SUM(p, i, v) ((p)[i] = (long)(v))
+#endif
 
 // Note [Geometry]: the host describes a loop over a shape walked in
 // row-major order, and for each of up to MAX_OPERANDS tensors its element

@@ -8,14 +8,6 @@ uchar binary_bool_op(int op, T x, T y);
 // Writes x converted to `dtype` (an ember_dtype) at element `offset` of out.
 void store_as(__global uchar* out, int dtype, long offset, T x);
 
-// bfloat16 is the upper half of a float32, rounded to nearest even; NaN
-// stays a quiet NaN.
-ushort bfloat16_bits(float f) {
-  const uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 #if IS_FLOATING
 // CPython's float floor division, so that it agrees with remainder_float.
 T floor_divide_float(T a, T b) {
@@ -85,70 +77,70 @@ T pow_int(T base, T exponent, __global int* error) {
 }
 #endif
 
-__kernel void unary(__global T* out, __global const T* x, int op, Geometry g) {
+__kernel void unary(__global S* out, __global const S* x, int op, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = unary_op(op, x[at[1]]);
+  STORE(out, at[0], unary_op(op, LOAD(x, at[1])));
 }
 
-__kernel void unary_bool(__global uchar* out, __global const T* x, int op, Geometry g) {
+__kernel void unary_bool(__global uchar* out, __global const S* x, int op, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = unary_bool_op(op, x[at[1]]);
+  out[at[0]] = unary_bool_op(op, LOAD(x, at[1]));
 }
 
-__kernel void binary(__global T* out, __global const T* x, __global const T* y, int op, __global int* error,
+__kernel void binary(__global S* out, __global const S* x, __global const S* y, int op, __global int* error,
                      Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = binary_op(op, x[at[1]], y[at[2]], error);
+  STORE(out, at[0], binary_op(op, LOAD(x, at[1]), LOAD(y, at[2]), error));
 }
 
-__kernel void binary_bool(__global uchar* out, __global const T* x, __global const T* y, int op, Geometry g) {
+__kernel void binary_bool(__global uchar* out, __global const S* x, __global const S* y, int op, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = binary_bool_op(op, x[at[1]], y[at[2]]);
+  out[at[0]] = binary_bool_op(op, LOAD(x, at[1]), LOAD(y, at[2]));
 }
 
-__kernel void where_select(__global T* out, __global const uchar* condition, __global const T* a,
-                           __global const T* b, Geometry g) {
+__kernel void where_select(__global S* out, __global const uchar* condition, __global const S* a,
+                           __global const S* b, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = condition[at[1]] ? a[at[2]] : b[at[3]];
+  STORE(out, at[0], condition[at[1]] ? LOAD(a, at[2]) : LOAD(b, at[3]));
 }
 
 // Operand 0 counts in elements of out_dtype.
-__kernel void copy_to(__global uchar* out, int out_dtype, __global const T* x, Geometry g) {
+__kernel void copy_to(__global uchar* out, int out_dtype, __global const S* x, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  store_as(out, out_dtype, at[0], x[at[1]]);
+  store_as(out, out_dtype, at[0], LOAD(x, at[1]));
 }
 
-__kernel void fill(__global T* out, T value, Geometry g) {
+__kernel void fill(__global S* out, T value, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = value;
+  STORE(out, at[0], value);
 }
 
 // Integers compute in ACC (unsigned 64 bits), which wraps like int64.
-__kernel void arange(__global T* out, ACC start, ACC step, Geometry g) {
+__kernel void arange(__global S* out, ACC start, ACC step, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  out[at[0]] = (T)(start + (ACC)i * step);
+  STORE(out, at[0], (T)(start + (ACC)i * step));
 }

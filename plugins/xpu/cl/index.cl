@@ -15,7 +15,7 @@ long read_index(__global const void* index, int index_is_long, long at) {
 // index_select and gather: out[p] = x[p with p[dim] = index[p']]. g spans
 // out with operands out, x (its dim stride zeroed) and index (its strides;
 // for index_select zero except along dim).
-__kernel void take(__global T* out, __global const T* x, __global const void* index, int index_is_long,
+__kernel void take(__global S* out, __global const S* x, __global const void* index, int index_is_long,
                    long dim_size, long x_dim_stride, __global int* error, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
@@ -27,14 +27,14 @@ __kernel void take(__global T* out, __global const T* x, __global const void* in
     *error = ERROR_INDEX_OUT_OF_RANGE;
     return;
   }
-  out[at[0]] = x[at[1] + k * x_dim_stride];
+  STORE(out, at[0], LOAD(x, at[1] + k * x_dim_stride));
 }
 
 // scatter_add into out (already holding x). Elements of index that differ
 // only along dim write to one line of out, so a work item owns a line: g
 // spans index's shape with dim collapsed, operands out (dim stride zeroed),
 // src and index; the item walks the `length` entries along dim in order.
-__kernel void scatter_add(__global T* out, __global const T* src, __global const void* index, int index_is_long,
+__kernel void scatter_add(__global S* out, __global const S* src, __global const void* index, int index_is_long,
                           long length, long out_dim_size, long out_dim_stride, long src_dim_stride,
                           long index_dim_stride, __global int* error, Geometry g) {
   const long i = get_global_id(0);
@@ -49,6 +49,6 @@ __kernel void scatter_add(__global T* out, __global const T* src, __global const
       return;
     }
     const long target = at[0] + k * out_dim_stride;
-    out[target] = ADD_WRAPPING(out[target], src[at[1] + j * src_dim_stride]);
+    STORE(out, target, ADD_WRAPPING(LOAD(out, target), LOAD(src, at[1] + j * src_dim_stride)));
   }
 }

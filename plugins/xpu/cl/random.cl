@@ -17,7 +17,7 @@ uint4 philox4x32_10(ulong counter, ulong seed) {
   return c;
 }
 
-__kernel void uniform(__global T* out, ACC low, ACC high, ulong seed, ulong offset, Geometry g) {
+__kernel void uniform(__global S* out, ACC low, ACC high, ulong seed, ulong offset, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
@@ -25,17 +25,19 @@ __kernel void uniform(__global T* out, ACC low, ACC high, ulong seed, ulong offs
   const uint4 r = philox4x32_10(offset + (ulong)i, seed);
 #if IS_DOUBLE
   const double u = (double)(((((ulong)r.x) << 32) | r.y) >> 11) * 0x1.0p-53;
-  out[at[0]] = low + (high - low) * u;
+  STORE(out, at[0], low + (high - low) * u);
 #else
+  // float32, and float16 and bfloat16 (whose T is float): computed in
+  // float32, rounded by STORE.
   const float u = (float)(r.x >> 8) * 0x1.0p-24f;
   const float lo = (float)low;
   const float hi = (float)high;
-  out[at[0]] = (T)(lo + (hi - lo) * u);
+  STORE(out, at[0], (T)(lo + (hi - lo) * u));
 #endif
 }
 
 // Box-Muller in ACC (double where the device has it).
-__kernel void normal(__global T* out, ACC mean, ACC std, ulong seed, ulong offset, Geometry g) {
+__kernel void normal(__global S* out, ACC mean, ACC std, ulong seed, ulong offset, Geometry g) {
   const long i = get_global_id(0);
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
@@ -44,5 +46,5 @@ __kernel void normal(__global T* out, ACC mean, ACC std, ulong seed, ulong offse
   const ACC u1 = (ACC)((r.x >> 8) + 1) * (ACC)0x1.0p-24f;
   const ACC u2 = (ACC)(r.y >> 8) * (ACC)0x1.0p-24f;
   const ACC z = sqrt((ACC)-2 * log(u1)) * cos((ACC)2 * PI_ACC * u2);
-  out[at[0]] = (T)(mean + std * z);
+  STORE(out, at[0], (T)(mean + std * z));
 }

@@ -100,7 +100,7 @@ void register_table(const sdk::Registrar& r, const std::vector<ember_dtype>& dty
 
 void enqueue_copy(const ember_kernel_call& call, const DLTensor& src, cl_mem dst_buffer, ember_dtype dst_dtype,
                   const Operand& dst) {
-  if (!is_copy_target(dst_dtype, Devices::instance().at(call.device_index).has_fp64)) {
+  if (!is_served(dst_dtype, Devices::instance().at(call.device_index).has_fp64)) {
     sdk::fail(EMBER_STATUS_UNIMPLEMENTED, std::string("xpu: copy cannot write ") + sdk::dtype_name(dst_dtype));
   }
   const Geometry g = make_geometry(shape_of(src), {dst, operand_of(src)});

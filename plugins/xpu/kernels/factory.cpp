@@ -1,12 +1,15 @@
 // Factories: fill, arange, and the random numbers uniform and normal.
+#include <type_traits>
+
 #include "kernels.h"
 
 namespace ember::xpu {
 
 namespace {
 
-// fill's value arrives as FLOAT, INT or BOOL; each dtype takes it as its own
-// storage type, so int64 values stay exact.
+// fill's value arrives as FLOAT, INT or BOOL; each dtype takes it as its
+// compute type (its own type, float for float16 and bfloat16, which the
+// kernel rounds like the CPU plugin does), so int64 values stay exact.
 void fill_kernel(const ember_kernel_call& call) {
   const DLTensor& out = call.outputs[0];
   const Geometry g = make_geometry(shape_of(out), {operand_of(out)});
@@ -17,10 +20,9 @@ void fill_kernel(const ember_kernel_call& call) {
   Launch launch(call, dtype, "fill");
   launch.buffer(buffer_of(out));
   sdk::visit_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (sdk::is_reduced_float_v<T>) {
-      sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "xpu: fill is not served for this dtype");
-    } else if (value->kind == EMBER_ATTR_FLOAT) {
+    using Element = typename decltype(tag)::type;
+    using T = std::conditional_t<sdk::is_reduced_float_v<Element>, float, Element>;
+    if (value->kind == EMBER_ATTR_FLOAT) {
       launch.value(static_cast<T>(value->float_value));
     } else {
       launch.value(static_cast<T>(value->int_value));
