@@ -1,9 +1,10 @@
 // The XPU plugin through the core: memory that is not host memory (views
-// with offsets copied both ways), and every way a user can make it fail
-// reported as an error, never an abort. Tests that need an OpenCL device
-// skip without one; XpuWithoutDevice runs with EMBER_XPU_PLATFORM naming no
-// platform, XpuBuildFailure with EMBER_XPU_BUILD_OPTIONS the compiler
-// refuses (see CMakeLists.txt).
+// with offsets copied both ways), float16 and bfloat16 rounded as ops.md
+// says, and every way a user can make it fail reported as an error, never
+// an abort. Tests that need an OpenCL device skip without one;
+// XpuWithoutDevice runs with EMBER_XPU_PLATFORM naming no platform,
+// XpuBuildFailure with EMBER_XPU_BUILD_OPTIONS the compiler refuses (see
+// CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
@@ -197,8 +198,7 @@ TEST_F(Xpu, ReducedFloatsComputeInFloat32AndRoundOnce) {
     EXPECT_EQ(values(add(x.narrow(0, 0, 1), three)), std::vector<double>{big + 4});
     EXPECT_EQ(values(sum(x)), std::vector<double>{big + 4});
     EXPECT_EQ(values(cumsum(x, 0)), (std::vector<double>{big, big, big + 2, big + 4, big + 4}));
-    // A row of x times a column of ones (a transposed row for bmm)
-    // accumulates in float32 too.
+    // x as a row times a transposed row of ones accumulates in float32 too.
     const Tensor ones_row = ones({1, 5}, TensorOptions(dtype, xpu()));
     EXPECT_EQ(values(mm(x.reshape({1, 5}), ones_row.t())), std::vector<double>{big + 4});
     EXPECT_EQ(values(bmm(x.reshape({1, 1, 5}), ones_row.reshape({1, 1, 5}).transpose(1, 2))),
