@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   bind_plugins(m);
   bind_buffers(m);
   bind_functional(m);
+  bind_catalogue(m);
 }

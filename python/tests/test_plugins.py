@@ -92,5 +92,33 @@ def test_import_loads_no_plugins_until_asked():
 def test_info_reports_versions_plugins_and_devices():
     result = subprocess.run([sys.executable, "-m", "ember.info"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    for expected in ("ember: 1.0.0", "numpy:", "Plugins:", "cpu 1.0.0", "kernels", "Devices:", "meta"):
+    for expected in ("ember: 1.0.0", "numpy:", "Plugins:", "cpu 1.0.0", "kernels", "Devices:", "meta",
+                     "Op coverage", "cpu primitives without a kernel: none"):
         assert expected in result.stdout
+    primitives = sum(not op.composite for op in ember._C.catalogue_ops())
+    (cpu_row,) = [line.split() for line in result.stdout.splitlines() if line.split()[:1] == ["cpu"]
+                  and "/" in line]
+    assert cpu_row[1] == f"{primitives}/{primitives}"
+
+
+def test_coverage_reads_the_kernel_tables():
+    import ember.info
+
+    ops = ember._C.catalogue_ops()
+    primitives = [op.name for op in ops if not op.composite]
+    cpu = ember.info.coverage("cpu")
+    # The CPU plugin implements every primitive and overrides the composites
+    # the C++ tests compare against their decompositions.
+    assert cpu["missing"] == [] and set(primitives) <= set(cpu["kernels"])
+    assert {"softmax", "log_softmax", "conv2d", "max_pool2d", "layer_norm"} <= set(cpu["fused"])
+    assert set(cpu["kernels"]) <= {op.name for op in ops}
+    (cpu_plugin,) = [p for p in ember.plugins() if p.name == "cpu" and p.loaded]
+    assert sum(len(dtypes) for dtypes in cpu["kernels"].values()) == cpu_plugin.num_kernels
+    # A (op, dtype) pair the table lacks is one the dispatcher cannot run.
+    assert ember.int64 in cpu["kernels"]["arange"] and ember.bool not in cpu["kernels"]["arange"]
+    with pytest.raises(NotImplementedError, match="arange: no kernel for dtype bool on device 'cpu'"):
+        ember.arange(3, dtype=ember.bool)
+    meta = ember.info.coverage("meta")
+    assert meta["kernels"] == {} and meta["fused"] == [] and meta["missing"] == primitives
+    with pytest.raises(RuntimeError, match="unknown device type 'nosuchdevice'"):
+        ember.info.coverage("nosuchdevice")

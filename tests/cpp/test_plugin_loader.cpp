@@ -147,6 +147,18 @@ TEST(Loader, CopiesBetweenDevicesRoundTrip) {
   EXPECT_STREQ(back, text);
 }
 
+TEST(Loader, KernelTablesListWhatEachPluginRegistered) {
+  load_plugin(test_plugin_path("failing_kernel"));
+  const std::vector<OpKernels> failing = registered_kernels("failing");
+  ASSERT_EQ(failing.size(), 1u);
+  EXPECT_EQ(failing[0].op, "neg");
+  EXPECT_EQ(failing[0].dtypes, std::vector<DType>{DType::Float32});
+  toy();
+  EXPECT_TRUE(registered_kernels("toy").empty());
+  EXPECT_TRUE(registered_kernels("meta").empty());
+  EXPECT_THROW(registered_kernels("no_such_device"), Error);
+}
+
 TEST(Loader, MetaHasNoData) {
   auto storage = plugin::allocate_storage(Device(kMetaDeviceType), 128);
   EXPECT_EQ(storage->data(), nullptr);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/device.h"
+#include "ember/dtype.h"
 
 namespace ember {
 
@@ -43,6 +44,18 @@ struct CatalogueOp {
 
 // Every op of the catalogue, in the core's registration order.
 std::vector<CatalogueOp> catalogue_ops();
+
+// The dtypes one catalogue op has kernels for on one device type.
+struct OpKernels {
+  std::string op;
+  std::vector<DType> dtypes;  // in DType order, never empty
+};
+
+// The kernel table of a device type ("cpu", "cuda", ...; the first call
+// discovers plugins): every catalogue op with a kernel for at least one dtype,
+// in catalogue order. A composite's kernel is a fused override. The meta
+// device has none (it runs meta functions). Throws for an unknown type.
+std::vector<OpKernels> registered_kernels(const std::string& device_type);
 
 struct DeviceInfo {
   Device device;
