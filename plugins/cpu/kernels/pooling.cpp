@@ -33,6 +33,14 @@ Window window_of(const ember_kernel_call& call, bool dilated) {
 // Strided access to a [N, C, H, W] tensor's planes.
 template <class T>
 struct Planes {
+  // One [H, W] plane: splitting the plane number into (n, c) costs two
+  // integer divisions, so kernels do it once per plane, not per element.
+  struct Plane {
+    char* base;
+    int64_t row_stride, column_stride;  // bytes
+    T& at(int64_t h, int64_t w) const { return *reinterpret_cast<T*>(base + h * row_stride + w * column_stride); }
+  };
+
   char* base;
   int64_t channels, height, width;
   int64_t stride[4];  // bytes
@@ -40,9 +48,9 @@ struct Planes {
       : base(static_cast<char*>(sdk::data_ptr(t))), channels(t.shape[1]), height(t.shape[2]), width(t.shape[3]) {
     for (int d = 0; d < 4; ++d) stride[d] = t.strides[d] * static_cast<int64_t>(sizeof(T));
   }
-  T& at(int64_t plane, int64_t h, int64_t w) const {
-    const int64_t n = plane / channels, c = plane % channels;
-    return *reinterpret_cast<T*>(base + n * stride[0] + c * stride[1] + h * stride[2] + w * stride[3]);
+  Plane plane(int64_t p) const {
+    const int64_t n = p / channels, c = p % channels;
+    return {base + n * stride[0] + c * stride[1], stride[2], stride[3]};
   }
 };
 
@@ -65,6 +73,9 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
   const Planes<int64_t> indices(call.outputs[1]);
   using Acc = compute_t<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
+    const auto in_plane = in.plane(p);
+    const auto values_plane = values.plane(p);
+    const auto indices_plane = indices.plane(p);
     for (int64_t oh = 0; oh < values.height; ++oh) {
       for (int64_t ow = 0; ow < values.width; ++ow) {
         Acc best = -std::numeric_limits<Acc>::infinity();
@@ -75,7 +86,7 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
           for (int64_t j = 0; j < w.kernel[1]; ++j) {
             const int64_t x = ow * w.stride[1] - w.padding[1] + j * w.dilation[1];
             if (x < 0 || x >= in.width) continue;
-            const Acc v = to_compute(in.at(p, h, x));
+            const Acc v = to_compute(in_plane.at(h, x));
             if (v > best || std::isnan(v) || best_index < 0) {
               best = v;
               best_index = h * in.width + x;
@@ -84,8 +95,8 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
           }
           if (std::isnan(best)) break;
         }
-        values.at(p, oh, ow) = from_compute<T>(best);
-        indices.at(p, oh, ow) = best_index;
+        values_plane.at(oh, ow) = from_compute<T>(best);
+        indices_plane.at(oh, ow) = best_index;
       }
     }
   });
@@ -115,14 +126,16 @@ void avg_pool2d_kernel(const ember_kernel_call& call) {
   const Planes<T> out(call.outputs[0]);
   using Acc = compute_t<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
+    const auto in_plane = in.plane(p);
+    const auto out_plane = out.plane(p);
     for (int64_t oh = 0; oh < out.height; ++oh) {
       for (int64_t ow = 0; ow < out.width; ++ow) {
         const AvgCell c = avg_cell(w, count_include_pad, in.height, in.width, oh, ow);
         Acc total = 0;
         for (int64_t h = c.h0; h < c.h1; ++h) {
-          for (int64_t x = c.w0; x < c.w1; ++x) total += to_compute(in.at(p, h, x));
+          for (int64_t x = c.w0; x < c.w1; ++x) total += to_compute(in_plane.at(h, x));
         }
-        out.at(p, oh, ow) = from_compute<T>(total / static_cast<Acc>(c.divisor));
+        out_plane.at(oh, ow) = from_compute<T>(total / static_cast<Acc>(c.divisor));
       }
     }
   });
@@ -138,15 +151,17 @@ void avg_pool2d_backward_kernel(const ember_kernel_call& call) {
   const Planes<T> dx(call.outputs[0]);
   using Acc = compute_t<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
+    const auto dy_plane = dy.plane(p);
+    const auto dx_plane = dx.plane(p);
     for (int64_t h = 0; h < dx.height; ++h) {
-      for (int64_t x = 0; x < dx.width; ++x) dx.at(p, h, x) = from_compute<T>(0);
+      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = from_compute<T>(0);
     }
     for (int64_t oh = 0; oh < dy.height; ++oh) {
       for (int64_t ow = 0; ow < dy.width; ++ow) {
         const AvgCell c = avg_cell(w, count_include_pad, dx.height, dx.width, oh, ow);
-        const Acc share = to_compute(dy.at(p, oh, ow)) / static_cast<Acc>(c.divisor);
+        const Acc share = to_compute(dy_plane.at(oh, ow)) / static_cast<Acc>(c.divisor);
         for (int64_t h = c.h0; h < c.h1; ++h) {
-          for (int64_t x = c.w0; x < c.w1; ++x) dx.at(p, h, x) = from_compute<T>(to_compute(dx.at(p, h, x)) + share);
+          for (int64_t x = c.w0; x < c.w1; ++x) dx_plane.at(h, x) = from_compute<T>(to_compute(dx_plane.at(h, x)) + share);
         }
       }
     }
