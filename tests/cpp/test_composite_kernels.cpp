@@ -3,6 +3,9 @@
 // losses (Note [Composite kernels]).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <ember/autograd.h>
 #include <ember/ember.h>
 
@@ -128,6 +131,23 @@ TEST_F(CompositeKernels, FusedMaxPoolPropagatesNaNAndIgnoresPadding) {
   EXPECT_TRUE(std::isnan(pooled[4]));
   EXPECT_EQ(pooled[6], -7.0f);
   EXPECT_EQ(pooled[8], -8.0f);
+}
+
+TEST_F(CompositeKernels, FusedMaxPoolIndexIsFirstNaNElseFirstMaximum) {
+  const float nan = std::nanf("");
+  const float inf = std::numeric_limits<float>::infinity();
+  // Windows of 2x2, stride 2: a NaN after a larger value, two NaNs, a tie,
+  // and a window of -inf only.
+  const Tensor x = tensor<float>({1, 3, 2, nan, 4, 0, -inf, -inf,  //
+                                  0, nan, nan, 5, 0, 4, -inf, -inf},
+                                 {1, 1, 2, 8});
+  const ValuesIndices pooled = max_pool2d_with_indices(x, {2});
+  const std::vector<float> values = pooled.values.tolist<float>();
+  EXPECT_TRUE(std::isnan(values[0]));
+  EXPECT_TRUE(std::isnan(values[1]));
+  EXPECT_EQ(values[2], 4.0f);
+  EXPECT_EQ(values[3], -inf);
+  EXPECT_EQ(pooled.indices.tolist<int64_t>(), (std::vector<int64_t>{9, 3, 4, 6}));
 }
 
 TEST_F(CompositeKernels, FusedPoolingHasSecondOrderGradients) {

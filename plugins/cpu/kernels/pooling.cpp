@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "elementwise.h"
 #include "kernels.h"
@@ -63,8 +64,20 @@ void for_each_plane(const DLTensor& out, const Fn& fn) {
   });
 }
 
-// Padding never wins: only in-bounds positions are compared. NaN wins, as
-// in the decomposition's amax.
+// The taps [first, last) of a window row or column that fall inside
+// [0, size), where tap t reads position start + t * dilation.
+struct Taps {
+  int64_t first, last;
+};
+
+Taps taps_inside(int64_t start, int64_t kernel, int64_t dilation, int64_t size) {
+  const int64_t first = start < 0 ? (-start + dilation - 1) / dilation : 0;
+  const int64_t last = start >= size ? 0 : std::min(kernel, (size - 1 - start) / dilation + 1);
+  return {first, std::max(first, last)};
+}
+
+// Padding never wins: only in-bounds positions are compared. The first NaN
+// wins, as in the decomposition's amax; ties go to the first maximum.
 template <class T>
 void max_pool2d_kernel(const ember_kernel_call& call) {
   const Window w = window_of(call, /*dilated=*/true);
@@ -72,28 +85,54 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
   const Planes<T> values(call.outputs[0]);
   const Planes<int64_t> indices(call.outputs[1]);
   using Acc = compute_t<T>;
+  // The in-bounds taps of every output row and column, computed once: an
+  // integer division per window costs more than the window's comparisons.
+  std::vector<Taps> row_taps(values.height), column_taps(values.width);
+  for (int64_t oh = 0; oh < values.height; ++oh) {
+    row_taps[oh] = taps_inside(oh * w.stride[0] - w.padding[0], w.kernel[0], w.dilation[0], in.height);
+  }
+  for (int64_t ow = 0; ow < values.width; ++ow) {
+    column_taps[ow] = taps_inside(ow * w.stride[1] - w.padding[1], w.kernel[1], w.dilation[1], in.width);
+  }
   for_each_plane(call.outputs[0], [&](int64_t p) {
     const auto in_plane = in.plane(p);
     const auto values_plane = values.plane(p);
     const auto indices_plane = indices.plane(p);
     for (int64_t oh = 0; oh < values.height; ++oh) {
+      const int64_t h_start = oh * w.stride[0] - w.padding[0];
+      const Taps rows = row_taps[oh];
       for (int64_t ow = 0; ow < values.width; ++ow) {
-        Acc best = -std::numeric_limits<Acc>::infinity();
-        int64_t best_index = -1;
-        for (int64_t i = 0; i < w.kernel[0]; ++i) {
-          const int64_t h = oh * w.stride[0] - w.padding[0] + i * w.dilation[0];
-          if (h < 0 || h >= in.height) continue;
-          for (int64_t j = 0; j < w.kernel[1]; ++j) {
-            const int64_t x = ow * w.stride[1] - w.padding[1] + j * w.dilation[1];
-            if (x < 0 || x >= in.width) continue;
-            const Acc v = to_compute(in_plane.at(h, x));
-            if (v > best || std::isnan(v) || best_index < 0) {
-              best = v;
-              best_index = h * in.width + x;
-              if (std::isnan(v)) break;
+        const int64_t x_start = ow * w.stride[1] - w.padding[1];
+        const Taps columns = column_taps[ow];
+        const auto for_each_tap = [&](const auto& visit) {
+          for (int64_t i = rows.first; i < rows.last; ++i) {
+            const int64_t h = h_start + i * w.dilation[0];
+            for (int64_t j = columns.first; j < columns.last; ++j) {
+              const int64_t x = x_start + j * w.dilation[1];
+              visit(to_compute(in_plane.at(h, x)), h * in.width + x);
             }
           }
-          if (std::isnan(best)) break;
+        };
+        // Selects, not branches: which element wins depends on the data, so
+        // a branch would mispredict about every other time. NaNs are rare;
+        // the window is searched again for the first one only when it has one.
+        Acc best = -std::numeric_limits<Acc>::infinity();
+        int64_t best_index = -1;
+        bool has_nan = false;
+        for_each_tap([&](Acc v, int64_t index) {
+          has_nan |= std::isnan(v);
+          best_index = v > best ? index : best_index;
+          best = v > best ? v : best;
+        });
+        if (has_nan || (best_index < 0 && rows.first < rows.last && columns.first < columns.last)) {
+          // The first NaN, else (a window of -inf only) the first element.
+          best_index = -1;
+          for_each_tap([&](Acc v, int64_t index) {
+            if (best_index < 0 || (std::isnan(v) && !std::isnan(best))) {
+              best = v;
+              best_index = index;
+            }
+          });
         }
         values_plane.at(oh, ow) = from_compute<T>(best);
         indices_plane.at(oh, ow) = best_index;
