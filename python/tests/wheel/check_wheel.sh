@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# check_wheel.sh <source-dir> <work-dir> <python>: proves `pip install .`.
+# check_wheel.sh <source-dir> <work-dir> <python> [--with-xpu]: proves
+# `pip install .`.
 # Builds the wheel once (no build isolation: the build tools come from the
 # interpreter running the tests; the CMake build tree under <work-dir> keeps
 # later runs incremental), installs it into a fresh virtual environment and
@@ -7,11 +8,20 @@
 # package (core, CPU plugin, headers) can answer. Then it pip-installs the
 # plugin wheel samples/backend_template (ember-emu) into the same
 # environment, built against the SDK that the core wheel installed, and runs
-# plugin_wheel_smoke.py: the plugin's device must be there.
+# plugin_wheel_smoke.py: the plugin's device must be there. With --with-xpu
+# it also pip-installs ./plugins/xpu (ember-xpu, built against the checkout's
+# SDK headers) and checks that `import ember` alone gives an xpu device that
+# computes (an OpenCL platform with a device is needed: PoCL in CI).
 set -euo pipefail
 source_dir=$1
 work_dir=$2
 python=$3
+with_xpu=false
+case ${4:-} in
+  "") ;;
+  --with-xpu) with_xpu=true ;;
+  *) echo "check_wheel.sh: unknown option '$4' (expected --with-xpu)" >&2; exit 2 ;;
+esac
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 fi
@@ -31,4 +41,12 @@ smoke_env=(env -u PYTHONPATH -u EMBER_PLUGIN_PATH -u EMBER_PLUGIN_AUTOLOAD)
 "$work_dir/venv/bin/python" -m pip install -q scikit-build-core
 "${smoke_env[@]}" "$work_dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation \
   -C build-dir="$work_dir/emu-build" "$source_dir/samples/backend_template"
-"${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/plugin_wheel_smoke.py"
+"${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/plugin_wheel_smoke.py" emu ember_emu
+
+if $with_xpu; then
+  "${smoke_env[@]}" "$work_dir/venv/bin/python" -m pip install -q --no-index --no-build-isolation \
+    -C build-dir="$work_dir/xpu-build" "$source_dir/plugins/xpu"
+  # What a user types after `pip install ./plugins/xpu`, with no other step.
+  "${smoke_env[@]}" "$work_dir/venv/bin/python" -c "import ember; print(ember.randn(3, device='xpu'))"
+  "${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/plugin_wheel_smoke.py" xpu ember_xpu
+fi

@@ -1,21 +1,25 @@
-"""Run by check_wheel.sh after it pip-installs samples/backend_template (the
-wheel ember-emu) beside the core wheel: `import ember` must find the plugin
-through its entry point alone, and its device must work."""
+"""Run by check_wheel.sh after it pip-installs a plugin wheel beside the core
+wheel: `plugin_wheel_smoke.py <device type> <package>` (emu ember_emu for
+samples/backend_template, xpu ember_xpu for plugins/xpu). `import ember`
+must find the plugin through its entry point alone, load it from the
+package's folder, and its device must compute."""
 
+import importlib
 import pathlib
+import sys
 
 import ember
-import ember_emu
 
+device_type, package_name = sys.argv[1:]
 plugins = {p.name: p for p in ember.plugins()}
-emu = plugins["emu"]
-assert emu.loaded, emu.error
-package = pathlib.Path(ember_emu.__file__).parent.resolve()
-assert pathlib.Path(emu.path).resolve().is_relative_to(package), emu.path
+plugin = plugins[device_type]
+assert plugin.loaded, plugin.error
+package = pathlib.Path(importlib.import_module(package_name).__file__).parent.resolve()
+assert pathlib.Path(plugin.path).resolve().is_relative_to(package), plugin.path
 
 device_types = [info.device.type for info in ember.devices()]
-assert "emu" in device_types, device_types
+assert device_type in device_types, device_types
 
-x = ember.arange(4.0, device="emu")
+x = ember.arange(4.0, device=device_type)
 assert (x * 2 + 1).cpu().tolist() == [1.0, 3.0, 5.0, 7.0]
-print("plugin wheel ok:", emu.path)
+print("plugin wheel ok:", plugin.path)
