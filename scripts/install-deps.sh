@@ -5,7 +5,11 @@ packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev
           libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
           # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
           # (OpenCL on the CPU) so its tests run without a GPU.
-          ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd)
+          ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
+          # The ROCm plugin: hipcc and the HIP runtime, so that it builds (and
+          # its tests skip) without an AMD GPU. The CUDA plugin builds where
+          # nvcc is installed; Debian's own CUDA toolkit is not needed.
+          hipcc libamdhip64-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

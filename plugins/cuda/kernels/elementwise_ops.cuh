@@ -1,0 +1,327 @@
+// The elementwise ops of the catalogue (ops.md "Elementwise unary" and
+// "binary") as device functors over compute types. Integer arithmetic goes
+// through the unsigned twin so that overflow wraps, as the catalogue says
+// (signed overflow is undefined in C++, on the device as on the host).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "launch.cuh"
+#include "scalar.cuh"
+
+namespace ember::gpu::ops {
+
+template <class C>
+using unsigned_t = std::make_unsigned_t<C>;
+
+template <class C>
+__device__ inline C wrap_neg(C x) {
+  return static_cast<C>(-static_cast<unsigned_t<C>>(x));
+}
+template <class C>
+__device__ inline C wrap_add(C a, C b) {
+  return static_cast<C>(static_cast<unsigned_t<C>>(a) + static_cast<unsigned_t<C>>(b));
+}
+template <class C>
+__device__ inline C wrap_sub(C a, C b) {
+  return static_cast<C>(static_cast<unsigned_t<C>>(a) - static_cast<unsigned_t<C>>(b));
+}
+template <class C>
+__device__ inline C wrap_mul(C a, C b) {
+  // uint16 * uint16 promotes to (signed) int and may overflow it, so the
+  // product is taken in at least 32 unsigned bits.
+  using Wide = std::conditional_t<(sizeof(C) < 4), uint32_t, unsigned_t<C>>;
+  return static_cast<C>(static_cast<Wide>(static_cast<unsigned_t<C>>(a)) *
+                        static_cast<Wide>(static_cast<unsigned_t<C>>(b)));
+}
+
+template <class C>
+__device__ inline bool is_nan(C x) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------- unary --
+
+struct Neg {
+  template <class C>
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return -x;
+    } else {
+      return wrap_neg(x);
+    }
+  }
+};
+
+struct Abs {
+  template <class C>
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return fabs(x);
+    } else if constexpr (std::is_unsigned_v<C>) {
+      return x;
+    } else {
+      return x < C(0) ? wrap_neg(x) : x;
+    }
+  }
+};
+
+struct Sign {
+  template <class C>
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return static_cast<C>(x != C(0));
+    } else {
+      if (is_nan(x)) return x;
+      return static_cast<C>((C(0) < x) - (x < C(0)));
+    }
+  }
+};
+
+#define EMBER_GPU_FLOATING_UNARY(Name, expression) \
+  struct Name {                                    \
+    template <class C>                             \
+    __device__ C operator()(C x) const {           \
+      return expression;                           \
+    }                                              \
+  };
+
+EMBER_GPU_FLOATING_UNARY(Exp, exp(x))
+EMBER_GPU_FLOATING_UNARY(Log, log(x))
+EMBER_GPU_FLOATING_UNARY(Log1p, log1p(x))
+EMBER_GPU_FLOATING_UNARY(Expm1, expm1(x))
+EMBER_GPU_FLOATING_UNARY(Sqrt, sqrt(x))
+EMBER_GPU_FLOATING_UNARY(Rsqrt, rsqrt(x))
+EMBER_GPU_FLOATING_UNARY(Sin, sin(x))
+EMBER_GPU_FLOATING_UNARY(Cos, cos(x))
+EMBER_GPU_FLOATING_UNARY(Tan, tan(x))
+EMBER_GPU_FLOATING_UNARY(Tanh, tanh(x))
+EMBER_GPU_FLOATING_UNARY(Sigmoid, C(1) / (C(1) + exp(-x)))
+EMBER_GPU_FLOATING_UNARY(Erf, erf(x))
+EMBER_GPU_FLOATING_UNARY(Reciprocal, C(1) / x)
+EMBER_GPU_FLOATING_UNARY(Floor, floor(x))
+EMBER_GPU_FLOATING_UNARY(Ceil, ceil(x))
+EMBER_GPU_FLOATING_UNARY(Trunc, trunc(x))
+EMBER_GPU_FLOATING_UNARY(Round, rint(x))  // half to even
+#undef EMBER_GPU_FLOATING_UNARY
+
+struct Identity {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return x;
+  }
+};
+
+struct LogicalNot {
+  template <class C>
+  __device__ bool operator()(C x) const {
+    return x == C(0);
+  }
+};
+
+struct BitwiseNot {
+  template <class C>
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_same_v<C, bool>) {
+      return !x;
+    } else {
+      return static_cast<C>(~x);
+    }
+  }
+};
+
+// --------------------------------------------------------------- binary --
+
+struct Add {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>) {
+      return a || b;
+    } else if constexpr (std::is_floating_point_v<C>) {
+      return a + b;
+    } else {
+      return wrap_add(a, b);
+    }
+  }
+};
+
+struct Sub {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return a - b;
+    } else {
+      return wrap_sub(a, b);
+    }
+  }
+};
+
+struct Mul {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>) {
+      return a && b;
+    } else if constexpr (std::is_floating_point_v<C>) {
+      return a * b;
+    } else {
+      return wrap_mul(a, b);
+    }
+  }
+};
+
+struct Div {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return a / b;
+  }
+};
+
+// Ops that can meet an integer error report it through a device word
+// (ErrorFlag) and produce 0 for that element.
+struct Reporting {
+  int32_t* error;
+  __device__ void report(int32_t code) const { *error = code; }
+};
+
+// Python's floor division; for floats the steps of CPython's float_divmod,
+// so that it agrees with remainder (1.0 // 0.1 == 9.0).
+struct FloorDivide : Reporting {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (b == C(0)) return a / b;
+      const C mod = fmod(a, b);
+      C div = (a - mod) / b;
+      if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
+      if (div == C(0)) return copysign(C(0), a / b);
+      C floored = floor(div);
+      if (div - floored > C(0.5)) floored += C(1);
+      return floored;
+    } else {
+      if (b == C(0)) {
+        report(kDivisionByZero);
+        return C(0);
+      }
+      if constexpr (std::is_unsigned_v<C>) {
+        return static_cast<C>(a / b);
+      } else {
+        if (b == C(-1)) return wrap_neg(a);  // INT_MIN / -1 wraps
+        const C q = static_cast<C>(a / b);
+        const bool inexact = static_cast<C>(a % b) != 0;
+        return (inexact && ((a < 0) != (b < 0))) ? static_cast<C>(q - 1) : q;
+      }
+    }
+  }
+};
+
+// Python's %: the result takes the sign of b.
+struct Remainder : Reporting {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      C r = fmod(a, b);
+      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
+      return r;
+    } else {
+      if (b == C(0)) {
+        report(kDivisionByZero);
+        return C(0);
+      }
+      if constexpr (std::is_unsigned_v<C>) {
+        return static_cast<C>(a % b);
+      } else {
+        if (b == C(-1)) return C(0);  // INT_MIN % -1 would trap
+        const C r = static_cast<C>(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<C>(r + b) : r;
+      }
+    }
+  }
+};
+
+// Integer powers by squaring, wrapping; a negative exponent is an error
+// unless the base is 1 or -1.
+struct Pow : Reporting {
+  template <class C>
+  __device__ C operator()(C base, C exponent) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return pow(base, exponent);
+    } else {
+      if constexpr (std::is_signed_v<C>) {
+        if (exponent < 0) {
+          if (base == C(1)) return C(1);
+          if (base == C(-1)) return (exponent & 1) ? C(-1) : C(1);
+          report(kNegativePower);
+          return C(0);
+        }
+      }
+      C result = 1;
+      while (exponent != 0) {
+        if (exponent & 1) result = wrap_mul(result, base);
+        base = wrap_mul(base, base);
+        exponent = static_cast<C>(exponent >> 1);
+      }
+      return result;
+    }
+  }
+};
+
+template <bool kMax>
+struct Extremum {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    if constexpr (kMax) {
+      return a < b ? b : a;
+    } else {
+      return b < a ? b : a;
+    }
+  }
+};
+using Maximum = Extremum<true>;
+using Minimum = Extremum<false>;
+
+struct BitwiseAnd {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return static_cast<C>(a & b);
+  }
+};
+struct BitwiseOr {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return static_cast<C>(a | b);
+  }
+};
+struct BitwiseXor {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return static_cast<C>(a ^ b);
+  }
+};
+
+#define EMBER_GPU_PREDICATE(Name, expression) \
+  struct Name {                               \
+    template <class C>                        \
+    __device__ bool operator()(C a, C b) const { \
+      return expression;                      \
+    }                                         \
+  };
+
+EMBER_GPU_PREDICATE(LogicalAnd, (a != C(0)) && (b != C(0)))
+EMBER_GPU_PREDICATE(LogicalOr, (a != C(0)) || (b != C(0)))
+EMBER_GPU_PREDICATE(LogicalXor, (a != C(0)) != (b != C(0)))
+EMBER_GPU_PREDICATE(Eq, a == b)
+EMBER_GPU_PREDICATE(Ne, a != b)
+EMBER_GPU_PREDICATE(Lt, a < b)
+EMBER_GPU_PREDICATE(Le, a <= b)
+EMBER_GPU_PREDICATE(Gt, a > b)
+EMBER_GPU_PREDICATE(Ge, a >= b)
+#undef EMBER_GPU_PREDICATE
+
+}  // namespace ember::gpu::ops

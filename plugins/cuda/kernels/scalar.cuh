@@ -1,0 +1,99 @@
+// Element types on the device. float16 and bfloat16 are stored as their
+// bits and computed in float32 (ops.md "Floating point"); every other dtype
+// is its own compute type. Shared by the CUDA and HIP builds.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <ember/ember_plugin.hpp>
+
+#include "../gpu_runtime.h"
+
+#if defined(EMBER_GPU_HIP)
+#include <hip/hip_fp16.h>
+#else
+#include <cuda_fp16.h>
+#endif
+
+namespace ember::gpu {
+
+struct Half {
+  uint16_t bits;
+  Half() = default;
+  __device__ explicit Half(float f) : bits(__half_as_ushort(__float2half_rn(f))) {}
+  __device__ explicit operator float() const { return __half2float(__ushort_as_half(bits)); }
+};
+
+struct BFloat16 {
+  uint16_t bits;
+  BFloat16() = default;
+  // Round to nearest even; a NaN stays a (quiet) NaN.
+  __device__ explicit BFloat16(float f) {
+    const uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      bits = static_cast<uint16_t>((u >> 16) | 0x40u);
+    } else {
+      bits = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    }
+  }
+  __device__ explicit operator float() const { return __uint_as_float(uint32_t{bits} << 16); }
+};
+
+template <class T>
+inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+inline constexpr bool is_floating_v = is_reduced_float_v<T> || std::is_floating_point_v<T>;
+template <class T>
+inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// The type an element is computed in.
+template <class T>
+using compute_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+template <class T>
+__device__ inline compute_t<T> to_compute(T x) {
+  if constexpr (is_reduced_float_v<T>) {
+    return static_cast<float>(x);
+  } else {
+    return x;
+  }
+}
+
+// C++ conversion of a computed value to the storage type `To`, with the
+// catalogue's rules: to bool is `!= 0`, float to integer truncates.
+template <class To, class From>
+__device__ inline To convert(From x) {
+  const auto v = to_compute(x);
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != decltype(v)(0);
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// The device storage type of an SDK storage type.
+template <class T>
+struct DeviceTypeOf {
+  using type = T;
+};
+template <>
+struct DeviceTypeOf<sdk::float16> {
+  using type = Half;
+};
+template <>
+struct DeviceTypeOf<sdk::bfloat16> {
+  using type = BFloat16;
+};
+
+// Calls fn(TypeTag<DeviceType>{}) for the device type of `dtype`.
+template <class Fn>
+decltype(auto) visit_device_dtype(ember_dtype dtype, Fn&& fn) {
+  return sdk::visit_dtype(dtype, [&](auto tag) {
+    return fn(sdk::TypeTag<typename DeviceTypeOf<typename decltype(tag)::type>::type>{});
+  });
+}
+
+}  // namespace ember::gpu

@@ -1,0 +1,24 @@
+// Errors of the GPU runtime as the plugin's statuses.
+#pragma once
+
+#include <string>
+
+#include "gpu_runtime.h"
+
+namespace ember::gpu {
+
+// "cuda" or "rocm": the device type the plugin serves, used in messages.
+const char* device_type_name();
+
+// Throws the status for `error` (sdk::Error) unless it is cudaSuccess. The
+// message names the plugin, `what` was being done, and the runtime's own
+// name and description of the error; out of memory maps to
+// EMBER_STATUS_OUT_OF_MEMORY, a missing device or driver to
+// EMBER_STATUS_UNAVAILABLE.
+void check(cudaError_t error, const std::string& what);
+
+// Checks the launch that was just made (a bad configuration shows up here,
+// not as a return value).
+void check_launch(const char* kernel);
+
+}  // namespace ember::gpu

@@ -1,0 +1,17 @@
+"""The Ember ROCm plugin (AMD GPUs through HIP) as a pip package.
+
+``ember`` finds it through the ``ember.plugins`` entry point, which names
+:func:`plugin`; nothing needs importing by hand. The plugin needs the HIP
+runtime (Debian: libamdhip64-5) and an AMD driver. Without a GPU it loads
+and reports no device.
+"""
+
+import os
+
+__version__ = "1.0.0"
+
+
+def plugin():
+    """Where the plugin library is and which ABI major it was built for."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_rocm.so"), "abi_major": 1}
