@@ -19,6 +19,7 @@ void bind_indexing(pybind11::module_& m);
 void bind_plugins(pybind11::module_& m);
 void bind_buffers(pybind11::module_& m);
 void bind_functional(pybind11::module_& m);
+void bind_foreach(pybind11::module_& m);
 void bind_catalogue(pybind11::module_& m);
 
 }  // namespace ember::python

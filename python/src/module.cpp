@@ -17,5 +17,6 @@ PYBIND11_MODULE(_C, m) {
   bind_plugins(m);
   bind_buffers(m);
   bind_functional(m);
+  bind_foreach(m);
   bind_catalogue(m);
 }

@@ -37,6 +37,35 @@ def test_update_rules_match_pytorch(torch, name, options):
         assert_close(ours, theirs.detach(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name,options", OPTIMIZERS, ids=lambda v: str(v))
+def test_group_update_matches_pytorch_and_skips_parameters_without_gradients(torch, name, options):
+    # One call updates the whole group (Note [Foreach updates]); a parameter
+    # whose gradient is None keeps its value and gets no state.
+    torch.manual_seed(1)
+    starts = [torch.randn(4, 3), torch.randn(5), torch.randn(2, 2)]
+    theirs = [torch.nn.Parameter(start.clone()) for start in starts]
+    ours = [nn.Parameter(ember.tensor(start)) for start in starts]
+    t_opt = getattr(torch.optim, name)(theirs, **options)
+    e_opt = getattr(ember.optim, name)(ours, **options)
+    for step in range(4):
+        for index, (t_param, e_param) in enumerate(zip(theirs, ours)):
+            gradient = torch.randn(t_param.shape)
+            t_param.grad, e_param.grad = (None, None) if index == 1 else (gradient.clone(), ember.tensor(gradient))
+        t_opt.step()
+        e_opt.step()
+        for t_param, e_param in zip(theirs, ours):
+            assert_close(e_param, t_param.detach(), rtol=1e-5, atol=1e-6)
+    assert ours[1].tolist() == starts[1].tolist() and ours[1] not in e_opt.state
+
+
+def test_group_update_rejects_lists_of_different_lengths():
+    params = [nn.Parameter(ember.ones(2)), nn.Parameter(ember.ones(3))]
+    grads = [ember.ones(2)]
+    with pytest.raises(ValueError, match=r"_sgd_step\(\): got 2 parameters but a list of 1 tensors"):
+        ember._C._foreach.sgd_step(params, grads, [None, None], lr=0.1, momentum=0.0, dampening=0.0,
+                                   weight_decay=0.0, nesterov=False, maximize=False)
+
+
 def test_param_groups_zero_grad_and_state_dict(torch):
     a, b = nn.Parameter(ember.ones(2)), nn.Parameter(ember.ones(3))
     opt = ember.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1, momentum=0.9)

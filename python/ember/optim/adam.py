@@ -1,8 +1,6 @@
 """Adam and AdamW (decoupled weight decay), with PyTorch's update order and
 bias corrections, and amsgrad."""
 
-import math
-
 from .. import _C
 from .optimizer import Optimizer
 
@@ -19,34 +17,21 @@ class Adam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize))
 
-    def _update(self, param, grad, group, state):
-        lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        if group["maximize"]:
-            grad = -grad
-        if not state:
-            state["step"] = _C._zeros([], _C.float32, param.device)
-            state["exp_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
-            state["exp_avg_sq"] = _C._zeros(list(param.shape), param.dtype, param.device)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = _C._zeros(list(param.shape), param.dtype, param.device)
-        state["step"].add_(1)
-        step = int(state["step"])
-        if weight_decay:
-            if self._decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad + weight_decay * param
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.add_((grad - exp_avg) * (1 - beta1))  # lerp toward grad
-        exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
-        step_size = lr / (1 - beta1 ** step)
-        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
-        second_moment = exp_avg_sq
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(_C.maximum(state["max_exp_avg_sq"], exp_avg_sq))
-            second_moment = state["max_exp_avg_sq"]
-        denom = second_moment.sqrt() / bias_correction2_sqrt + eps
-        param.sub_(exp_avg / denom * step_size)
+    def _update_group(self, group, params, grads, states):
+        for param, state in zip(params, states):
+            if not state:
+                state["step"] = _C._zeros([], _C.float32, param.device)
+                state["exp_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
+                state["exp_avg_sq"] = _C._zeros(list(param.shape), param.dtype, param.device)
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = _C._zeros(list(param.shape), param.dtype, param.device)
+        beta1, beta2 = group["betas"]
+        _C._foreach.adam_step(
+            params, grads, [state["exp_avg"] for state in states], [state["exp_avg_sq"] for state in states],
+            [state["max_exp_avg_sq"] for state in states] if group["amsgrad"] else [],
+            [state["step"] for state in states], lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
+            weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
+            decoupled_weight_decay=self._decoupled_weight_decay)
 
 
 class AdamW(Adam):

@@ -56,13 +56,16 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, param.grad, group, self.state.setdefault(param, {}))
+                params = [param for param in group["params"] if param.grad is not None]
+                if params:
+                    states = [self.state.setdefault(param, {}) for param in params]
+                    self._update_group(group, params, [param.grad for param in params], states)
         return loss
 
-    def _update(self, param, grad, group, state):
-        """Updates one parameter in place from its gradient (subclasses)."""
+    def _update_group(self, group, params, grads, states):
+        """Updates a group's parameters that have gradients, in place, with
+        one call into ember._C._foreach (Note [Foreach updates]); creates
+        their state on the first step (subclasses)."""
         raise NotImplementedError
 
     def state_dict(self):

@@ -13,31 +13,19 @@ class RMSprop(Optimizer):
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                                       centered=centered, maximize=maximize))
 
-    def _update(self, param, grad, group, state):
-        alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-        if group["maximize"]:
-            grad = -grad
-        if not state:
-            state["step"] = _C._zeros([], _C.float32, param.device)
-            state["square_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
-            if momentum > 0:
-                state["momentum_buffer"] = _C._zeros(list(param.shape), param.dtype, param.device)
-            if group["centered"]:
-                state["grad_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
-        state["step"].add_(1)
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * param
-        square_avg = state["square_avg"]
-        square_avg.mul_(alpha).add_(grad * grad * (1 - alpha))
-        if group["centered"]:
-            grad_avg = state["grad_avg"]
-            grad_avg.add_((grad - grad_avg) * (1 - alpha))
-            avg = (square_avg - grad_avg * grad_avg).sqrt() + eps
-        else:
-            avg = square_avg.sqrt() + eps
-        if momentum > 0:
-            buffer = state["momentum_buffer"]
-            buffer.mul_(momentum).add_(grad / avg)
-            param.sub_(buffer * group["lr"])
-        else:
-            param.sub_(grad / avg * group["lr"])
+    def _update_group(self, group, params, grads, states):
+        momentum, centered = group["momentum"], group["centered"]
+        for param, state in zip(params, states):
+            if not state:
+                state["step"] = _C._zeros([], _C.float32, param.device)
+                state["square_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
+                if momentum > 0:
+                    state["momentum_buffer"] = _C._zeros(list(param.shape), param.dtype, param.device)
+                if centered:
+                    state["grad_avg"] = _C._zeros(list(param.shape), param.dtype, param.device)
+        _C._foreach.rmsprop_step(
+            params, grads, [state["square_avg"] for state in states],
+            [state["grad_avg"] for state in states] if centered else [],
+            [state["momentum_buffer"] for state in states] if momentum > 0 else [],
+            [state["step"] for state in states], lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+            weight_decay=group["weight_decay"], momentum=momentum, centered=centered, maximize=group["maximize"])

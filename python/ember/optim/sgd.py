@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov and weight decay (PyTorch's update)."""
 
+from .. import _C
 from .optimizer import Optimizer, required
 
 
@@ -15,17 +16,11 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
 
-    def _update(self, param, grad, group, state):
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * param
-        momentum = group["momentum"]
-        if momentum:
-            buffer = state.get("momentum_buffer")
-            if buffer is None:
-                buffer = state["momentum_buffer"] = grad.clone()
-            else:
-                buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            grad = grad + momentum * buffer if group["nesterov"] else buffer
-        param.sub_(grad * group["lr"])
+    def _update_group(self, group, params, grads, states):
+        buffers = _C._foreach.sgd_step(
+            params, grads, [state.get("momentum_buffer") for state in states], lr=group["lr"],
+            momentum=group["momentum"], dampening=group["dampening"], weight_decay=group["weight_decay"],
+            nesterov=group["nesterov"], maximize=group["maximize"])
+        if group["momentum"]:
+            for state, buffer in zip(states, buffers):
+                state["momentum_buffer"] = buffer

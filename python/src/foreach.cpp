@@ -1,0 +1,185 @@
+// ember._C._foreach: the optimizers' update rules over every parameter of a
+// group in one call, GIL released (PyTorch's "foreach" implementations).
+//
+// Note [Foreach updates]: the arithmetic of an update is a dozen small ops per
+// parameter; run from Python, each op also pays an interpreter round trip,
+// which is most of a step's cost for small models. Here the same ops run in
+// the same order as python/ember/optim would run them (the same core ops with
+// the same scalars), so results are identical bit for bit and every device
+// that has the elementwise primitives is served. The Python side keeps the
+// state dicts and creates state on the first step.
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "casters.h"
+#include "ember/ops.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+using Tensors = std::vector<Tensor>;
+
+void check_lengths(const char* op, const Tensors& params, std::initializer_list<const Tensors*> others) {
+  for (const Tensors* list : others) {
+    if (list->size() != params.size()) {
+      throw py::value_error(std::string(op) + "(): got " + std::to_string(params.size()) + " parameters but a list of " +
+                            std::to_string(list->size()) + " tensors beside them");
+    }
+  }
+}
+
+// grad + weight_decay * param, or grad itself without decay.
+Tensor with_weight_decay(const Tensor& grad, const Tensor& param, double weight_decay) {
+  return weight_decay != 0.0 ? grad + param * weight_decay : grad;
+}
+
+struct AdamOptions {
+  double lr, beta1, beta2, eps, weight_decay;
+  bool amsgrad, maximize, decoupled_weight_decay;
+};
+
+// Adam and AdamW: PyTorch's update order and bias corrections.
+void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_avgs, const Tensors& exp_avg_sqs,
+               const Tensors& max_exp_avg_sqs, const Tensors& steps, const AdamOptions& o) {
+  check_lengths("_adam_step", params, {&grads, &exp_avgs, &exp_avg_sqs, &steps});
+  if (o.amsgrad) check_lengths("_adam_step", params, {&max_exp_avg_sqs});
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor param = params[i], exp_avg = exp_avgs[i], exp_avg_sq = exp_avg_sqs[i], step_count = steps[i];
+    Tensor grad = o.maximize ? -grads[i] : grads[i];
+    step_count += Scalar(int64_t{1});
+    const double step = static_cast<double>(step_count.item().to_int());
+    if (o.weight_decay != 0.0) {
+      if (o.decoupled_weight_decay) {
+        param *= Scalar(1 - o.lr * o.weight_decay);
+      } else {
+        grad = with_weight_decay(grad, param, o.weight_decay);
+      }
+    }
+    exp_avg += (grad - exp_avg) * (1 - o.beta1);  // lerp toward grad
+    (exp_avg_sq *= Scalar(o.beta2)) += grad * grad * (1 - o.beta2);
+    const double step_size = o.lr / (1 - std::pow(o.beta1, step));
+    const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
+    Tensor second_moment = exp_avg_sq;
+    if (o.amsgrad) {
+      Tensor max_exp_avg_sq = max_exp_avg_sqs[i];
+      max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
+      second_moment = max_exp_avg_sq;
+    }
+    const Tensor denom = sqrt(second_moment) / bias_correction2_sqrt + o.eps;
+    param -= exp_avg / denom * step_size;
+  }
+}
+
+struct SgdOptions {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize;
+};
+
+// SGD with momentum, dampening, Nesterov and weight decay. Returns the
+// momentum buffers: a parameter without one (None) gets its first here.
+std::vector<std::optional<Tensor>> sgd_step(const Tensors& params, const Tensors& grads,
+                                            std::vector<std::optional<Tensor>> momentum_buffers,
+                                            const SgdOptions& o) {
+  check_lengths("_sgd_step", params, {&grads});
+  if (momentum_buffers.size() != params.size()) {
+    throw py::value_error("_sgd_step(): got " + std::to_string(params.size()) + " parameters but " +
+                          std::to_string(momentum_buffers.size()) + " momentum buffers");
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor param = params[i];
+    Tensor grad = with_weight_decay(o.maximize ? -grads[i] : grads[i], param, o.weight_decay);
+    if (o.momentum != 0.0) {
+      std::optional<Tensor>& buffer = momentum_buffers[i];
+      if (!buffer) {
+        buffer = grad.clone();
+      } else {
+        const double alpha = 1 - o.dampening;
+        (*buffer *= Scalar(o.momentum)) += alpha == 1.0 ? grad : grad * alpha;
+      }
+      grad = o.nesterov ? grad + *buffer * o.momentum : *buffer;
+    }
+    param -= grad * o.lr;
+  }
+  return momentum_buffers;
+}
+
+struct RmspropOptions {
+  double lr, alpha, eps, weight_decay, momentum;
+  bool centered, maximize;
+};
+
+// RMSprop, centered or not, with momentum.
+void rmsprop_step(const Tensors& params, const Tensors& grads, const Tensors& square_avgs, const Tensors& grad_avgs,
+                  const Tensors& momentum_buffers, const Tensors& steps, const RmspropOptions& o) {
+  check_lengths("_rmsprop_step", params, {&grads, &square_avgs, &steps});
+  if (o.centered) check_lengths("_rmsprop_step", params, {&grad_avgs});
+  if (o.momentum > 0) check_lengths("_rmsprop_step", params, {&momentum_buffers});
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor param = params[i], square_avg = square_avgs[i], step_count = steps[i];
+    step_count += Scalar(int64_t{1});
+    const Tensor grad = with_weight_decay(o.maximize ? -grads[i] : grads[i], param, o.weight_decay);
+    (square_avg *= Scalar(o.alpha)) += grad * grad * (1 - o.alpha);
+    Tensor avg;
+    if (o.centered) {
+      Tensor grad_avg = grad_avgs[i];
+      grad_avg += (grad - grad_avg) * (1 - o.alpha);
+      avg = sqrt(square_avg - grad_avg * grad_avg) + o.eps;
+    } else {
+      avg = sqrt(square_avg) + o.eps;
+    }
+    if (o.momentum > 0) {
+      Tensor buffer = momentum_buffers[i];
+      (buffer *= Scalar(o.momentum)) += grad / avg;
+      param -= buffer * o.lr;
+    } else {
+      param -= grad / avg * o.lr;
+    }
+  }
+}
+
+}  // namespace
+
+void bind_foreach(py::module_& parent) {
+  py::module_ m = parent.def_submodule("_foreach", "ember.optim's updates over a parameter group in one call");
+  const auto no_gil = py::call_guard<py::gil_scoped_release>();
+  m.def("adam_step",
+        [](const Tensors& params, const Tensors& grads, const Tensors& exp_avgs, const Tensors& exp_avg_sqs,
+           const Tensors& max_exp_avg_sqs, const Tensors& steps, double lr, double beta1, double beta2, double eps,
+           double weight_decay, bool amsgrad, bool maximize, bool decoupled_weight_decay) {
+          adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
+                    {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay});
+        },
+        py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
+        py::arg("max_exp_avg_sqs"), py::arg("steps"), py::kw_only(), py::arg("lr"), py::arg("beta1"),
+        py::arg("beta2"), py::arg("eps"), py::arg("weight_decay"), py::arg("amsgrad"), py::arg("maximize"),
+        py::arg("decoupled_weight_decay"), no_gil);
+  m.def("sgd_step",
+        [](const Tensors& params, const Tensors& grads, std::vector<std::optional<Tensor>> momentum_buffers,
+           double lr, double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
+          return sgd_step(params, grads, std::move(momentum_buffers),
+                          {lr, momentum, dampening, weight_decay, nesterov, maximize});
+        },
+        py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::kw_only(), py::arg("lr"),
+        py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"),
+        py::arg("maximize"), no_gil);
+  m.def("rmsprop_step",
+        [](const Tensors& params, const Tensors& grads, const Tensors& square_avgs, const Tensors& grad_avgs,
+           const Tensors& momentum_buffers, const Tensors& steps, double lr, double alpha, double eps,
+           double weight_decay, double momentum, bool centered, bool maximize) {
+          rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, steps,
+                       {lr, alpha, eps, weight_decay, momentum, centered, maximize});
+        },
+        py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("grad_avgs"),
+        py::arg("momentum_buffers"), py::arg("steps"), py::kw_only(), py::arg("lr"), py::arg("alpha"),
+        py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"), py::arg("maximize"),
+        no_gil);
+}
+
+}  // namespace ember::python
