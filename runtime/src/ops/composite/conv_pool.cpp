@@ -150,9 +150,9 @@ Tensor max_pool_windows(const Tensor& x4, const PoolArgs& a) {
 // its top/left padding (PyTorch's rule). Rather than give kernels another
 // attribute, the core pads the input's bottom and right edges with -inf as
 // far as that window reaches past the padded input, then sweeps in floor
-// mode: -inf never wins a window (ties go to the first element, which lies
-// in the input), so values, argmax and gradients are PyTorch's, and the
-// catalogue's max_pool2d and its derivative run unchanged.
+// mode: the added -inf never beats an input value, and a window scans its
+// first tap before any added one, so values, argmax and gradients are
+// PyTorch's, and the catalogue's max_pool2d and its derivative run unchanged.
 Tensor pad_for_ceil_mode(const Tensor& x4, const PoolArgs& a) {
   Pair overhang{};
   for (int i = 0; i < 2; ++i) {
