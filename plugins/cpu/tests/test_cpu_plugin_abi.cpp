@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -245,6 +246,59 @@ TEST_F(CpuPluginAbi, SumOfNonContiguousInput) {
   Tensor neg = Tensor::of<float>({3, 2}, std::vector<float>(6));
   ASSERT_EQ(run("neg", EMBER_DTYPE_FLOAT32, {&xt}, {&neg}), nullptr);
   EXPECT_EQ(neg.values<float>(), (std::vector<float>{-1, -4, -2, -5, -3, -6}));
+}
+
+// Distance from `exact` in units in the last place of float32.
+double ulps_from(float got, double exact) {
+  const float rounded = static_cast<float>(exact);
+  const double ulp = std::nextafter(std::fabs(rounded), INFINITY) - std::fabs(rounded);
+  return std::fabs(got - exact) / ulp;
+}
+
+// Note [Vector math clones]: contiguous stretches run through libmvec's
+// widest variant the CPU has, strided ones through the scalar functions;
+// both stay within libmvec's 4 ulp, and special values keep their meaning.
+TEST_F(CpuPluginAbi, VectorMathIsWithinFourUlpContiguousAndStrided) {
+  constexpr int64_t n = 100003;  // not a multiple of any vector width: the loops' tails run too
+  std::vector<float> values(n);
+  for (int64_t i = 0; i < n; ++i) values[i] = -80.0f + 160.0f * static_cast<float>(i) / n;
+  const std::pair<const char*, double (*)(double)> ops[] = {
+      {"sin", [](double x) { return std::sin(x); }},
+      {"cos", [](double x) { return std::cos(x); }},
+      {"exp", [](double x) { return std::exp(x); }},
+      {"log", [](double x) { return std::log(std::fabs(x)); }},
+  };
+  for (const auto& [op, exact] : ops) {
+    std::vector<float> input = values;
+    if (std::string(op) == "log") {
+      for (float& v : input) v = std::fabs(v);
+    }
+    Tensor contiguous = Tensor::of<float>({n}, input);
+    Tensor strided = Tensor::of<float>({n / 2}, input, {2});
+    Tensor out = Tensor::of<float>({n}, std::vector<float>(n));
+    Tensor strided_out = Tensor::of<float>({n / 2}, std::vector<float>(n / 2));
+    ASSERT_EQ(run(op, EMBER_DTYPE_FLOAT32, {&contiguous}, {&out}), nullptr);
+    ASSERT_EQ(run(op, EMBER_DTYPE_FLOAT32, {&strided}, {&strided_out}), nullptr);
+    const std::vector<float> got = out.values<float>(), got_strided = strided_out.values<float>();
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i) worst = std::max(worst, ulps_from(got[i], exact(input[i])));
+    for (int64_t i = 0; i < n / 2; ++i) worst = std::max(worst, ulps_from(got_strided[i], exact(input[2 * i])));
+    EXPECT_LE(worst, 4.0) << op;
+  }
+  Tensor special = Tensor::of<float>({4}, {0.0f, INFINITY, -INFINITY, NAN});
+  Tensor out = Tensor::of<float>({4}, std::vector<float>(4));
+  ASSERT_EQ(run("exp", EMBER_DTYPE_FLOAT32, {&special}, {&out}), nullptr);
+  EXPECT_EQ(out.values<float>()[0], 1.0f);
+  EXPECT_EQ(out.values<float>()[1], INFINITY);
+  EXPECT_EQ(out.values<float>()[2], 0.0f);
+  EXPECT_TRUE(std::isnan(out.values<float>()[3]));
+  ASSERT_EQ(run("log", EMBER_DTYPE_FLOAT32, {&special}, {&out}), nullptr);
+  EXPECT_EQ(out.values<float>()[0], -INFINITY);
+  EXPECT_EQ(out.values<float>()[1], INFINITY);
+  EXPECT_TRUE(std::isnan(out.values<float>()[2]));
+  ASSERT_EQ(run("sin", EMBER_DTYPE_FLOAT32, {&special}, {&out}), nullptr);
+  EXPECT_EQ(out.values<float>()[0], 0.0f);
+  EXPECT_TRUE(std::isnan(out.values<float>()[1]) && std::isnan(out.values<float>()[2]));
 }
 
 TEST_F(CpuPluginAbi, ArgmaxTakesFirstOccurrenceAndNaN) {
