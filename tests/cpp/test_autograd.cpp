@@ -123,6 +123,17 @@ TEST(Autograd, DetachAndHooks) {
   EXPECT_EQ(values(x.grad()), (std::vector<float>{21, 21}));
 }
 
+// The hook is registered before any graph uses x, so nothing but x keeps
+// its accumulator alive in between.
+TEST(Autograd, HookOnALeafRegisteredBeforeAnyGraphIsKept) {
+  Tensor x = tensor<float>({1, 2}).requires_grad_();
+  autograd::register_hook(x, [](const Tensor& g) { return g * 10.0; });
+  sum(x * x).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{20, 40}));
+  sum(x * 3.0).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{50, 70}));
+}
+
 TEST(Autograd, SetDataSwapsStorageAndKeepsAutogradState) {
   Tensor x = tensor<float>({1, 2}).requires_grad_();
   sum(x * x).backward();

@@ -209,6 +209,11 @@ void register_hook(const Tensor& tensor, TensorHook hook) {
     throw_error(ErrorKind::Runtime, "cannot register a hook on a tensor that doesn't require gradient");
   }
   edge.node->add_pre_hook(edge.input_nr, std::move(hook));
+  if (auto accumulator = std::dynamic_pointer_cast<AccumulateGrad>(edge.node)) {
+    AutogradMeta* meta = tensor.impl()->autograd_meta();
+    std::lock_guard<std::mutex> lock(meta->mutex);
+    meta->hooked_accumulator = std::move(accumulator);
+  }
 }
 
 }  // namespace ember::autograd

@@ -102,7 +102,10 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;
   uint32_t output_nr = 0;
   std::weak_ptr<AccumulateGrad> grad_accumulator;
-  std::mutex mutex;  // guards grad_accumulator and grad
+  // Set once a hook is registered on the leaf: the hook lives on the
+  // accumulator, which must then outlast every graph, as the tensor does.
+  std::shared_ptr<AccumulateGrad> hooked_accumulator;
+  std::mutex mutex;  // guards grad_accumulator, hooked_accumulator and grad
 };
 
 // The edge a gradient for `t` flows along: its grad_fn, its accumulator if it
