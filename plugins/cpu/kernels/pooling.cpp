@@ -1,4 +1,4 @@
-// max_pool2d (values and argmax indices), avg_pool2d and its backward
+// max_pool2d (values and argmax indices), avg_pool2d and their backward
 // (ops.md "Composite ops a backend may override"): one pass over each
 // [H, W] plane, planes in parallel. Inputs may have any strides; outputs
 // are the contiguous tensors the core allocates.
@@ -76,68 +76,122 @@ Taps taps_inside(int64_t start, int64_t kernel, int64_t dilation, int64_t size) 
   return {first, std::max(first, last)};
 }
 
-// Padding never wins: only in-bounds positions are compared. The first NaN
-// wins, as in the decomposition's amax; ties go to the first maximum.
-template <class T>
-void max_pool2d_kernel(const ember_kernel_call& call) {
-  const Window w = window_of(call, /*dilated=*/true);
-  const Planes<const T> in(call.inputs[0]);
-  const Planes<T> values(call.outputs[0]);
-  const Planes<int64_t> indices(call.outputs[1]);
-  using Acc = compute_t<T>;
-  // The in-bounds taps of every output row and column, computed once: an
-  // integer division per window costs more than the window's comparisons.
-  std::vector<Taps> row_taps(values.height), column_taps(values.width);
-  for (int64_t oh = 0; oh < values.height; ++oh) {
-    row_taps[oh] = taps_inside(oh * w.stride[0] - w.padding[0], w.kernel[0], w.dilation[0], in.height);
+// The windows of a max pool over [height, width] planes, with the in-bounds
+// taps of every output row and column computed once per call: an integer
+// division per window costs more than the window's comparisons.
+struct MaxPoolWindows {
+  Window w;
+  std::vector<Taps> row_taps, column_taps;
+
+  MaxPoolWindows(const Window& window, int64_t height, int64_t width, int64_t out_height, int64_t out_width)
+      : w(window), row_taps(out_height), column_taps(out_width) {
+    for (int64_t oh = 0; oh < out_height; ++oh) {
+      row_taps[oh] = taps_inside(oh * w.stride[0] - w.padding[0], w.kernel[0], w.dilation[0], height);
+    }
+    for (int64_t ow = 0; ow < out_width; ++ow) {
+      column_taps[ow] = taps_inside(ow * w.stride[1] - w.padding[1], w.kernel[1], w.dilation[1], width);
+    }
   }
-  for (int64_t ow = 0; ow < values.width; ++ow) {
-    column_taps[ow] = taps_inside(ow * w.stride[1] - w.padding[1], w.kernel[1], w.dilation[1], in.width);
-  }
-  for_each_plane(call.outputs[0], [&](int64_t p) {
-    const auto in_plane = in.plane(p);
-    const auto values_plane = values.plane(p);
-    const auto indices_plane = indices.plane(p);
-    for (int64_t oh = 0; oh < values.height; ++oh) {
-      const int64_t h_start = oh * w.stride[0] - w.padding[0];
+
+  // For every window of one plane, found(oh, ow, maximum, where) with
+  // where = position(h, x) of the maximum, or -1 for a window with no
+  // in-bounds cell; read(h, x) gives a cell's value. Padding never wins.
+  // The first NaN wins, as in the decomposition's amax; ties go to the
+  // first maximum.
+  template <class Acc, class Read, class Position, class Found>
+  void search(const Read& read, const Position& position, const Found& found) const {
+    for (size_t oh = 0; oh < row_taps.size(); ++oh) {
+      const int64_t h_start = static_cast<int64_t>(oh) * w.stride[0] - w.padding[0];
       const Taps rows = row_taps[oh];
-      for (int64_t ow = 0; ow < values.width; ++ow) {
-        const int64_t x_start = ow * w.stride[1] - w.padding[1];
+      for (size_t ow = 0; ow < column_taps.size(); ++ow) {
+        const int64_t x_start = static_cast<int64_t>(ow) * w.stride[1] - w.padding[1];
         const Taps columns = column_taps[ow];
         const auto for_each_tap = [&](const auto& visit) {
           for (int64_t i = rows.first; i < rows.last; ++i) {
             const int64_t h = h_start + i * w.dilation[0];
             for (int64_t j = columns.first; j < columns.last; ++j) {
               const int64_t x = x_start + j * w.dilation[1];
-              visit(to_compute(in_plane.at(h, x)), h * in.width + x);
+              visit(read(h, x), position(h, x));
             }
           }
         };
         // Selects, not branches: which element wins depends on the data, so
-        // a branch would mispredict about every other time. NaNs are rare;
-        // the window is searched again for the first one only when it has one.
+        // a branch would mispredict about every other time. NaN never wins
+        // a comparison; a sum of the window's values, NaN when one of them
+        // is (or for inf + -inf), tells when the window must be searched
+        // again for its first NaN. NaNs are rare, so that search is too.
         Acc best = -std::numeric_limits<Acc>::infinity();
-        int64_t best_index = -1;
-        bool has_nan = false;
-        for_each_tap([&](Acc v, int64_t index) {
-          has_nan |= std::isnan(v);
-          best_index = v > best ? index : best_index;
+        int64_t best_position = -1;
+        Acc nan_probe = 0;
+        for_each_tap([&](Acc v, int64_t where) {
+          nan_probe += v;
+          best_position = v > best ? where : best_position;
           best = v > best ? v : best;
         });
-        if (has_nan || (best_index < 0 && rows.first < rows.last && columns.first < columns.last)) {
-          // The first NaN, else (a window of -inf only) the first element.
-          best_index = -1;
-          for_each_tap([&](Acc v, int64_t index) {
-            if (best_index < 0 || (std::isnan(v) && !std::isnan(best))) {
+        if (std::isnan(nan_probe)) {
+          for_each_tap([&](Acc v, int64_t where) {
+            if (std::isnan(v) && !std::isnan(best)) {
               best = v;
-              best_index = index;
+              best_position = where;
             }
           });
         }
-        values_plane.at(oh, ow) = from_compute<T>(best);
-        indices_plane.at(oh, ow) = best_index;
+        if (best_position < 0 && rows.first < rows.last && columns.first < columns.last) {
+          // A window of -inf only: its first element.
+          best_position = position(h_start + rows.first * w.dilation[0], x_start + columns.first * w.dilation[1]);
+        }
+        found(static_cast<int64_t>(oh), static_cast<int64_t>(ow), best, best_position);
       }
     }
+  }
+};
+
+// max_pool2d: x -> (values, indices), indices being h * W + w in the plane.
+template <class T>
+void max_pool2d_kernel(const ember_kernel_call& call) {
+  const Planes<const T> in(call.inputs[0]);
+  const Planes<T> values(call.outputs[0]);
+  const Planes<int64_t> indices(call.outputs[1]);
+  const MaxPoolWindows windows(window_of(call, /*dilated=*/true), in.height, in.width, values.height, values.width);
+  using Acc = compute_t<T>;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    const auto in_plane = in.plane(p);
+    const auto values_plane = values.plane(p);
+    const auto indices_plane = indices.plane(p);
+    windows.search<Acc>([&](int64_t h, int64_t x) { return to_compute(in_plane.at(h, x)); },
+                        [&](int64_t h, int64_t x) { return h * in.width + x; },
+                        [&](int64_t oh, int64_t ow, Acc best, int64_t index) {
+                          values_plane.at(oh, ow) = from_compute<T>(best);
+                          indices_plane.at(oh, ow) = index;
+                        });
+  });
+}
+
+// max_pool2d_backward: (dy, x) -> dx. Each dy cell goes to its window's
+// maximum, found again in x as the forward found it; each plane of dx
+// belongs to one thread, so the adds need no atomics.
+template <class T>
+void max_pool2d_backward_kernel(const ember_kernel_call& call) {
+  const Planes<const T> dy(call.inputs[0]);
+  const Planes<const T> in(call.inputs[1]);
+  const Planes<T> dx(call.outputs[0]);
+  const MaxPoolWindows windows(window_of(call, /*dilated=*/true), in.height, in.width, dy.height, dy.width);
+  using Acc = compute_t<T>;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    const auto dy_plane = dy.plane(p);
+    const auto in_plane = in.plane(p);
+    const auto dx_plane = dx.plane(p);
+    for (int64_t h = 0; h < dx.height; ++h) {
+      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = from_compute<T>(0);
+    }
+    // Positions are byte offsets into the dx plane, so no division finds the cell.
+    windows.search<Acc>([&](int64_t h, int64_t x) { return to_compute(in_plane.at(h, x)); },
+                        [&](int64_t h, int64_t x) { return h * dx_plane.row_stride + x * dx_plane.column_stride; },
+                        [&](int64_t oh, int64_t ow, Acc, int64_t offset) {
+                          if (offset < 0) return;
+                          T& cell = *reinterpret_cast<T*>(dx_plane.base + offset);
+                          cell = from_compute<T>(to_compute(cell) + to_compute(dy_plane.at(oh, ow)));
+                        });
   });
 }
 
@@ -212,6 +266,9 @@ void avg_pool2d_backward_kernel(const ember_kernel_call& call) {
 void register_pooling_kernels(const sdk::Registrar& r) {
   r.add_each("max_pool2d", sdk::FloatingTypes{}, [](auto tag) {
     return &sdk::kernel_entry<&max_pool2d_kernel<typename decltype(tag)::type>>;
+  });
+  r.add_each("max_pool2d_backward", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&max_pool2d_backward_kernel<typename decltype(tag)::type>>;
   });
   r.add_each("avg_pool2d", sdk::FloatingTypes{}, [](auto tag) {
     return &sdk::kernel_entry<&avg_pool2d_kernel<typename decltype(tag)::type>>;

@@ -305,7 +305,9 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
 }
 
 // The gradient goes to the argmax of each window, found again from the
-// saved input.
+// saved input: in one pass by the backend's max_pool2d_backward when it has
+// one and no graph of the backward is recorded, else as a scatter_add
+// through the indices.
 BackwardFn d_max_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[0]);
   const DimVector kernel = c.attr_ints("max_pool2d", "kernel_size");
@@ -315,6 +317,13 @@ BackwardFn d_max_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     if (!g.defined()) return Grads{Tensor()};
+    static const dispatch::Op& backward = dispatch::op_named("max_pool2d_backward");
+    if (!is_grad_enabled() && g.device() == in[0].device() && dispatch::use_composite_kernel(backward, g)) {
+      return Grads{dispatch::call_single(
+          backward, {g, in[0]},
+          {dispatch::attr_ints("kernel_size", kernel), dispatch::attr_ints("stride", stride),
+           dispatch::attr_ints("padding", padding), dispatch::attr_ints("dilation", dilation)})};
+    }
     Tensor argmax;
     {
       NoGradGuard no_grad;

@@ -150,7 +150,7 @@ void meta_cross_entropy(const OpCall& call, TensorMeta* out) {
 }
 
 // Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
-// the shape they produce.
+// the shape they produce (max_pool2d_backward's is its input x's).
 void meta_input_sizes(const OpCall& call, TensorMeta* out) {
   out[0].sizes = call.attr_ints("backward op", "input_sizes");
   out[0].dtype = call.inputs[0].dtype();
@@ -202,6 +202,7 @@ void register_catalogue(OpRegistry& registry) {
   add_composite("conv2d_backward_input", 2, meta_input_sizes);
   add_composite("conv2d_backward_weight", 2, meta_weight_sizes);
   add_composite("max_pool2d", 1, meta_max_pool2d, 2);
+  add_composite("max_pool2d_backward", 2, meta_like_input1);
   add_composite("avg_pool2d", 1, meta_avg_pool2d);
   add_composite("avg_pool2d_backward", 1, meta_input_sizes);
   add_composite("layer_norm", 3, meta_like_input0);

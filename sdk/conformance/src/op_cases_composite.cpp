@@ -57,6 +57,8 @@ OpCase backward_case(const std::string& op, std::vector<InputSpec> inputs, size_
 
 Tensor conv2d_padded(const Tensors& in) { return conv2d(in[0], in[1], std::nullopt, {1}, {1}); }
 
+Tensor max_pool2d_3x3(const Tensors& in) { return max_pool2d(in[0], {3}, {2}, {1}); }
+
 Tensor avg_pool2d_3x3(const Tensors& in) { return avg_pool2d(in[0], {3}, {2}, {1}); }
 
 OpCase pool_case(const std::string& op, Tensor (*pool)(const Tensor&, int64_t, int64_t, int64_t)) {
@@ -111,6 +113,7 @@ std::vector<OpCase> composite_cases() {
                     {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 0, conv2d_padded),
       backward_case("conv2d_backward_weight",
                     {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 1, conv2d_padded),
+      backward_case("max_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, max_pool2d_3x3),
       backward_case("avg_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, avg_pool2d_3x3),
       layer_norm_case(),
       cross_entropy_case(),
