@@ -1,4 +1,5 @@
 // where(cond, a, b): the dispatch dtype is a's (input 1), cond is bool.
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -26,12 +27,42 @@ T select_bits(bool c, T a, T b) {
   return out;
 }
 
+// A contiguous stretch, each of a and b either contiguous or one broadcast
+// value. sdk::transform's loop over these operands did not vectorise (it
+// kept the operand pointers in memory); this one does, in every ISA clone
+// (Note [ISA clones]), into blends: the condition is read as bytes (GCC does
+// not vectorise loads of bool) and both values are loaded before the select.
+template <class T, bool a_is_scalar, bool b_is_scalar>
+EMBER_CPU_ISA_CLONES void select_contiguous(const uint8_t* __restrict cond, const T* __restrict a,
+                                            const T* __restrict b, T* __restrict out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T if_true = a[a_is_scalar ? 0 : i];
+    const T if_false = b[b_is_scalar ? 0 : i];
+    out[i] = cond[i] != 0 ? if_true : if_false;
+  }
+}
+
 template <class T>
 void where_kernel(const ember_kernel_call& call) {
   // Select on storage values: no conversion to the compute type is needed.
   const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]};
+  constexpr int64_t size = sizeof(T);
   parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    sdk::transform<T, bool, T, T>(loop, begin, end, [](bool c, T a, T b) { return select_bits(c, a, b); });
+    loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) {
+      const auto* cond = reinterpret_cast<const uint8_t*>(p[1]);
+      const auto* a = reinterpret_cast<const T*>(p[2]);
+      const auto* b = reinterpret_cast<const T*>(p[3]);
+      auto* out = reinterpret_cast<T*>(p[0]);
+      const bool contiguous = s[0] == size && s[1] == static_cast<int64_t>(sizeof(bool));
+      if (contiguous && s[2] == size && s[3] == size) return select_contiguous<T, false, false>(cond, a, b, out, n);
+      if (contiguous && s[2] == 0 && s[3] == size) return select_contiguous<T, true, false>(cond, a, b, out, n);
+      if (contiguous && s[2] == size && s[3] == 0) return select_contiguous<T, false, true>(cond, a, b, out, n);
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            select_bits(*reinterpret_cast<const bool*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]),
+                        *reinterpret_cast<const T*>(p[3] + i * s[3]));
+      }
+    });
   });
 }
 
