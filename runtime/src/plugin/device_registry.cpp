@@ -14,6 +14,12 @@ namespace ember::plugin {
 namespace {
 
 void check_index(const DeviceBackend& backend, int32_t index) {
+  if (backend.device_count == 0) {
+    // The plugin logs why at info level (no driver, no GPU, no platform).
+    throw Error(ErrorKind::Runtime, "device " + backend.device_name(index) +
+                                        " does not exist: the plugin found no device on this machine "
+                                        "(EMBER_LOG_LEVEL=info shows why)");
+  }
   if (index < 0 || index >= backend.device_count) {
     throw Error(ErrorKind::Runtime, "device " + backend.device_name(index) + " does not exist (" +
                                         std::to_string(backend.device_count) + " devices)");
