@@ -105,6 +105,36 @@ def test_max_pool2d_module_options(torch):
                  torch.nn.MaxPool2d(2, ceil_mode=True)(unbatched))
 
 
+@pytest.mark.parametrize("shape, kernel_size, stride, padding, ceil_mode", [
+    ((2, 3, 11), 3, None, 0, False),
+    ((2, 3, 11), 3, 2, 1, True),
+    ((4, 10), 2, 3, 0, True),  # unbatched [C, L]
+])
+def test_1d_pools_match_pytorch(torch, shape, kernel_size, stride, padding, ceil_mode):
+    torch.manual_seed(0)
+    t_input = torch.randn(*shape, requires_grad=True)
+    e_input = ember.tensor(t_input.detach()).requires_grad_()
+    t_values, t_indices = torch.nn.functional.max_pool1d(t_input, kernel_size, stride, padding, 1, ceil_mode, True)
+    e_values, e_indices = F.max_pool1d(e_input, kernel_size, stride, padding, 1, ceil_mode, True)
+    assert_close(e_values, t_values)
+    assert_close(e_indices, t_indices)
+    (t_values * t_values).sum().backward()
+    (e_values * e_values).sum().backward()
+    assert_close(e_input.grad, t_input.grad)
+    if not ceil_mode:
+        assert_close(F.avg_pool1d(e_input, kernel_size, stride, padding),
+                     torch.nn.functional.avg_pool1d(t_input, kernel_size, stride, padding))
+    assert_close(F.adaptive_avg_pool1d(e_input, 4), torch.nn.functional.adaptive_avg_pool1d(t_input, 4))
+
+
+def test_1d_pool_modules_match_pytorch(torch):
+    t_input = torch.randn(2, 3, 12)
+    for name, args in (("MaxPool1d", (3, 2, 1)), ("AvgPool1d", (3, 2, 1)), ("AdaptiveAvgPool1d", (5,))):
+        ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+        assert repr(ours) == repr(theirs).replace("torch.", "")
+        assert_close(ours(ember.tensor(t_input)), theirs(t_input))
+
+
 def test_batch_norm_running_statistics(torch):
     ours, theirs = nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
     torch.manual_seed(1)

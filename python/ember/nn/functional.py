@@ -132,6 +132,31 @@ def adaptive_avg_pool2d(input, output_size):
     return _nn.adaptive_avg_pool2d(input, _pair_list(output_size))
 
 
+# The 1-d pools are the 2-d ones over a height of 1: the input's last dim is
+# the width, and max_pool2d's index h * W + w is then the position w itself.
+def _single(value):
+    return value if isinstance(value, int) else value[0]
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    width = _single(kernel_size)
+    result = max_pool2d(input.unsqueeze(-2), [1, width], [1, width if stride is None else _single(stride)],
+                        [0, _single(padding)], [1, _single(dilation)], ceil_mode, return_indices)
+    if return_indices:
+        return result[0].squeeze(-2), result[1].squeeze(-2)
+    return result.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    width = _single(kernel_size)
+    return avg_pool2d(input.unsqueeze(-2), [1, width], [1, width if stride is None else _single(stride)],
+                      [0, _single(padding)], ceil_mode, count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return adaptive_avg_pool2d(input.unsqueeze(-2), [1, _single(output_size)]).squeeze(-2)
+
+
 def pad(input, pad, mode="constant", value=None):
     if mode != "constant":
         raise NotImplementedError(f"pad: mode '{mode}' is not supported (only 'constant')")

@@ -1,4 +1,4 @@
-"""MaxPool2d, AvgPool2d, AdaptiveAvgPool2d."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d."""
 
 from .. import functional as F
 from .module import Module
@@ -46,3 +46,31 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+def _one_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+# The 1-d modules keep their 2-d twins' options and repr; only the pooling
+# call differs.
+class MaxPool1d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool1d(AvgPool2d):
+    # Options are kept as 1-tuples, as PyTorch's AvgPool1d keeps (and prints) them.
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__(_one_tuple(kernel_size), _one_tuple(kernel_size if stride is None else stride),
+                         _one_tuple(padding), ceil_mode, count_include_pad)
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
