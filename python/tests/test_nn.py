@@ -121,10 +121,27 @@ def test_1d_pools_match_pytorch(torch, shape, kernel_size, stride, padding, ceil
     (t_values * t_values).sum().backward()
     (e_values * e_values).sum().backward()
     assert_close(e_input.grad, t_input.grad)
-    if not ceil_mode:
-        assert_close(F.avg_pool1d(e_input, kernel_size, stride, padding),
-                     torch.nn.functional.avg_pool1d(t_input, kernel_size, stride, padding))
+    assert_close(F.avg_pool1d(e_input, kernel_size, stride, padding, ceil_mode),
+                 torch.nn.functional.avg_pool1d(t_input, kernel_size, stride, padding, ceil_mode))
     assert_close(F.adaptive_avg_pool1d(e_input, 4), torch.nn.functional.adaptive_avg_pool1d(t_input, 4))
+
+
+@pytest.mark.parametrize("count_include_pad", [True, False])
+@pytest.mark.parametrize("divisor_override", [None, 5])
+@pytest.mark.parametrize("shape, kernel_size, stride, padding", [case[:4] for case in MAX_POOL_CASES])
+def test_avg_pool2d_ceil_mode_and_divisor_override_match_pytorch(torch, shape, kernel_size, stride, padding,
+                                                                 count_include_pad, divisor_override):
+    torch.manual_seed(0)
+    t_input = torch.randn(*shape, requires_grad=True)
+    e_input = ember.tensor(t_input.detach()).requires_grad_()
+    args = (kernel_size, stride, padding, True, count_include_pad, divisor_override)
+    t_out = torch.nn.functional.avg_pool2d(t_input, *args)
+    e_out = F.avg_pool2d(e_input, *args)
+    assert_close(e_out, t_out)
+    weights = torch.randn(t_out.shape)
+    (t_out * weights).sum().backward()
+    (e_out * ember.tensor(weights)).sum().backward()
+    assert_close(e_input.grad, t_input.grad)
 
 
 def test_1d_pool_modules_match_pytorch(torch):

@@ -122,10 +122,50 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    if ceil_mode or divisor_override is not None:
-        raise NotImplementedError("avg_pool2d: ceil_mode and divisor_override are not supported")
-    return _nn.avg_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
-                          _pair_list(padding), count_include_pad)
+    if not ceil_mode and divisor_override is None:
+        return _nn.avg_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
+                              _pair_list(padding), count_include_pad)
+    return _avg_pool2d_by_sums(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _ones_like_plane(input, height, width):
+    return input.new_ones((1, 1, height, width))
+
+
+def _two(value):
+    return [value, value] if isinstance(value, int) else list(value)
+
+
+def _avg_pool2d_by_sums(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d with PyTorch's ceil_mode and divisor_override: window sums
+    over the input zero-padded far enough for the last (partial) window,
+    divided by the divisor or by each window's count of cells, which counts
+    the `padding` cells when count_include_pad but never the cells beyond
+    them that only ceil_mode's last window reaches."""
+    kernel, pad_ = _two(kernel_size), _two(padding)
+    step = kernel if stride is None else _two(stride)
+    size = list(input.shape[-2:])
+    extra = []
+    for k, s, p, n in zip(kernel, step, pad_, size):
+        if p > k // 2:
+            raise ValueError(f"avg_pool2d: padding {p} should be at most half of the kernel size {k}")
+        windows = -(-(n + 2 * p - k) // s) + 1 if ceil_mode else (n + 2 * p - k) // s + 1
+        if ceil_mode and (windows - 1) * s >= n + p:
+            windows -= 1  # the last window would start in the bottom/right padding
+        extra.append(max(0, (windows - 1) * s + k - (n + 2 * p)))
+    # F.pad's order: (left, right, top, bottom) of the last two dims.
+    padded = pad(input, (pad_[1], pad_[1] + extra[1], pad_[0], pad_[0] + extra[0]))
+    sums = _nn.avg_pool2d(padded, kernel, step, [0, 0], True) * (kernel[0] * kernel[1])
+    if divisor_override is not None:
+        return sums / divisor_override
+    if count_include_pad:
+        plane = _ones_like_plane(input, size[0] + 2 * pad_[0], size[1] + 2 * pad_[1])
+        counted = pad(plane, (0, extra[1], 0, extra[0]))
+    else:
+        plane = _ones_like_plane(input, *size)
+        counted = pad(plane, (pad_[1], pad_[1] + extra[1], pad_[0], pad_[0] + extra[0]))
+    counts = _nn.avg_pool2d(counted, kernel, step, [0, 0], True) * (kernel[0] * kernel[1])
+    return sums / counts.reshape(list(counts.shape[-2:]))
 
 
 def adaptive_avg_pool2d(input, output_size):
