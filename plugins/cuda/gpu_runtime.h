@@ -11,3 +11,14 @@
 // A value from the lane `delta` above, all 32 lanes of the warp taking part.
 #define EMBER_GPU_SHFL_DOWN(value, delta) __shfl_down_sync(0xffffffffu, (value), (delta))
 #endif
+
+// Functions the kernels call and host tests check (tests/test_device_functions.cu).
+#define EMBER_GPU_HOST_DEVICE __host__ __device__
+
+// Unrolling, asked of the device compiler only: host compilers warn about
+// the pragma in functions both sides compile.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define EMBER_GPU_UNROLL _Pragma("unroll")
+#else
+#define EMBER_GPU_UNROLL
+#endif

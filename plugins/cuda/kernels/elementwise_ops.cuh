@@ -1,5 +1,7 @@
 // The elementwise ops of the catalogue (ops.md "Elementwise unary" and
-// "binary") as device functors over compute types. Integer arithmetic goes
+// "binary") as device functors over compute types. Maths functions are
+// named with `::`, the CUDA/HIP overloads for float and double, so that no
+// enclosing namespace's function of the same name can hide them. Integer arithmetic goes
 // through the unsigned twin so that overflow wraps, as the catalogue says
 // (signed overflow is undefined in C++, on the device as on the host).
 #pragma once
@@ -16,19 +18,19 @@ template <class C>
 using unsigned_t = std::make_unsigned_t<C>;
 
 template <class C>
-__device__ inline C wrap_neg(C x) {
+EMBER_GPU_HOST_DEVICE inline C wrap_neg(C x) {
   return static_cast<C>(-static_cast<unsigned_t<C>>(x));
 }
 template <class C>
-__device__ inline C wrap_add(C a, C b) {
+EMBER_GPU_HOST_DEVICE inline C wrap_add(C a, C b) {
   return static_cast<C>(static_cast<unsigned_t<C>>(a) + static_cast<unsigned_t<C>>(b));
 }
 template <class C>
-__device__ inline C wrap_sub(C a, C b) {
+EMBER_GPU_HOST_DEVICE inline C wrap_sub(C a, C b) {
   return static_cast<C>(static_cast<unsigned_t<C>>(a) - static_cast<unsigned_t<C>>(b));
 }
 template <class C>
-__device__ inline C wrap_mul(C a, C b) {
+EMBER_GPU_HOST_DEVICE inline C wrap_mul(C a, C b) {
   // uint16 * uint16 promotes to (signed) int and may overflow it, so the
   // product is taken in at least 32 unsigned bits.
   using Wide = std::conditional_t<(sizeof(C) < 4), uint32_t, unsigned_t<C>>;
@@ -37,7 +39,7 @@ __device__ inline C wrap_mul(C a, C b) {
 }
 
 template <class C>
-__device__ inline bool is_nan(C x) {
+EMBER_GPU_HOST_DEVICE inline bool is_nan(C x) {
   if constexpr (std::is_floating_point_v<C>) {
     return x != x;
   } else {
@@ -49,7 +51,7 @@ __device__ inline bool is_nan(C x) {
 
 struct Neg {
   template <class C>
-  __device__ C operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>) {
       return -x;
     } else {
@@ -60,9 +62,9 @@ struct Neg {
 
 struct Abs {
   template <class C>
-  __device__ C operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>) {
-      return fabs(x);
+      return ::fabs(x);
     } else if constexpr (std::is_unsigned_v<C>) {
       return x;
     } else {
@@ -73,7 +75,7 @@ struct Abs {
 
 struct Sign {
   template <class C>
-  __device__ C operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_unsigned_v<C>) {
       return static_cast<C>(x != C(0));
     } else {
@@ -86,47 +88,47 @@ struct Sign {
 #define EMBER_GPU_FLOATING_UNARY(Name, expression) \
   struct Name {                                    \
     template <class C>                             \
-    __device__ C operator()(C x) const {           \
+    EMBER_GPU_HOST_DEVICE C operator()(C x) const {           \
       return expression;                           \
     }                                              \
   };
 
-EMBER_GPU_FLOATING_UNARY(Exp, exp(x))
-EMBER_GPU_FLOATING_UNARY(Log, log(x))
-EMBER_GPU_FLOATING_UNARY(Log1p, log1p(x))
-EMBER_GPU_FLOATING_UNARY(Expm1, expm1(x))
-EMBER_GPU_FLOATING_UNARY(Sqrt, sqrt(x))
-EMBER_GPU_FLOATING_UNARY(Rsqrt, rsqrt(x))
-EMBER_GPU_FLOATING_UNARY(Sin, sin(x))
-EMBER_GPU_FLOATING_UNARY(Cos, cos(x))
-EMBER_GPU_FLOATING_UNARY(Tan, tan(x))
-EMBER_GPU_FLOATING_UNARY(Tanh, tanh(x))
-EMBER_GPU_FLOATING_UNARY(Sigmoid, C(1) / (C(1) + exp(-x)))
-EMBER_GPU_FLOATING_UNARY(Erf, erf(x))
+EMBER_GPU_FLOATING_UNARY(Exp, ::exp(x))
+EMBER_GPU_FLOATING_UNARY(Log, ::log(x))
+EMBER_GPU_FLOATING_UNARY(Log1p, ::log1p(x))
+EMBER_GPU_FLOATING_UNARY(Expm1, ::expm1(x))
+EMBER_GPU_FLOATING_UNARY(Sqrt, ::sqrt(x))
+EMBER_GPU_FLOATING_UNARY(Rsqrt, ::rsqrt(x))
+EMBER_GPU_FLOATING_UNARY(Sin, ::sin(x))
+EMBER_GPU_FLOATING_UNARY(Cos, ::cos(x))
+EMBER_GPU_FLOATING_UNARY(Tan, ::tan(x))
+EMBER_GPU_FLOATING_UNARY(Tanh, ::tanh(x))
+EMBER_GPU_FLOATING_UNARY(Sigmoid, C(1) / (C(1) + ::exp(-x)))
+EMBER_GPU_FLOATING_UNARY(Erf, ::erf(x))
 EMBER_GPU_FLOATING_UNARY(Reciprocal, C(1) / x)
-EMBER_GPU_FLOATING_UNARY(Floor, floor(x))
-EMBER_GPU_FLOATING_UNARY(Ceil, ceil(x))
-EMBER_GPU_FLOATING_UNARY(Trunc, trunc(x))
-EMBER_GPU_FLOATING_UNARY(Round, rint(x))  // half to even
+EMBER_GPU_FLOATING_UNARY(Floor, ::floor(x))
+EMBER_GPU_FLOATING_UNARY(Ceil, ::ceil(x))
+EMBER_GPU_FLOATING_UNARY(Trunc, ::trunc(x))
+EMBER_GPU_FLOATING_UNARY(Round, ::rint(x))  // half to even
 #undef EMBER_GPU_FLOATING_UNARY
 
 struct Identity {
   template <class C>
-  __device__ C operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
     return x;
   }
 };
 
 struct LogicalNot {
   template <class C>
-  __device__ bool operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE bool operator()(C x) const {
     return x == C(0);
   }
 };
 
 struct BitwiseNot {
   template <class C>
-  __device__ C operator()(C x) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_same_v<C, bool>) {
       return !x;
     } else {
@@ -139,7 +141,7 @@ struct BitwiseNot {
 
 struct Add {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) {
       return a || b;
     } else if constexpr (std::is_floating_point_v<C>) {
@@ -152,7 +154,7 @@ struct Add {
 
 struct Sub {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
       return a - b;
     } else {
@@ -163,7 +165,7 @@ struct Sub {
 
 struct Mul {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) {
       return a && b;
     } else if constexpr (std::is_floating_point_v<C>) {
@@ -176,7 +178,7 @@ struct Mul {
 
 struct Div {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     return a / b;
   }
 };
@@ -185,21 +187,21 @@ struct Div {
 // (ErrorFlag) and produce 0 for that element.
 struct Reporting {
   int32_t* error;
-  __device__ void report(int32_t code) const { *error = code; }
+  EMBER_GPU_HOST_DEVICE void report(int32_t code) const { *error = code; }
 };
 
 // Python's floor division; for floats the steps of CPython's float_divmod,
 // so that it agrees with remainder (1.0 // 0.1 == 9.0).
 struct FloorDivide : Reporting {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
       if (b == C(0)) return a / b;
-      const C mod = fmod(a, b);
+      const C mod = ::fmod(a, b);
       C div = (a - mod) / b;
       if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
-      if (div == C(0)) return copysign(C(0), a / b);
-      C floored = floor(div);
+      if (div == C(0)) return ::copysign(C(0), a / b);
+      C floored = ::floor(div);
       if (div - floored > C(0.5)) floored += C(1);
       return floored;
     } else {
@@ -222,9 +224,9 @@ struct FloorDivide : Reporting {
 // Python's %: the result takes the sign of b.
 struct Remainder : Reporting {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
-      C r = fmod(a, b);
+      C r = ::fmod(a, b);
       if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
       return r;
     } else {
@@ -247,9 +249,9 @@ struct Remainder : Reporting {
 // unless the base is 1 or -1.
 struct Pow : Reporting {
   template <class C>
-  __device__ C operator()(C base, C exponent) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C base, C exponent) const {
     if constexpr (std::is_floating_point_v<C>) {
-      return pow(base, exponent);
+      return ::pow(base, exponent);
     } else {
       if constexpr (std::is_signed_v<C>) {
         if (exponent < 0) {
@@ -273,7 +275,7 @@ struct Pow : Reporting {
 template <bool kMax>
 struct Extremum {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
     if constexpr (kMax) {
@@ -288,19 +290,19 @@ using Minimum = Extremum<false>;
 
 struct BitwiseAnd {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a & b);
   }
 };
 struct BitwiseOr {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a | b);
   }
 };
 struct BitwiseXor {
   template <class C>
-  __device__ C operator()(C a, C b) const {
+  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a ^ b);
   }
 };
@@ -308,7 +310,7 @@ struct BitwiseXor {
 #define EMBER_GPU_PREDICATE(Name, expression) \
   struct Name {                               \
     template <class C>                        \
-    __device__ bool operator()(C a, C b) const { \
+    EMBER_GPU_HOST_DEVICE bool operator()(C a, C b) const { \
       return expression;                      \
     }                                         \
   };

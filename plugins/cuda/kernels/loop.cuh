@@ -34,8 +34,8 @@ struct Loop {
   // Addresses of every operand's element at row-major position `linear`.
   // The outermost dimension needs no division: what is left of `linear`
   // there is the index itself.
-  __device__ void locate(int64_t linear, char* (&p)[N]) const {
-#pragma unroll
+  EMBER_GPU_HOST_DEVICE void locate(int64_t linear, char* (&p)[N]) const {
+EMBER_GPU_UNROLL
     for (int k = 0; k < N; ++k) p[k] = base[k];
     if (narrow) {
       walk<uint32_t>(static_cast<uint32_t>(linear), p);
@@ -45,8 +45,8 @@ struct Loop {
   }
 
   template <class I>
-  __device__ void walk(I rest, char* (&p)[N]) const {
-#pragma unroll
+  EMBER_GPU_HOST_DEVICE void walk(I rest, char* (&p)[N]) const {
+EMBER_GPU_UNROLL
     for (int d = 0; d < kMaxLoopDims; ++d) {
       int64_t index;
       if (d == ndim - 1) {
@@ -57,7 +57,7 @@ struct Loop {
         index = static_cast<int64_t>(rest - next * size);
         rest = next;
       }
-#pragma unroll
+EMBER_GPU_UNROLL
       for (int k = 0; k < N; ++k) p[k] += index * strides[d][k];
       if (d == ndim - 1) break;
     }

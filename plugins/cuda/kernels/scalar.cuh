@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <ember/ember_plugin.hpp>
@@ -21,23 +22,35 @@ namespace ember::gpu {
 struct Half {
   uint16_t bits;
   Half() = default;
-  __device__ explicit Half(float f) : bits(__half_as_ushort(__float2half_rn(f))) {}
-  __device__ explicit operator float() const { return __half2float(__ushort_as_half(bits)); }
+  EMBER_GPU_HOST_DEVICE explicit Half(float f) : bits(__half_as_ushort(__float2half_rn(f))) {}
+  EMBER_GPU_HOST_DEVICE explicit operator float() const { return __half2float(__ushort_as_half(bits)); }
 };
+
+// memcpy is the bit cast both sides compile (and fold into a move).
+EMBER_GPU_HOST_DEVICE inline uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+EMBER_GPU_HOST_DEVICE inline float float_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
 
 struct BFloat16 {
   uint16_t bits;
   BFloat16() = default;
   // Round to nearest even; a NaN stays a (quiet) NaN.
-  __device__ explicit BFloat16(float f) {
-    const uint32_t u = __float_as_uint(f);
+  EMBER_GPU_HOST_DEVICE explicit BFloat16(float f) {
+    const uint32_t u = bits_of(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
       bits = static_cast<uint16_t>((u >> 16) | 0x40u);
     } else {
       bits = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     }
   }
-  __device__ explicit operator float() const { return __uint_as_float(uint32_t{bits} << 16); }
+  EMBER_GPU_HOST_DEVICE explicit operator float() const { return float_of(uint32_t{bits} << 16); }
 };
 
 template <class T>
@@ -52,7 +65,7 @@ template <class T>
 using compute_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 template <class T>
-__device__ inline compute_t<T> to_compute(T x) {
+EMBER_GPU_HOST_DEVICE inline compute_t<T> to_compute(T x) {
   if constexpr (is_reduced_float_v<T>) {
     return static_cast<float>(x);
   } else {
@@ -63,7 +76,7 @@ __device__ inline compute_t<T> to_compute(T x) {
 // C++ conversion of a computed value to the storage type `To`, with the
 // catalogue's rules: to bool is `!= 0`, float to integer truncates.
 template <class To, class From>
-__device__ inline To convert(From x) {
+EMBER_GPU_HOST_DEVICE inline To convert(From x) {
   const auto v = to_compute(x);
   if constexpr (std::is_same_v<To, bool>) {
     return v != decltype(v)(0);
