@@ -7,91 +7,12 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "loop.cuh"
+#include "reducers.cuh"
 #include "registration.cuh"
 
 namespace ember::gpu {
 
 namespace {
-
-// Accumulator of sum, prod and mean: float32 for float16/bfloat16/float32,
-// float64 for float64, int64 for every integral dtype (bool included).
-template <class T>
-using sum_acc_t = std::conditional_t<is_floating_v<T>, std::conditional_t<std::is_same_v<T, double>, double, float>,
-                                     int64_t>;
-
-template <class T>
-struct SumReducer {
-  using Acc = sum_acc_t<T>;
-  __device__ Acc identity() const { return Acc(0); }
-  __device__ Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
-  __device__ Acc combine(Acc a, Acc b) const { return ops::Add{}(a, b); }
-};
-
-template <class T>
-struct ProdReducer {
-  using Acc = sum_acc_t<T>;
-  __device__ Acc identity() const { return Acc(1); }
-  __device__ Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
-  __device__ Acc combine(Acc a, Acc b) const { return ops::Mul{}(a, b); }
-};
-
-template <class C, bool kMax>
-__device__ C lowest_for() {
-  if constexpr (std::is_floating_point_v<C>) {
-    return kMax ? -INFINITY : INFINITY;
-  } else {
-    return kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
-  }
-}
-
-// amax and amin: NaN wins.
-template <class T, bool kMax>
-struct ExtremeReducer {
-  using Acc = compute_t<T>;
-  __device__ Acc identity() const { return lowest_for<Acc, kMax>(); }
-  __device__ Acc lift(T x, int64_t) const { return to_compute(x); }
-  __device__ Acc combine(Acc a, Acc b) const { return ops::Extremum<kMax>{}(a, b); }
-};
-
-template <class C>
-struct ValueIndex {
-  C value;
-  int64_t index;
-};
-
-// argmax and argmin: the first position of the extreme, NaN counting as
-// the extreme. `combine` picks the same winner in any order of operands,
-// so the parallel tree gives what a sequential scan would.
-template <class T, bool kMax>
-struct ArgReducer {
-  using C = compute_t<T>;
-  using Acc = ValueIndex<C>;
-  __device__ Acc identity() const { return {lowest_for<C, kMax>(), INT64_MAX}; }
-  __device__ Acc lift(T x, int64_t j) const { return {to_compute(x), j}; }
-  __device__ Acc combine(Acc a, Acc b) const {
-    const bool a_nan = ops::is_nan(a.value), b_nan = ops::is_nan(b.value);
-    if (a_nan || b_nan) {
-      if (a_nan && b_nan) return a.index <= b.index ? a : b;
-      return a_nan ? a : b;
-    }
-    if (a.value == b.value) return a.index <= b.index ? a : b;
-    return (kMax ? a.value > b.value : a.value < b.value) ? a : b;
-  }
-};
-
-// What is stored: the accumulator (sum, prod), over n (mean), or the index.
-enum class Finish { kValue, kMean, kIndex };
-
-template <class Out, Finish kFinish, class Acc>
-__device__ Out finish(Acc acc, int64_t n) {
-  if constexpr (kFinish == Finish::kIndex) {
-    return acc.index;
-  } else if constexpr (kFinish == Finish::kMean) {
-    return convert<Out>(acc / static_cast<Acc>(n));
-  } else {
-    return convert<Out>(acc);
-  }
-}
 
 template <class V>
 __device__ V shuffle_down(V v, int delta) {

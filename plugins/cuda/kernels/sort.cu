@@ -4,6 +4,7 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "loop.cuh"
+#include "ordering.cuh"
 #include "registration.cuh"
 
 namespace ember::gpu {
@@ -67,13 +68,8 @@ struct CumsumKernel {
 // (value, position) pairs in scratch memory, one launch per pass; pass w
 // merges neighbouring runs of w, a thread per merge. Taking the left run's
 // element on ties keeps equal values in their order, so the sort is always
-// stable. NaN sorts above every number: last ascending, first descending.
-template <class C>
-__device__ bool goes_before(C a, C b, bool descending) {
-  const bool a_nan = ops::is_nan(a), b_nan = ops::is_nan(b);
-  if (descending) return (a_nan && !b_nan) || a > b;
-  return (b_nan && !a_nan) || a < b;
-}
+// stable. NaN sorts above every number: last ascending, first descending
+// (goes_before, ordering.cuh).
 
 template <class T>
 __global__ void sort_load(Loop<1> lines, int64_t length, int64_t x_stride, T* keys, int64_t* positions) {

@@ -2,13 +2,16 @@
 // without a GPU check them: the elementwise ops against the CPU plugin
 // (through the core) on edge values of every dtype, float16/bfloat16
 // rounding against the SDK's host types, and the loop geometry against
-// row-major addresses. Launches and memory need a GPU (test_gpu_plugin.cpp).
+// row-major addresses, reductions' combining and the sort order against the
+// CPU plugin. Launches and memory need a GPU (test_gpu_plugin.cpp).
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <limits>
 #include <random>
 #include <string>
@@ -17,6 +20,8 @@
 
 #include "../kernels/elementwise_ops.cuh"
 #include "../kernels/loop.cuh"
+#include "../kernels/ordering.cuh"
+#include "../kernels/reducers.cuh"
 #include "../kernels/scalar.cuh"
 
 namespace ember {
@@ -222,6 +227,67 @@ TEST(DeviceFunctions, ConversionsFollowTheCatalogue) {
   EXPECT_EQ(static_cast<float>(gpu::convert<gpu::Half>(true)), 1.0f);
   EXPECT_EQ(gpu::convert<int64_t>(gpu::BFloat16(-3.5f)), -3);
   EXPECT_EQ(gpu::convert<uint8_t>(int64_t{300}), uint8_t{44});  // wraps like a C conversion
+}
+
+// Values with ties and NaN, for the order-sensitive reductions and sort.
+std::vector<float> values_with_ties_and_nan(std::mt19937& random, bool with_nan) {
+  std::uniform_int_distribution<int> small(-3, 3);
+  std::vector<float> values(40);
+  for (float& v : values) v = static_cast<float>(small(random));
+  if (with_nan) {
+    values[7] = std::numeric_limits<float>::quiet_NaN();
+    values[23] = std::numeric_limits<float>::quiet_NaN();
+  }
+  return values;
+}
+
+// Combines the lifted values in a random tree, as blocks, warps and a
+// second pass may, and returns the result.
+template <class R>
+typename R::Acc combine_in_random_tree(const R& r, const std::vector<float>& values, std::mt19937& random) {
+  std::vector<typename R::Acc> parts;
+  for (size_t j = 0; j < values.size(); ++j) parts.push_back(r.lift(values[j], static_cast<int64_t>(j)));
+  parts.push_back(r.identity());
+  while (parts.size() > 1) {
+    std::uniform_int_distribution<size_t> pick(0, parts.size() - 2);
+    const size_t k = pick(random);
+    const bool swap = random() % 2 == 1;  // operands in either order
+    parts[k] = swap ? r.combine(parts[k + 1], parts[k]) : r.combine(parts[k], parts[k + 1]);
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+  }
+  return parts[0];
+}
+
+TEST(DeviceFunctions, ArgAndExtremeReductionsCombineInAnyOrderLikeTheCpu) {
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::vector<float> values = values_with_ties_and_nan(random, trial % 2 == 1);
+    const Tensor x = tensor<float>(values);
+    EXPECT_EQ(combine_in_random_tree(gpu::ArgReducer<float, true>{}, values, random).index,
+              argmax(x).item<int64_t>());
+    EXPECT_EQ(combine_in_random_tree(gpu::ArgReducer<float, false>{}, values, random).index,
+              argmin(x).item<int64_t>());
+    EXPECT_TRUE(same_value(combine_in_random_tree(gpu::ExtremeReducer<float, true>{}, values, random),
+                           amax(x).item<float>()));
+    EXPECT_TRUE(same_value(combine_in_random_tree(gpu::ExtremeReducer<float, false>{}, values, random),
+                           amin(x).item<float>()));
+  }
+}
+
+TEST(DeviceFunctions, SortOrderIsTheCpuStableSortOrder) {
+  std::mt19937 random(5);
+  for (bool descending : {false, true}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const std::vector<float> values = values_with_ties_and_nan(random, true);
+      std::vector<int64_t> order(values.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return gpu::goes_before(values[a], values[b], descending);
+      });
+      const ValuesIndices expected = sort(tensor<float>(values), 0, descending, true);
+      EXPECT_EQ(order, expected.indices.tolist<int64_t>()) << (descending ? "descending" : "ascending");
+    }
+  }
 }
 
 // Every element's address from the loop equals its row-major address, on
