@@ -300,15 +300,8 @@ void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
 
 // The reduced-dims mask from `dims` (empty: every dim).
 void reduced_mask(const ember_kernel_call& call, int ndim, bool* mask) {
-  const sdk::IntList dims = sdk::attr_ints(call, "dims", {});
-  std::fill(mask, mask + ndim, dims.size == 0);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= ndim) {
-      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-                std::string(call.op_name) + ": dim " + std::to_string(d) + " out of range");
-    }
-    mask[d] = true;
-  }
+  const std::vector<bool> reduced = sdk::reduced_dims(call, ndim);
+  std::copy(reduced.begin(), reduced.end(), mask);
 }
 
 template <class Op, class T>

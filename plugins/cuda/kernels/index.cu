@@ -25,15 +25,6 @@ DimView dim_view(const DLTensor& t) {
   return v;
 }
 
-bool index_is_long(const DLTensor& index) {
-  const ember_dtype dtype = sdk::dtype_of(index);
-  if (dtype != EMBER_DTYPE_INT64 && dtype != EMBER_DTYPE_INT32) {
-    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-              std::string("index must be int64 or int32, not ") + sdk::dtype_name(dtype));
-  }
-  return dtype == EMBER_DTYPE_INT64;
-}
-
 __device__ inline int64_t read_index(const char* at, bool is_long) {
   return is_long ? *reinterpret_cast<const int64_t*>(at) : *reinterpret_cast<const int32_t*>(at);
 }
@@ -69,7 +60,7 @@ void launch_take(const ember_kernel_call& call, const DLTensor& index_operand) {
   if (loop.numel == 0) return;
   const ErrorFlag error(context);
   take_kernel<T><<<context.blocks_for(loop.numel), kBlockThreads, 0, context.stream()>>>(
-      loop, index_is_long(call.inputs[1]), x.shape[static_cast<size_t>(dim)], x_dim_stride, error.device_word());
+      loop, sdk::index_is_int64(call.inputs[1]), x.shape[static_cast<size_t>(dim)], x_dim_stride, error.device_word());
   check_launch(call.op_name);
   error.raise_if_set();
 }
@@ -145,7 +136,7 @@ struct ScatterAddKernel {
     const DLTensor src_walk = reshaped(call.inputs[2], lines, src.strides);
     const DLTensor index_walk = reshaped(call.inputs[1], lines, index.strides);
     const Loop<3> loop = make_loop<3>({&out_walk, &src_walk, &index_walk});
-    const int64_t index_bytes = index_is_long(call.inputs[1]) ? 8 : 4;
+    const int64_t index_bytes = sdk::index_is_int64(call.inputs[1]) ? 8 : 4;
     const ErrorFlag error(context);
     scatter_add_kernel<T><<<context.blocks_for(loop.numel), kBlockThreads, 0, context.stream()>>>(
         loop, index_bytes == 8, index.shape[dim], out.shape[dim], out.strides[dim] * int64_t{sizeof(T)},

@@ -112,25 +112,6 @@ __global__ void reduce_partials(Loop<2> outer, int64_t n, R r, int64_t splits, c
   }
 }
 
-// The reduced dims of x: `dims` (empty: all) for the value reductions,
-// `dim` (-1: all) for argmax and argmin.
-std::vector<bool> reduced_dims(const ember_kernel_call& call, int ndim) {
-  std::vector<bool> reduced(static_cast<size_t>(ndim), false);
-  if (sdk::find_attr(call, "dim") != nullptr) {
-    const int64_t dim = sdk::attr_int(call, "dim");
-    if (dim >= 0) {
-      reduced[static_cast<size_t>(dim)] = true;
-      return reduced;
-    }
-  } else {
-    const sdk::IntList dims = sdk::attr_ints(call, "dims");
-    for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-    if (dims.size > 0) return reduced;
-  }
-  reduced.assign(reduced.size(), true);
-  return reduced;
-}
-
 template <class T, class Out, Finish kFinish, class R>
 void launch_reduce(const ember_kernel_call& call, R r) {
   const CallContext context(call);
@@ -139,7 +120,7 @@ void launch_reduce(const ember_kernel_call& call, R r) {
   if (out.ndim != x.ndim) {
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(call.op_name) + ": out must have x's rank (keepdim shape)");
   }
-  const std::vector<bool> reduced = reduced_dims(call, x.ndim);
+  const std::vector<bool> reduced = sdk::reduced_dims(call, x.ndim);
   std::vector<int64_t> outer_shape = shape_of(x), inner_shape = shape_of(x);
   for (size_t d = 0; d < reduced.size(); ++d) (reduced[d] ? outer_shape : inner_shape)[d] = 1;
   const std::vector<int64_t> x_strides = strides_of(x), out_strides = strides_of(out);

@@ -1,4 +1,5 @@
-// Index ops. Index tensors are int64 or int32 (index_is_long says which);
+// Index ops. Index tensors are int64 or int32 (index_is_long, from the
+// host's sdk::index_is_int64, says which);
 // a value outside [-size, size) sets the error word and writes nothing.
 long read_index(__global const void* index, int index_is_long, long at) {
   return index_is_long ? ((__global const long*)index)[at] : (long)((__global const int*)index)[at];

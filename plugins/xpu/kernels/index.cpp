@@ -5,15 +5,6 @@ namespace ember::xpu {
 
 namespace {
 
-cl_int index_is_long(const DLTensor& index) {
-  const ember_dtype dtype = sdk::dtype_of(index);
-  if (dtype != EMBER_DTYPE_INT64 && dtype != EMBER_DTYPE_INT32) {
-    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-              std::string("index must be int64 or int32, not ") + sdk::dtype_name(dtype));
-  }
-  return dtype == EMBER_DTYPE_INT64;
-}
-
 // out[p] = x[p with p[dim] = index value]; the index operand's strides say
 // where the value of position p lies.
 void enqueue_take(const ember_kernel_call& call, const DimView& x, int64_t dim, const Operand& index_operand) {
@@ -30,7 +21,7 @@ void enqueue_take(const ember_kernel_call& call, const DimView& x, int64_t dim, 
   launch.buffer(buffer_of(out))
       .buffer(buffer_of(call.inputs[0]))
       .buffer(buffer_of(index))
-      .value(index_is_long(index))
+      .value(cl_int{sdk::index_is_int64(index)})
       .value(cl_long{x.shape[static_cast<size_t>(dim)]})
       .value(cl_long{x_dim_stride})
       .buffer(error.buffer())
@@ -76,7 +67,7 @@ void scatter_add_kernel(const ember_kernel_call& call) {
   launch.buffer(buffer_of(out))
       .buffer(buffer_of(src))
       .buffer(buffer_of(index))
-      .value(index_is_long(index))
+      .value(cl_int{sdk::index_is_int64(index)})
       .value(cl_long{index_view.shape[dim]})
       .value(cl_long{out_view.shape[dim]})
       .value(cl_long{out_view.operand.strides[dim]})

@@ -13,26 +13,6 @@ struct ReduceKernel {
   ReduceOp op;
 };
 
-// The reduced dims of x: `dims` (empty: all) for the value reductions,
-// `dim` (-1: all) for argmax and argmin.
-std::vector<bool> reduced_dims(const ember_kernel_call& call, int ndim) {
-  std::vector<bool> reduced(static_cast<size_t>(ndim), false);
-  const bool arg = sdk::find_attr(call, "dim") != nullptr;
-  if (arg) {
-    const int64_t dim = sdk::attr_int(call, "dim");
-    if (dim >= 0) {
-      reduced[static_cast<size_t>(dim)] = true;
-      return reduced;
-    }
-  } else {
-    const sdk::IntList dims = sdk::attr_ints(call, "dims");
-    for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-    if (dims.size > 0) return reduced;
-  }
-  reduced.assign(reduced.size(), true);
-  return reduced;
-}
-
 // out has x's rank (keepdim shape). `outer` walks out and the matching first
 // elements of x, `inner` the reduced elements relative to them.
 void reduce_kernel(const ember_kernel_call& call, void* data) {
@@ -40,7 +20,7 @@ void reduce_kernel(const ember_kernel_call& call, void* data) {
   const DLTensor& x = call.inputs[0];
   const DLTensor& out = call.outputs[0];
   if (sdk::numel(out) == 0) return;
-  const std::vector<bool> reduced = reduced_dims(call, x.ndim);
+  const std::vector<bool> reduced = sdk::reduced_dims(call, x.ndim);
   std::vector<int64_t> outer_shape = shape_of(x);
   std::vector<int64_t> inner_shape = shape_of(x);
   for (size_t d = 0; d < reduced.size(); ++d) (reduced[d] ? outer_shape : inner_shape)[d] = 1;

@@ -29,6 +29,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ember::sdk {
 
@@ -440,6 +441,44 @@ inline IntList attr_ints(const ember_kernel_call& call, const char* name) {
 }
 inline IntList attr_ints(const ember_kernel_call& call, const char* name, IntList fallback) {
   return find_attr(call, name) ? attr_ints(call, name) : fallback;
+}
+
+// The dims of x a reduction reduces (ops.md "Reductions"): `dims` (empty or
+// absent: every dim) for the value reductions, `dim` (-1: every dim) for argmax and
+// argmin. Entry d is true when dim d is reduced.
+inline std::vector<bool> reduced_dims(const ember_kernel_call& call, int ndim) {
+  std::vector<bool> reduced(static_cast<size_t>(ndim), false);
+  auto reduce = [&](int64_t d) {
+    if (d < 0 || d >= ndim) {
+      fail(EMBER_STATUS_INVALID_ARGUMENT,
+           std::string(call.op_name) + ": dim " + std::to_string(d) + " out of range for " + std::to_string(ndim) +
+               " dimensions");
+    }
+    reduced[static_cast<size_t>(d)] = true;
+  };
+  if (find_attr(call, "dim") != nullptr) {
+    const int64_t dim = attr_int(call, "dim");
+    if (dim >= 0) {
+      reduce(dim);
+      return reduced;
+    }
+  } else {
+    const IntList dims = attr_ints(call, "dims", {});
+    for (int64_t d : dims) reduce(d);
+    if (dims.size > 0) return reduced;
+  }
+  reduced.assign(reduced.size(), true);
+  return reduced;
+}
+
+// Whether an index tensor (ops.md "Indexing") holds int64 (true) or int32
+// (false) values; any other dtype is INVALID_ARGUMENT.
+inline bool index_is_int64(const DLTensor& index) {
+  const ember_dtype dtype = dtype_of(index);
+  if (dtype != EMBER_DTYPE_INT64 && dtype != EMBER_DTYPE_INT32) {
+    fail(EMBER_STATUS_INVALID_ARGUMENT, std::string("index must be int64 or int32, not ") + dtype_name(dtype));
+  }
+  return dtype == EMBER_DTYPE_INT64;
 }
 
 // ---------------------------------------------------------------------------
