@@ -43,14 +43,19 @@ Staging& staging_of(int32_t device) {
   return g_staging[device];
 }
 
+// A small copy through the runtime's own staging, waited for.
+void copy_directly(void* dst, const void* src, size_t num_bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  const bool to_device = kind == cudaMemcpyHostToDevice;
+  check(cudaMemcpyAsync(dst, src, num_bytes, kind, stream),
+        to_device ? "cudaMemcpyAsync host to device" : "cudaMemcpyAsync device to host");
+  check(cudaStreamSynchronize(stream), to_device ? "cudaStreamSynchronize after a copy to the device"
+                                                 : "cudaStreamSynchronize after a copy to the host");
+}
+
 }  // namespace
 
 void copy_host_to_device(int32_t device, void* dst, const void* src, size_t num_bytes, cudaStream_t stream) {
-  if (num_bytes <= kDirectCopyBytes) {
-    check(cudaMemcpyAsync(dst, src, num_bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync host to device");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy to the device");
-    return;
-  }
+  if (num_bytes <= kDirectCopyBytes) return copy_directly(dst, src, num_bytes, cudaMemcpyHostToDevice, stream);
   Staging& s = staging_of(device);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.ensure_allocated();
@@ -67,11 +72,7 @@ void copy_host_to_device(int32_t device, void* dst, const void* src, size_t num_
 }
 
 void copy_device_to_host(int32_t device, void* dst, const void* src, size_t num_bytes, cudaStream_t stream) {
-  if (num_bytes <= kDirectCopyBytes) {
-    check(cudaMemcpyAsync(dst, src, num_bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync device to host");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy to the host");
-    return;
-  }
+  if (num_bytes <= kDirectCopyBytes) return copy_directly(dst, src, num_bytes, cudaMemcpyDeviceToHost, stream);
   Staging& s = staging_of(device);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.ensure_allocated();

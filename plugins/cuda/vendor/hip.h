@@ -31,6 +31,7 @@
 #define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaMemcpyKind hipMemcpyKind
 #define cudaMemcpyPeerAsync hipMemcpyPeerAsync
 #define cudaMemsetAsync hipMemsetAsync
 #define cudaSetDevice hipSetDevice
