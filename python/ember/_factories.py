@@ -81,8 +81,13 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
     """Integers uniformly from [low, high); randint(high, size) starts at 0."""
+    if size is None and high is not None and not isinstance(high, int):
+        # randint(high, size): the second positional argument is the size.
+        high, size = None, high
+    if high is None:
+        low, high = 0, low
     if size is None:
-        low, high, size = 0, low, high
+        raise TypeError("randint() missing required argument 'size'")
     size = [size] if isinstance(size, int) else list(size)
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")

@@ -26,13 +26,18 @@ struct IndexedView {
   bool has_advanced() const { return !advanced.empty(); }
 };
 
+// Sequences inside the index (a list, a range, a tuple within the tuple)
+// are index tensors, as in PyTorch and NumPy.
 bool is_advanced(py::handle item) {
-  return is_tensor(item) || PyList_Check(item.ptr()) || py::hasattr(item, "__dlpack__");
+  return is_tensor(item) || PyList_Check(item.ptr()) || PyRange_Check(item.ptr()) || PyTuple_Check(item.ptr()) ||
+         py::hasattr(item, "__dlpack__");
 }
 
 Tensor as_tensor(py::handle item) {
   if (is_tensor(item)) return item.cast<Tensor>();
-  return py::module_::import("ember").attr("tensor")(item).cast<Tensor>();
+  py::object values = py::reinterpret_borrow<py::object>(item);
+  if (PyRange_Check(item.ptr())) values = py::list(values);
+  return py::module_::import("ember").attr("tensor")(values).cast<Tensor>();
 }
 
 // Indices may live on the host while the tensor is on a device (PyTorch

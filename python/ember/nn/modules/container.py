@@ -27,6 +27,13 @@ class Sequential(Module):
             return Sequential(OrderedDict(list(self._modules.items())[index]))
         return list(self._modules.values())[index]
 
+    def __setitem__(self, index, module):
+        self.add_module(list(self._modules)[index], module)
+
+    def __delitem__(self, index):
+        for key in list(self._modules)[index] if isinstance(index, slice) else [list(self._modules)[index]]:
+            del self._modules[key]
+
     def __len__(self):
         return len(self._modules)
 

@@ -92,7 +92,7 @@ class Module:
     def __setattr__(self, name, value):
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -100,7 +100,7 @@ class Module:
                                 "(nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
-            self._forget(name)
+            self._forget(name, keep="_modules")
             self.register_module(name, value)
         elif name in self.__dict__.get("_modules", {}):
             if value is not None:
@@ -113,9 +113,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep):
+        """Drops `name` from every registry but `keep`, where re-assigning it
+        keeps its place: parameters() and state_dict() order, which optimizer
+        state follows, stays as it was, as in PyTorch."""
         for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__.get(registry, {}).pop(name, None)
+            if registry != keep:
+                self.__dict__.get(registry, {}).pop(name, None)
         self.__dict__.pop(name, None)
 
     def __getattr__(self, name):
