@@ -92,12 +92,16 @@ void bind_autograd(py::module_& m) {
     keys.excluded = enabled ? keys.excluded - autograd_key : keys.excluded | autograd_key;
   });
 
+  // torch.utils.hooks.RemovableHandle's surface: remove(), and a context
+  // manager that removes the hook on exit.
+  py::class_<autograd::HookHandle>(m, "RemovableHandle")
+      .def("remove", &autograd::HookHandle::remove)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](autograd::HookHandle& handle, py::args) { handle.remove(); });
   TensorClass cls = tensor_class(m);
   cls.def(
       "register_hook",
-      [](const Tensor& t, py::function hook) {
-        autograd::register_hook(t, PythonHook(std::move(hook)));
-      },
+      [](const Tensor& t, py::function hook) { return autograd::register_hook(t, PythonHook(std::move(hook))); },
       py::arg("hook"));
   cls.def(
       "backward",

@@ -4,7 +4,15 @@
 // them in dependency order (types before the functions that use them).
 #include <pybind11/pybind11.h>
 
+namespace ember::autograd {
+class Node;
+}
+
 namespace ember::python {
+
+// The Python ctx object of an ember.autograd.Function's node, or null for
+// any other node (Note [Custom function cycles]).
+PyObject* python_function_context(const autograd::Node& node);
 
 void bind_errors(pybind11::module_& m);
 void bind_dtypes(pybind11::module_& m);

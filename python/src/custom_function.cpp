@@ -10,6 +10,7 @@
 
 #include "bindings.h"
 #include "casters.h"
+#include "autograd/node.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "gil_safe.h"
@@ -74,7 +75,10 @@ class PythonFunction : public autograd::CustomFunction {
     ActiveContext active(ctx, context);
     py::object result = cls_->attr("forward")(*ctx_, *py::reinterpret_borrow<py::tuple>(*args_));
     single_output_ = is_tensor(result);
-    if (single_output_) return {result.cast<Tensor>()};
+    if (single_output_) {
+      forward_outputs_ = py::make_tuple(result);
+      return {result.cast<Tensor>()};
+    }
     if (!py::isinstance<py::tuple>(result)) {
       throw py::type_error(name_ + ".forward must return a Tensor or a tuple of Tensors");
     }
@@ -83,8 +87,24 @@ class PythonFunction : public autograd::CustomFunction {
       if (!is_tensor(item)) throw py::type_error(name_ + ".forward returned a non-Tensor output");
       outputs.push_back(item.cast<Tensor>());
     }
+    forward_outputs_ = py::reinterpret_borrow<py::tuple>(result);
     return outputs;
   }
+
+  // The Python objects forward returned, handed out once (Note [Custom
+  // function cycles]).
+  py::tuple take_forward_outputs() { return std::move(forward_outputs_); }
+
+  // The context is what user code attaches things to (ctx.out = out), so it
+  // goes as soon as the graph is done with it.
+  void release() override {
+    py::gil_scoped_acquire gil;
+    ctx_.reset();
+    args_.reset();
+  }
+
+  // The Python object holding the context, for the garbage collector.
+  PyObject* context_object() const { return ctx_ ? ctx_->ptr() : nullptr; }
 
   std::vector<Tensor> backward(autograd::FunctionContext& context, const std::vector<Tensor>& grads) override {
     py::gil_scoped_acquire gil;
@@ -97,13 +117,29 @@ class PythonFunction : public autograd::CustomFunction {
     py::object result = cls_->attr("backward")(*ctx_, *grad_args);
     py::tuple per_arg = is_tensor(result) || result.is_none() ? py::make_tuple(result) : py::tuple(result);
     const size_t num_args = ctx.arg_is_tensor.size();
-    if (per_arg.size() < num_args) {
-      throw_error(ErrorKind::Runtime, name_ + ".backward returned " + std::to_string(per_arg.size()) +
-                                          " gradients, but forward took " + std::to_string(num_args) + " arguments");
+    // PyTorch accepts extra trailing Nones and nothing else extra.
+    bool extras_are_none = true;
+    for (size_t i = num_args; i < per_arg.size(); ++i) extras_are_none &= per_arg[i].is_none();
+    if (per_arg.size() < num_args || !extras_are_none) {
+      throw_error(ErrorKind::Runtime, "function " + name_ + "Backward returned an incorrect number of gradients "
+                                      "(expected " + std::to_string(num_args) + ", got " +
+                                          std::to_string(per_arg.size()) + ")");
     }
     std::vector<Tensor> input_grads;
     for (size_t i = 0; i < num_args; ++i) {
-      if (!ctx.arg_is_tensor[i]) continue;
+      if (!ctx.arg_is_tensor[i]) {
+        if (!per_arg[i].is_none()) {
+          throw_error(ErrorKind::Runtime, "function " + name_ + "Backward returned a gradient different than None "
+                                          "at position " + std::to_string(i + 1) +
+                                              ", but the corresponding forward input was not a Variable");
+        }
+        continue;
+      }
+      if (!per_arg[i].is_none() && !is_tensor(per_arg[i])) {
+        throw py::type_error("function " + name_ + "Backward returned a " +
+                             std::string(py::str(py::type::handle_of(per_arg[i]).attr("__name__"))) +
+                             " at position " + std::to_string(i + 1) + "; expected a Tensor or None");
+      }
       input_grads.push_back(per_arg[i].is_none() ? Tensor() : per_arg[i].cast<Tensor>());
     }
     return input_grads;
@@ -115,6 +151,7 @@ class PythonFunction : public autograd::CustomFunction {
   std::shared_ptr<py::object> ctx_;
   std::string name_;
   bool single_output_ = true;
+  py::tuple forward_outputs_;
 };
 
 py::object apply_python_function(py::type cls, py::tuple args) {
@@ -128,11 +165,26 @@ py::object apply_python_function(py::type cls, py::tuple args) {
   }
   auto fn = std::make_shared<PythonFunction>(std::move(cls), std::move(args), std::move(ctx_object));
   std::vector<Tensor> outputs = autograd::apply_function(fn, inputs);
-  if (fn->single_output()) return py::cast(outputs.at(0));
-  return py::tuple(py::cast(outputs));
+  const py::tuple returned = fn->take_forward_outputs();
+  // Hand back forward's own objects wherever the output is still the same
+  // tensor (not an input returned as is, which became a new one), so that
+  // ctx.out and the caller's result are one Python object.
+  py::tuple results(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const bool same = i < returned.size() && returned[i].cast<const Tensor&>().impl() == outputs[i].impl();
+    results[i] = same ? py::reinterpret_borrow<py::object>(returned[i]) : py::cast(outputs[i]);
+  }
+  if (fn->single_output()) return results[0];
+  return results;
 }
 
 }  // namespace
+
+PyObject* python_function_context(const autograd::Node& node) {
+  const std::shared_ptr<autograd::CustomFunction> fn = autograd::custom_function_of(node);
+  const auto* python_fn = dynamic_cast<const PythonFunction*>(fn.get());
+  return python_fn == nullptr ? nullptr : python_fn->context_object();
+}
 
 void bind_custom_function(py::module_& m) {
   py::class_<FunctionCtx>(m, "FunctionCtx", py::dynamic_attr())

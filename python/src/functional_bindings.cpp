@@ -33,6 +33,14 @@ void bind_functional(py::module_& parent) {
   m.def("elu", &elu, py::arg("input"), py::arg("alpha"), no_gil);
   m.def("hardtanh", &hardtanh, py::arg("input"), py::arg("min_val"), py::arg("max_val"), no_gil);
   m.def("dropout", &dropout, py::arg("input"), py::arg("p"), py::arg("training"), no_gil);
+  // The inplace=True forms: fn(input) stored back into input (ember::apply_inplace).
+  m.def(
+      "apply_inplace",
+      [](py::object input, const py::function& fn, const std::string& name) {
+        apply_inplace(input.cast<Tensor&>(), [&fn](const Tensor& x) { return fn(x).cast<Tensor>(); }, name);
+        return input;
+      },
+      py::arg("input"), py::arg("fn"), py::arg("name"));
 
   m.def("linear", &linear, py::arg("input"), py::arg("weight"), py::arg("bias"), no_gil);
   m.def("layer_norm",

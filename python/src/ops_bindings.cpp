@@ -47,9 +47,8 @@ void bind_unary(py::module_& m, TensorClass& cls) {
   };
   for (const auto& [name, fn] : ops) {
     def_op(m, cls, name, fn);
-    // x.exp_() stores the result into x through copy_, which autograd records.
     cls.def((std::string(name) + "_").c_str(),
-            inplace<>([fn = fn](Tensor& t) { t.copy_(fn(t)); }));
+            inplace<>([fn = fn, name = name](Tensor& t) { apply_inplace(t, fn, name); }));
   }
   cls.def("__neg__", &neg, py::call_guard<py::gil_scoped_release>());
   cls.def("__abs__", &abs, py::call_guard<py::gil_scoped_release>());
@@ -78,12 +77,6 @@ void def_binary(py::module_& m, TensorClass& cls, const char* name, const char* 
     cls.def(dunder, ScalarFn, py::is_operator(), no_gil);
   }
   if (rdunder != nullptr) cls.def(rdunder, &scalar_first<Fn>, py::is_operator(), no_gil);
-}
-
-// a op= b: the result is cast into a, which must be able to hold it.
-template <BinaryFn Fn>
-void store_result(Tensor& a, const Tensor& b) {
-  a.copy_(Fn(a, b));
 }
 
 void bind_binary(py::module_& m, TensorClass& cls) {
@@ -153,17 +146,28 @@ void bind_binary(py::module_& m, TensorClass& cls) {
     cls.def(name, inplace<const Scalar&>([fn = fn](Tensor& a, const Scalar& b) { fn(a, wrap_scalar(a, b)); }),
             py::is_operator());
   }
-  const std::pair<const char*, void (*)(Tensor&, const Tensor&)> stored[] = {
-      {"__ipow__", &store_result<&pow>},         {"pow_", &store_result<&pow>},
-      {"__ifloordiv__", &store_result<&floor_divide>}, {"floor_divide_", &store_result<&floor_divide>},
-      {"__imod__", &store_result<&remainder>},   {"remainder_", &store_result<&remainder>},
-      {"__iand__", &store_result<&bitwise_and>}, {"bitwise_and_", &store_result<&bitwise_and>},
-      {"__ior__", &store_result<&bitwise_or>},   {"bitwise_or_", &store_result<&bitwise_or>},
-      {"__ixor__", &store_result<&bitwise_xor>}, {"bitwise_xor_", &store_result<&bitwise_xor>}};
-  for (const auto& [name, fn] : stored) {
-    cls.def(name, inplace<const Tensor&>(fn), py::is_operator());
-    cls.def(name, inplace<const Scalar&>([fn = fn](Tensor& a, const Scalar& b) { fn(a, wrap_scalar(a, b)); }),
-            py::is_operator());
+  // Each op's in-place method and augmented assignment: {op, method, operator}.
+  struct StoredInplace {
+    const char* op;
+    const char* method;
+    const char* dunder;
+    BinaryFn fn;
+  };
+  const StoredInplace stored[] = {{"pow", "pow_", "__ipow__", &pow},
+                                  {"floor_divide", "floor_divide_", "__ifloordiv__", &floor_divide},
+                                  {"remainder", "remainder_", "__imod__", &remainder},
+                                  {"bitwise_and", "bitwise_and_", "__iand__", &bitwise_and},
+                                  {"bitwise_or", "bitwise_or_", "__ior__", &bitwise_or},
+                                  {"bitwise_xor", "bitwise_xor_", "__ixor__", &bitwise_xor}};
+  for (const StoredInplace& entry : stored) {
+    auto store = [entry](Tensor& a, const Tensor& b) {
+      apply_inplace(a, [&](const Tensor& x) { return entry.fn(x, b); }, entry.op, {b});
+    };
+    for (const char* name : {entry.method, entry.dunder}) {
+      cls.def(name, inplace<const Tensor&>(store), py::is_operator());
+      cls.def(name, inplace<const Scalar&>([store](Tensor& a, const Scalar& b) { store(a, wrap_scalar(a, b)); }),
+              py::is_operator());
+    }
   }
 
   m.def("where", py::overload_cast<const Tensor&, const Tensor&, const Tensor&>(&where), py::arg("condition"),
@@ -187,14 +191,18 @@ void bind_binary(py::module_& m, TensorClass& cls) {
          py::arg("min") = py::none(), py::arg("max") = py::none());
   cls.def("clamp_",
           inplace<std::optional<Scalar>, std::optional<Scalar>>(
-              [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) { t.copy_(clamp(t, lo, hi)); }),
+              [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+                apply_inplace(t, [&](const Tensor& x) { return clamp(x, lo, hi); }, "clamp");
+              }),
           py::arg("min") = py::none(), py::arg("max") = py::none());
   def_op(m, cls, "masked_fill",
          [](const Tensor& x, const Tensor& mask, const Scalar& value) { return masked_fill(x, mask, value); },
          py::arg("mask"), py::arg("value"));
   cls.def("masked_fill_",
           inplace<const Tensor&, const Scalar&>(
-              [](Tensor& t, const Tensor& mask, const Scalar& value) { t.copy_(masked_fill(t, mask, value)); }),
+              [](Tensor& t, const Tensor& mask, const Scalar& value) {
+                apply_inplace(t, [&](const Tensor& x) { return masked_fill(x, mask, value); }, "masked_fill");
+              }),
           py::arg("mask"), py::arg("value"));
   cls.def("copy_", inplace<const Tensor&>([](Tensor& t, const Tensor& src) { t.copy_(src); }), py::arg("src"));
   cls.def("fill_", inplace<const Scalar&>([](Tensor& t, const Scalar& v) { t.fill_(v); }), py::arg("value"));

@@ -77,6 +77,29 @@ Tensor one_element(const Tensor& t, const char* what) {
   return t;
 }
 
+// Note [Custom function cycles]
+// `ctx.out = out` in an ember.autograd.Function is a reference cycle that
+// runs through C++: the ctx object holds the output tensor, whose grad_fn
+// node holds the ctx. Python's collector only sees references that objects
+// report, so the Tensor type reports the ctx as well: when this Python
+// object is the only owner of its tensor and the tensor the only owner of
+// its node, the node's reference to the ctx belongs to this object, and the
+// collector can free the cycle (PyTorch's THPVariable traverse does the
+// same). custom_function.cpp returns forward's own Python objects from
+// apply(), so that `ctx.out` and the caller's result are one object.
+traverseproc g_dynamic_attr_traverse = nullptr;
+
+int traverse_tensor(PyObject* self, visitproc visit, void* arg) {
+  if (int status = g_dynamic_attr_traverse(self, visit, arg)) return status;
+  if (!py::detail::is_holder_constructed(self)) return 0;
+  const Tensor& t = py::handle(self).cast<const Tensor&>();
+  if (!t.defined() || t.impl_ptr().use_count() != 1) return 0;
+  const autograd::AutogradMeta* meta = t.impl()->autograd_meta();
+  if (meta == nullptr || meta->grad_fn == nullptr || meta->grad_fn.use_count() != 1) return 0;
+  Py_VISIT(python_function_context(*meta->grad_fn));
+  return 0;
+}
+
 }  // namespace
 
 bool is_tensor(py::handle obj) { return g_tensor_type != nullptr && PyObject_TypeCheck(obj.ptr(), g_tensor_type); }
@@ -95,7 +118,10 @@ std::vector<int64_t> shape_from_args(const py::args& args, const char* op) {
 }
 
 void bind_tensor(py::module_& m) {
-  auto cls = py::class_<Tensor>(m, "Tensor", py::dynamic_attr());
+  auto cls = py::class_<Tensor>(m, "Tensor", py::dynamic_attr(), py::custom_type_setup([](PyHeapTypeObject* heap) {
+                                  g_dynamic_attr_traverse = heap->ht_type.tp_traverse;
+                                  heap->ht_type.tp_traverse = &traverse_tensor;
+                                }));
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   m.def("_set_size_type", [](py::object type) { g_size_type = type.inc_ref().ptr(); });
 

@@ -27,8 +27,9 @@ def relu_(input):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = _nn.leaky_relu(input, negative_slope)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _nn.apply_inplace(input, lambda x: _nn.leaky_relu(x, negative_slope), "leaky_relu")
+    return _nn.leaky_relu(input, negative_slope)
 
 
 def gelu(input, approximate="none"):
@@ -36,8 +37,7 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    out = _nn.silu(input)
-    return input.copy_(out) if inplace else out
+    return _nn.apply_inplace(input, _nn.silu, "silu") if inplace else _nn.silu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -45,13 +45,15 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = _nn.elu(input, alpha)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _nn.apply_inplace(input, lambda x: _nn.elu(x, alpha), "elu")
+    return _nn.elu(input, alpha)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    out = _nn.hardtanh(input, min_val, max_val)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _nn.apply_inplace(input, lambda x: _nn.hardtanh(x, min_val, max_val), "hardtanh")
+    return _nn.hardtanh(input, min_val, max_val)
 
 
 def relu6(input, inplace=False):
@@ -73,8 +75,9 @@ def log_softmax(input, dim, dtype=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    out = _nn.dropout(input, p, training)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _nn.apply_inplace(input, lambda x: _nn.dropout(x, p, training), "dropout")
+    return _nn.dropout(input, p, training)
 
 
 def linear(input, weight, bias=None):

@@ -57,9 +57,22 @@ class EnableGradGuard {
 using InferenceModeGuard = NoGradGuard;
 
 // A hook sees the gradient flowing into a tensor and may return a
-// replacement (or an undefined Tensor to keep it).
+// replacement of the same shape, dtype and device (or an undefined Tensor
+// to keep it).
 using TensorHook = std::function<Tensor(const Tensor&)>;
-void register_hook(const Tensor& tensor, TensorHook hook);
+
+// Removes the hook it was returned for; removing twice, or after the graph
+// is gone, does nothing.
+class HookHandle {
+ public:
+  HookHandle(std::weak_ptr<Node> node, uint64_t key) : node_(std::move(node)), key_(key) {}
+  void remove();
+
+ private:
+  std::weak_ptr<Node> node_;
+  uint64_t key_;
+};
+HookHandle register_hook(const Tensor& tensor, TensorHook hook);
 
 class SavedTensor;
 
@@ -98,8 +111,13 @@ class CustomFunction {
  public:
   virtual ~CustomFunction() = default;
   virtual std::string name() const = 0;
+  // What grad_fn shows; PyTorch names a Python Function's node "<name>Backward".
+  virtual std::string node_name() const { return name() + "Backward"; }
   virtual std::vector<Tensor> forward(FunctionContext& ctx, const std::vector<Tensor>& inputs) = 0;
   virtual std::vector<Tensor> backward(FunctionContext& ctx, const std::vector<Tensor>& grad_outputs) = 0;
+  // Called once the graph no longer needs the function (after a backward
+  // without retain_graph): drop whatever forward left behind.
+  virtual void release() {}
 };
 
 // Runs fn on inputs and, when an input requires a gradient, records it.

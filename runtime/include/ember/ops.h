@@ -1,7 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -119,6 +122,13 @@ Tensor& add_(Tensor& a, const Tensor& b);
 Tensor& sub_(Tensor& a, const Tensor& b);
 Tensor& mul_(Tensor& a, const Tensor& b);
 Tensor& div_(Tensor& a, const Tensor& b);
+// x.op_() for an op with no in-place form of its own: computes op on x (and
+// `operands`, the op's other tensor arguments) and stores the result into x
+// through copy_, which autograd records; when the call is recorded, op reads
+// a copy of x, so what it saves for backward is not the overwritten x. The
+// result must have x's shape, and a dtype x can hold.
+Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op, std::string_view name,
+                      std::initializer_list<Tensor> operands = {});
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,7 +39,15 @@ class TensorImpl {
   const DimVector& strides() const { return strides_; }
   int64_t storage_offset() const { return storage_offset_; }
   int64_t numel() const { return numel_; }
-  DispatchKeySet keys() const { return keys_; }
+  // A view of a tensor autograd knows takes the Autograd step too, so that
+  // an in-place write into it reaches its base's history (Note [In-place
+  // writes through views]).
+  DispatchKeySet keys() const {
+    if (view_base_ != nullptr && view_base_->autograd_meta_ != nullptr) {
+      return keys_ | DispatchKeySet::of(DispatchKey::Autograd);
+    }
+    return keys_;
+  }
   bool is_contiguous() const { return is_contiguous_; }
 
   // Bytes this view can touch, from its first element, checked against the
@@ -55,6 +64,17 @@ class TensorImpl {
   // (no copy); the autograd state stays (Note [Tensor.data assignment]).
   void set_data_from(const TensorImpl& other);
 
+  // Views (Note [In-place writes through views]): the tensor a view op was
+  // applied to, followed back to one that is not a view itself; null for
+  // tensors that own their storage's layout. `history_version` is the
+  // storage's version when this view's autograd history was last known to
+  // match its base's.
+  const std::shared_ptr<TensorImpl>& view_base() const { return view_base_; }
+  bool is_view() const { return view_base_ != nullptr; }
+  void set_view_base(const std::shared_ptr<TensorImpl>& base);
+  uint32_t history_version() const { return history_version_.load(std::memory_order_acquire); }
+  void set_history_version(uint32_t version) { history_version_.store(version, std::memory_order_release); }
+
  private:
   std::shared_ptr<Storage> storage_;
   DimVector sizes_;
@@ -65,6 +85,8 @@ class TensorImpl {
   bool is_contiguous_;
   DispatchKeySet keys_;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  std::shared_ptr<TensorImpl> view_base_;
+  std::atomic<uint32_t> history_version_{0};
 };
 
 // A reference-counted handle to a TensorImpl; copying a Tensor never copies

@@ -1,7 +1,9 @@
 #include "autograd/derivatives.h"
+#include "autograd/inplace_views.h"
 #include "autograd/record.h"
 #include "dispatch/dispatcher.h"
 #include "ember/error.h"
+#include "ember/ops.h"
 
 namespace ember::autograd {
 namespace {
@@ -12,18 +14,44 @@ BackwardFn missing_derivative(const std::string& op) {
   };
 }
 
+// Ops without tensor inputs (fill, arange, uniform written into a tensor)
+// pass no gradient anywhere: what they overwrite gets none.
+BackwardFn no_inputs() {
+  return [](const std::vector<Tensor>&, const std::vector<Tensor>&) { return std::vector<Tensor>{}; };
+}
+
+// The one output an in-place (or out=) call writes into, or null.
+Tensor* written_output(dispatch::OpCall& call) {
+  for (int64_t i = 0; i < call.num_outputs; ++i) {
+    if (call.outputs[i].defined()) return &call.outputs[i];
+  }
+  return nullptr;
+}
+
+int64_t input_index_of(const dispatch::OpCall& call, const Tensor& t) {
+  for (int64_t i = 0; i < call.num_inputs; ++i) {
+    if (call.inputs[i].impl() == t.impl()) return i;
+  }
+  return -1;
+}
+
 }  // namespace
 
 void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
-  const bool needs_grad = any_requires_grad(call.inputs, call.num_inputs);
-  for (int64_t i = 0; i < call.num_outputs; ++i) {
-    if (call.outputs[i].defined()) check_inplace(call.outputs[i], op.name());
+  Tensor* target = written_output(call);
+  bool writes_history = false;
+  if (target != nullptr) {
+    check_inplace(*target, op.name());
+    // Writing into a tensor with history replaces that history, even when
+    // no input requires grad (x.zero_() cuts x off from what made it).
+    writes_history = is_grad_enabled() && target->requires_grad();
   }
+  const bool needs_grad = writes_history || any_requires_grad(call.inputs, call.num_inputs);
   std::vector<Tensor> saved;
   BackwardFn backward;
   if (needs_grad) {
     const DerivativeMaker make = find_derivative(op.name());
-    backward = make ? make(call, saved) : missing_derivative(op.name());
+    backward = make ? make(call, saved) : call.num_inputs == 0 ? no_inputs() : missing_derivative(op.name());
     // An in-place call overwrites what it reads: keep the old values.
     for (Tensor& s : saved) {
       for (int64_t i = 0; i < call.num_outputs; ++i) {
@@ -39,9 +67,31 @@ void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
     ExcludeDispatchKeysGuard below(DispatchKeySet::of(DispatchKey::Autograd));
     dispatch::call(op, call);
   }
-  if (needs_grad) {
-    record(op.name() + "Backward", call.inputs, call.num_inputs, call.outputs, call.num_outputs, saved,
-           std::move(backward));
+  if (!needs_grad) return;
+  if (target != nullptr && writes_history && !target->impl()->is_view() && input_index_of(call, *target) < 0) {
+    // An overwrite (copy_, fill_) still has an edge to the history it
+    // replaced, which receives a zero gradient, as in PyTorch.
+    std::vector<Tensor> inputs(call.inputs, call.inputs + call.num_inputs);
+    inputs.push_back(*target);
+    BackwardFn overwrite = [inner = std::move(backward), num_inputs = static_cast<size_t>(call.num_inputs),
+                            sizes = target->sizes(), options = TensorOptions(target->dtype(), target->device())](
+                               const std::vector<Tensor>& grads, const std::vector<Tensor>& saved_values) {
+      std::vector<Tensor> out = inner(grads, saved_values);
+      out.resize(num_inputs);
+      out.push_back(zeros(sizes, options));
+      return out;
+    };
+    set_history(make_function_node(backward_name(op.name()), inputs.data(), static_cast<int64_t>(inputs.size()),
+                                   call.num_outputs, saved, std::move(overwrite)),
+                call.outputs, call.num_outputs);
+    return;
+  }
+  auto node = make_function_node(backward_name(op.name()), call.inputs, call.num_inputs, call.num_outputs, saved,
+                                 std::move(backward));
+  if (target != nullptr && target->impl()->is_view()) {
+    rebase_view_history(*target, node, input_index_of(call, *target));
+  } else {
+    set_history(node, call.outputs, call.num_outputs);
   }
 }
 

@@ -2,8 +2,10 @@
 
 #include "autograd/node.h"
 #include "autograd/record.h"
+#include "core/shape.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "ember/ops.h"
 
 namespace ember::autograd {
 
@@ -29,12 +31,24 @@ bool FunctionContext::needs_input_grad(size_t input) const {
   return input < needs_input_grad_.size() && needs_input_grad_[input];
 }
 
+namespace {
+
+// What a gradient for one input must look like (PyTorch's InputMetadata).
+struct InputMetadata {
+  bool defined = false;
+  DimVector sizes;
+  DType dtype = DType::Float32;
+  Device device;
+};
+
+}  // namespace
+
 // Runs the user's backward; the context (and its saved tensors) lives here.
 class CustomFunctionNode : public Node {
  public:
-  CustomFunctionNode(std::shared_ptr<CustomFunction> fn, std::unique_ptr<FunctionContext> ctx,
-                     std::vector<Edge> edges, uint32_t num_outputs)
-      : Node(fn->name() + "Backward", std::move(edges), num_outputs), fn_(std::move(fn)), ctx_(std::move(ctx)) {}
+  CustomFunctionNode(std::shared_ptr<CustomFunction> fn, std::vector<Edge> edges, std::vector<InputMetadata> inputs,
+                     uint32_t num_outputs)
+      : Node(fn->node_name(), std::move(edges), num_outputs), fn_(std::move(fn)), inputs_(std::move(inputs)) {}
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override {
     if (!ctx_) {
@@ -43,21 +57,54 @@ class CustomFunctionNode : public Node {
     }
     std::vector<Tensor> result = fn_->backward(*ctx_, grads);
     if (result.size() != next_edges().size()) {
-      throw_error(ErrorKind::Runtime, fn_->name() + ".backward returned " + std::to_string(result.size()) +
-                                          " gradients, but the function has " +
-                                          std::to_string(next_edges().size()) + " inputs");
+      throw_error(ErrorKind::Runtime, "function " + name() + " returned an incorrect number of gradients (expected " +
+                                          std::to_string(next_edges().size()) + ", got " +
+                                          std::to_string(result.size()) + ")");
     }
+    for (size_t i = 0; i < result.size(); ++i) validate_gradient(i, result[i]);
     return result;
   }
 
-  void release_saved() override { ctx_.reset(); }
+  void release_saved() override {
+    ctx_.reset();
+    fn_->release();
+  }
   // Set once the outputs are known: the context lists the non-differentiable ones.
   void set_context(std::unique_ptr<FunctionContext> ctx) { ctx_ = std::move(ctx); }
 
  private:
+  // PyTorch's validate_outputs: a gradient of a broadcastable shape is
+  // summed down to the input's, another dtype is converted, anything else
+  // is an error naming the function and the input.
+  void validate_gradient(size_t index, Tensor& grad) const {
+    if (!grad.defined() || !next_edges()[index].valid()) return;
+    const InputMetadata& input = inputs_[index];
+    const std::string where = "function " + name() + " returned an invalid gradient at index " + std::to_string(index);
+    if (!(grad.sizes() == input.sizes)) {
+      if (!broadcasts_to(input.sizes, grad.sizes())) {
+        throw_error(ErrorKind::Runtime, where + " - got " + shape_str(grad.sizes()) +
+                                            " but expected shape compatible with " + shape_str(input.sizes));
+      }
+      grad = sum_to(grad, input.sizes);
+    }
+    if (grad.device() != input.device) {
+      throw_error(ErrorKind::Runtime,
+                  where + " - expected device " + input.device.str() + " but got " + grad.device().str());
+    }
+    if (grad.dtype() != input.dtype) grad = grad.to(input.dtype);
+  }
+
   std::shared_ptr<CustomFunction> fn_;
+  std::vector<InputMetadata> inputs_;
   std::unique_ptr<FunctionContext> ctx_;
+
+  friend std::shared_ptr<CustomFunction> custom_function_of(const Node& node);
 };
+
+std::shared_ptr<CustomFunction> custom_function_of(const Node& node) {
+  const auto* custom = dynamic_cast<const CustomFunctionNode*>(&node);
+  return custom == nullptr ? nullptr : custom->fn_;
+}
 
 std::vector<Tensor> apply_function(const std::shared_ptr<CustomFunction>& fn, const std::vector<Tensor>& inputs) {
   auto ctx = std::make_unique<FunctionContext>();
@@ -71,9 +118,13 @@ std::vector<Tensor> apply_function(const std::shared_ptr<CustomFunction>& fn, co
   }
   if (!record_it) return outputs;
   std::vector<Edge> edges;
-  for (const Tensor& t : inputs) edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
-  auto node = std::make_shared<CustomFunctionNode>(fn, nullptr, std::move(edges),
-                                                   static_cast<uint32_t>(outputs.size()));
+  std::vector<InputMetadata> metadata;
+  for (const Tensor& t : inputs) {
+    edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
+    metadata.push_back(t.defined() ? InputMetadata{true, t.sizes(), t.dtype(), t.device()} : InputMetadata{});
+  }
+  auto node =
+      make_node<CustomFunctionNode>(fn, std::move(edges), std::move(metadata), static_cast<uint32_t>(outputs.size()));
   const auto& non_diff = ctx->non_differentiable_;
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];
@@ -87,6 +138,9 @@ std::vector<Tensor> apply_function(const std::shared_ptr<CustomFunction>& fn, co
     AutogradMeta& meta = out.impl()->ensure_autograd_meta();
     meta.grad_fn = node;
     meta.output_nr = static_cast<uint32_t>(i);
+    for (SavedTensor& s : ctx->saved_) {
+      if (s.data().defined() && s.data().impl() == out.impl()) s.mark_output_of(node, static_cast<uint32_t>(i));
+    }
   }
   node->set_context(std::move(ctx));
   return outputs;

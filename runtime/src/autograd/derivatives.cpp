@@ -83,8 +83,10 @@ EMBER_BINARY_DERIVATIVE(d_add, g, g)
 EMBER_BINARY_DERIVATIVE(d_sub, g, neg(g))
 EMBER_BINARY_DERIVATIVE(d_mul, g* b, g* a)
 EMBER_BINARY_DERIVATIVE(d_div, g / b, neg(g * a / (b * b)))
-// PyTorch's convention: where a == 0 and b >= 0, d/db is 0 rather than NaN.
-EMBER_BINARY_DERIVATIVE(d_pow, g* b* pow(a, b - 1.0),
+// PyTorch's conventions: d/da is 0 where b == 0 (x ** 0 is constant, even at
+// x = 0, where pow(a, -1) is inf), and where a == 0 and b >= 0, d/db is 0
+// rather than NaN.
+EMBER_BINARY_DERIVATIVE(d_pow, where(eq(b, 0.0), zeros_like(g), g * b * pow(a, b - 1.0)),
                         where(logical_and(eq(a, 0.0), ge(b, 0.0)), zeros_like(g), g * pow(a, b) * log(a)))
 // Ties split the gradient evenly, as PyTorch does.
 EMBER_BINARY_DERIVATIVE(d_maximum, g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5),

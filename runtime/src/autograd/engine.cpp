@@ -149,14 +149,15 @@ void collect_roots(const std::vector<Tensor>& roots, const std::vector<Tensor>& 
     const Tensor& root = roots[i];
     Edge edge = gradient_edge(root);
     if (!edge.valid()) {
-      throw_error(ErrorKind::Runtime, "element " + std::to_string(i) +
-                                          " of tensors does not require grad and does not have a grad_fn");
+      throw_error(ErrorKind::Runtime,
+                  "element " + std::to_string(i) + " of tensors does not require grad and does not have a grad_fn");
     }
     Tensor grad = grad_roots.empty() ? Tensor() : grad_roots[i];
     if (!grad.defined()) {
       if (root.numel() != 1) {
-        throw_error(ErrorKind::Runtime, "grad can be implicitly created only for scalar outputs; got a tensor of shape " +
-                                            shape_str(root.sizes()));
+        throw_error(
+            ErrorKind::Runtime,
+            "grad can be implicitly created only for scalar outputs; got a tensor of shape " + shape_str(root.sizes()));
       }
       grad = ones_like(root);
     } else if (!(grad.sizes() == root.sizes())) {
@@ -203,17 +204,23 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   return result;
 }
 
-void register_hook(const Tensor& tensor, TensorHook hook) {
+HookHandle register_hook(const Tensor& tensor, TensorHook hook) {
   const Edge edge = gradient_edge(tensor);
   if (!edge.valid()) {
     throw_error(ErrorKind::Runtime, "cannot register a hook on a tensor that doesn't require gradient");
   }
-  edge.node->add_pre_hook(edge.input_nr, std::move(hook));
+  const uint64_t key = edge.node->add_pre_hook(edge.input_nr, std::move(hook));
   if (auto accumulator = std::dynamic_pointer_cast<AccumulateGrad>(edge.node)) {
     AutogradMeta* meta = tensor.impl()->autograd_meta();
     std::lock_guard<std::mutex> lock(meta->mutex);
     meta->hooked_accumulator = std::move(accumulator);
   }
+  return HookHandle(edge.node, key);
+}
+
+void HookHandle::remove() {
+  if (std::shared_ptr<Node> node = node_.lock()) node->remove_pre_hook(key_);
+  node_.reset();
 }
 
 }  // namespace ember::autograd

@@ -1,7 +1,10 @@
 #include "autograd/node.h"
 
+#include <algorithm>
+
 #include <atomic>
 
+#include "autograd/inplace_views.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 
@@ -10,24 +13,36 @@ namespace {
 
 std::atomic<uint64_t> g_next_sequence_nr{0};
 
-std::string describe(const Tensor& t) {
-  return std::string(dtype_name(t.dtype())) + " " + shape_str(t.sizes());
-}
+std::string describe(const Tensor& t) { return std::string(dtype_name(t.dtype())) + " " + shape_str(t.sizes()); }
 
 }  // namespace
 
 SavedTensor::SavedTensor(const Tensor& tensor, const std::string& op)
     : tensor_(tensor), version_(tensor.defined() ? tensor.version() : 0), op_(op) {}
 
-const Tensor& SavedTensor::unpack() const {
+void SavedTensor::mark_output_of(const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  tensor_ = tensor_.detach();
+  producer_ = node;
+  output_nr_ = output_nr;
+  is_output_ = true;
+}
+
+Tensor SavedTensor::unpack() const {
   if (tensor_.defined() && tensor_.version() != version_) {
     throw_error(ErrorKind::Runtime,
                 "one of the variables needed for gradient computation has been modified by an inplace "
-                "operation: [" + describe(tensor_) + "], saved by " + op_ + ", is at version " +
-                    std::to_string(tensor_.version()) + "; expected version " + std::to_string(version_) +
-                    " instead");
+                "operation: [" +
+                    describe(tensor_) + "], saved by " + op_ + ", is at version " + std::to_string(tensor_.version()) +
+                    "; expected version " + std::to_string(version_) + " instead");
   }
-  return tensor_;
+  if (!is_output_) return tensor_;
+  Tensor out = tensor_.detach();
+  if (std::shared_ptr<Node> producer = producer_.lock()) {
+    AutogradMeta& meta = out.impl()->ensure_autograd_meta();
+    meta.grad_fn = std::move(producer);
+    meta.output_nr = output_nr_;
+  }
+  return out;
 }
 
 Node::Node(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs)
@@ -36,14 +51,55 @@ Node::Node(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs)
       num_inputs_(num_inputs),
       sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
-void Node::add_pre_hook(uint32_t input_nr, TensorHook hook) { pre_hooks_.emplace_back(input_nr, std::move(hook)); }
+uint64_t Node::add_pre_hook(uint32_t input_nr, TensorHook hook) {
+  static std::atomic<uint64_t> next_key{0};
+  const uint64_t key = next_key.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(pre_hooks_mutex_);
+  pre_hooks_.push_back({key, input_nr, std::move(hook)});
+  return key;
+}
+
+void Node::remove_pre_hook(uint64_t key) {
+  std::lock_guard<std::mutex> lock(pre_hooks_mutex_);
+  std::erase_if(pre_hooks_, [key](const PreHook& h) { return h.key == key; });
+}
 
 void Node::run_pre_hooks(std::vector<Tensor>& grads) const {
-  for (const auto& [input_nr, hook] : pre_hooks_) {
-    if (!grads[input_nr].defined()) continue;
-    Tensor replaced = hook(grads[input_nr]);
-    if (replaced.defined()) grads[input_nr] = replaced;
+  std::vector<PreHook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(pre_hooks_mutex_);
+    hooks = pre_hooks_;
   }
+  for (const PreHook& h : hooks) {
+    const Tensor& grad = grads[h.input_nr];
+    if (!grad.defined()) continue;
+    Tensor replaced = h.hook(grad);
+    if (!replaced.defined()) continue;
+    if (replaced.dtype() != grad.dtype() || replaced.device() != grad.device() || !(replaced.sizes() == grad.sizes())) {
+      throw_error(ErrorKind::Runtime, "a hook on the gradient flowing into " + name() + " changed it from " +
+                                          describe(grad) + " on " + grad.device().str() + " to " + describe(replaced) +
+                                          " on " + replaced.device().str() +
+                                          "; a hook may return a new value but not a new shape, dtype or device");
+    }
+    grads[h.input_nr] = std::move(replaced);
+  }
+}
+
+void delete_node(Node* node) noexcept {
+  thread_local bool deleting = false;
+  thread_local std::vector<Node*> pending;
+  if (deleting) {
+    pending.push_back(node);
+    return;
+  }
+  deleting = true;
+  delete node;
+  while (!pending.empty()) {
+    Node* next = pending.back();
+    pending.pop_back();
+    delete next;
+  }
+  deleting = false;
 }
 
 FunctionNode::FunctionNode(std::string name, std::vector<Edge> next_edges, uint32_t num_inputs, SavedTensors saved,
@@ -54,8 +110,8 @@ std::vector<Tensor> FunctionNode::apply(std::vector<Tensor> grads) {
   if (released_) {
     throw_error(ErrorKind::Runtime,
                 "Trying to backward through the graph a second time (or directly access saved tensors after they "
-                "have already been freed), at " + name() +
-                    ". Specify retain_graph=true if you need to backward through the graph a second time.");
+                "have already been freed), at " +
+                    name() + ". Specify retain_graph=true if you need to backward through the graph a second time.");
   }
   std::vector<Tensor> saved;
   saved.reserve(saved_.size());
@@ -68,8 +124,7 @@ void FunctionNode::release_saved() {
   released_ = true;
 }
 
-AccumulateGrad::AccumulateGrad(const Tensor& leaf)
-    : Node("AccumulateGrad", {}, 1), leaf_(leaf.impl_ptr()) {}
+AccumulateGrad::AccumulateGrad(const Tensor& leaf) : Node("AccumulateGrad", {}, 1), leaf_(leaf.impl_ptr()) {}
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   std::shared_ptr<TensorImpl> impl = leaf_.lock();
@@ -94,6 +149,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
 }
 
 Edge gradient_edge(const Tensor& t) {
+  refresh_view_history(t);
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (meta == nullptr) return {};
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
@@ -101,7 +157,7 @@ Edge gradient_edge(const Tensor& t) {
   std::lock_guard<std::mutex> lock(meta->mutex);
   std::shared_ptr<AccumulateGrad> acc = meta->grad_accumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t);
+    acc = make_node<AccumulateGrad>(t);
     meta->grad_accumulator = acc;
   }
   return {acc, 0};

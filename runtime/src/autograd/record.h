@@ -14,11 +14,28 @@ inline bool any_requires_grad(std::initializer_list<Tensor> inputs) {
   return any_requires_grad(inputs.begin(), static_cast<int64_t>(inputs.size()));
 }
 
-// Records one op: a node with an edge to each input and `backward` to run,
-// made the grad_fn of every floating output (integer and bool outputs are
-// never differentiable). Call only when any_requires_grad() is true.
+// A node for one op call: an edge to each input and `backward` to run.
+std::shared_ptr<Node> make_function_node(const std::string& name, const Tensor* inputs, int64_t num_inputs,
+                                         int64_t num_outputs, const std::vector<Tensor>& saved, BackwardFn backward);
+
+// Makes `node` the grad_fn of every floating output (integer and bool
+// outputs are never differentiable).
+void set_history(const std::shared_ptr<Node>& node, Tensor* outputs, int64_t num_outputs);
+
+// Records one op: make_function_node, then set_history. Call only when
+// any_requires_grad() is true.
 void record(const std::string& name, const Tensor* inputs, int64_t num_inputs, Tensor* outputs, int64_t num_outputs,
             const std::vector<Tensor>& saved, BackwardFn backward);
+
+// Gives a composite op's result the node name PyTorch's own op shows
+// (MseLossBackward0 rather than the MeanBackward0 its decomposition ends
+// in), by renaming the node that made it when only this result holds that
+// node, that is, when the op itself just made it. Returns out.
+const Tensor& name_history(const Tensor& out, const std::string& name);
+
+// PyTorch's name for the backward node of a catalogue op: "index_select"
+// gives "IndexSelectBackward0".
+std::string backward_name(std::string_view op);
 
 // For view ops and conversions computed outside the dispatcher: records
 // `out = f(in)` when needed and returns out.
@@ -33,7 +50,8 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 // indices accumulate).
 Tensor place_along(const Tensor& grad, IntArrayRef base_sizes, DType dtype, int64_t dim, const Tensor& index);
 
-// Rejects an in-place write into a leaf that requires grad (PyTorch's rule).
+// Rejects an in-place write into a leaf that requires grad, or into a view
+// of one (PyTorch's rule).
 void check_inplace(const Tensor& target, const std::string& op);
 
 }  // namespace ember::autograd

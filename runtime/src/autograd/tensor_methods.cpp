@@ -1,4 +1,5 @@
 // Tensor's autograd surface (declared in ember/tensor.h).
+#include "autograd/inplace_views.h"
 #include "autograd/node.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
@@ -6,6 +7,7 @@
 namespace ember {
 
 bool Tensor::requires_grad() const {
+  if (impl_->is_view()) autograd::refresh_view_history(*this);
   const autograd::AutogradMeta* meta = impl_->autograd_meta();
   return meta != nullptr && (meta->requires_grad || meta->grad_fn != nullptr);
 }
@@ -16,8 +18,8 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
                 "you can only change requires_grad flags of leaf variables; use detach() to get a leaf");
   }
   if (requires_grad && !is_floating(dtype())) {
-    throw_error(ErrorKind::Runtime, "only Tensors of floating point dtype can require gradients, got " +
-                                        std::string(dtype_name(dtype())));
+    throw_error(ErrorKind::Runtime,
+                "only Tensors of floating point dtype can require gradients, got " + std::string(dtype_name(dtype())));
   }
   if (requires_grad) {
     impl_->ensure_autograd_meta().requires_grad = true;
@@ -28,6 +30,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 }
 
 bool Tensor::is_leaf() const {
+  if (impl_->is_view()) autograd::refresh_view_history(*this);
   const autograd::AutogradMeta* meta = impl_->autograd_meta();
   return meta == nullptr || meta->grad_fn == nullptr;
 }
@@ -50,6 +53,7 @@ void Tensor::set_grad(const Tensor& grad) {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  if (impl_->is_view()) autograd::refresh_view_history(*this);
   const autograd::AutogradMeta* meta = impl_->autograd_meta();
   return meta == nullptr ? nullptr : meta->grad_fn;
 }
@@ -69,8 +73,8 @@ Tensor& Tensor::set_data(const Tensor& data) {
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
-  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
-                     retain_graph, create_graph);
+  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
+                     create_graph);
 }
 
 }  // namespace ember

@@ -66,6 +66,12 @@ void TensorImpl::set_data_from(const TensorImpl& other) {
   is_contiguous_ = other.is_contiguous_;
   keys_ = DispatchKeySet::of_backend(storage_->device().type);
   if (autograd_meta_) keys_ = keys_ | DispatchKeySet::of(DispatchKey::Autograd);
+  view_base_.reset();
+}
+
+void TensorImpl::set_view_base(const std::shared_ptr<TensorImpl>& base) {
+  view_base_ = base->is_view() ? base->view_base_ : base;
+  set_history_version(storage_->version());
 }
 
 int64_t TensorImpl::span_elements() const {

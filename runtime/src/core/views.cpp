@@ -14,7 +14,9 @@ namespace ember {
 namespace {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, offset));
+  auto impl = std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, offset);
+  impl->set_view_base(base.impl_ptr());
+  return Tensor(std::move(impl));
 }
 
 using Grads = std::vector<Tensor>;
@@ -58,13 +60,13 @@ Tensor Tensor::view(IntArrayRef shape) const {
                     shape_str(sizes()) + " and stride " + shape_str(strides()) +
                     " (at least one dimension spans across two contiguous subspaces); use reshape instead");
   }
-  return reshaping_view("ViewBackward", *this, make_view(*this, new_sizes, *strides_opt, storage_offset()));
+  return reshaping_view("ViewBackward0", *this, make_view(*this, new_sizes, *strides_opt, storage_offset()));
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   const DimVector new_sizes = infer_view_shape(shape, numel(), "reshape");
   if (auto s = view_strides(sizes(), strides(), new_sizes)) {
-    return reshaping_view("ViewBackward", *this, make_view(*this, new_sizes, *s, storage_offset()));
+    return reshaping_view("ViewBackward0", *this, make_view(*this, new_sizes, *s, storage_offset()));
   }
   return clone().view(new_sizes);
 }
@@ -101,7 +103,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   if (!autograd::any_requires_grad({*this})) return out;
   DimVector inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inverse[normalize_dim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
-  return autograd::record_unary("PermuteBackward", *this, std::move(out), [inverse](const Grads& g, const Grads&) {
+  return autograd::record_unary("PermuteBackward0", *this, std::move(out), [inverse](const Grads& g, const Grads&) {
     return Grads{g[0].permute(inverse)};
   });
 }
@@ -114,13 +116,13 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   DimVector new_strides = strides();
   std::swap(new_sizes[a], new_sizes[b]);
   std::swap(new_strides[a], new_strides[b]);
-  return autograd::record_unary("TransposeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()),
+  return autograd::record_unary("TransposeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()),
                                 [a, b](const Grads& g, const Grads&) { return Grads{g[0].transpose(a, b)}; });
 }
 
 Tensor Tensor::t() const {
   if (dim() > 2) throw_error(ErrorKind::Value, "t() expects a tensor with <= 2 dimensions, but got " + std::to_string(dim()));
-  return dim() < 2 ? *this : transpose(0, 1);
+  return dim() < 2 ? *this : autograd::name_history(transpose(0, 1), "TBackward0");
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
@@ -154,7 +156,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   Tensor out = make_view(*this, new_sizes, new_strides, storage_offset());
   if (!autograd::any_requires_grad({*this})) return out;
   const DimVector base_sizes = sizes();
-  return autograd::record_unary("ExpandBackward", *this, std::move(out), [base_sizes](const Grads& g, const Grads&) {
+  return autograd::record_unary("ExpandBackward0", *this, std::move(out), [base_sizes](const Grads& g, const Grads&) {
     return Grads{autograd::sum_to(g[0], base_sizes)};
   });
 }
@@ -167,7 +169,7 @@ Tensor Tensor::squeeze() const {
     new_sizes.push_back(sizes()[d]);
     new_strides.push_back(strides()[d]);
   }
-  return reshaping_view("SqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  return reshaping_view("SqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
@@ -178,7 +180,7 @@ Tensor Tensor::squeeze(int64_t d) const {
   DimVector new_strides = strides();
   new_sizes.erase(n);
   new_strides.erase(n);
-  return reshaping_view("SqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  return reshaping_view("SqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -188,7 +190,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t stride = n < dim() ? sizes()[n] * strides()[n] : 1;
   new_sizes.insert(n, 1);
   new_strides.insert(n, stride);
-  return reshaping_view("UnsqueezeBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  return reshaping_view("UnsqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
@@ -207,7 +209,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   new_sizes[n] = (e - s + step - 1) / step;
   new_strides[n] = strides()[n] * step;
   const int64_t offset = new_sizes[n] == 0 ? storage_offset() : storage_offset() + s * strides()[n];
-  return indexing_view("SliceBackward", *this, make_view(*this, new_sizes, new_strides, offset), n, s, step, true);
+  return indexing_view("SliceBackward0", *this, make_view(*this, new_sizes, new_strides, offset), n, s, step, true);
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -235,7 +237,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector new_strides = strides();
   new_sizes.erase(n);
   new_strides.erase(n);
-  return indexing_view("SelectBackward", *this, make_view(*this, new_sizes, new_strides, storage_offset() + i * strides()[n]),
+  return indexing_view("SelectBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset() + i * strides()[n]),
                        n, i, 1, false);
 }
 
@@ -275,7 +277,7 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::o
   // flat image of that storage at the view's offsets (overlaps accumulate),
   // then read the base's elements back out of it.
   return autograd::record_unary(
-      "AsStridedBackward", *this, std::move(out),
+      "AsStridedBackward0", *this, std::move(out),
       [base_sizes, base_strides, base_offset, view_sizes, view_strides_copy, off, storage_elements](
           const Grads& g, const Grads&) {
         const TensorOptions index_options(DType::Int64, g[0].device());

@@ -6,6 +6,7 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 
@@ -126,7 +127,7 @@ bool same_view(const Tensor& a, const Tensor& b) {
 // non-bool result into a bool tensor.
 void check_can_store(const char* name, DType result, DType target) {
   if ((is_floating(result) && !is_floating(target)) || (result != DType::Bool && target == DType::Bool)) {
-    throw_error(ErrorKind::Type, std::string(name) + "_: result type " + std::string(dtype_name(result)) +
+    throw_error(ErrorKind::Runtime, std::string(name) + "_: result type " + std::string(dtype_name(result)) +
                                      " can't be cast to the desired output type " + std::string(dtype_name(target)));
   }
 }
@@ -397,6 +398,25 @@ Tensor& mul_(Tensor& a, const Tensor& b) {
 Tensor& div_(Tensor& a, const Tensor& b) {
   static const Op& op = op_named("div");
   return binary_inplace(op, a, b, BinaryKind::TrueDivide);
+}
+
+Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op, std::string_view name,
+                      std::initializer_list<Tensor> operands) {
+  const std::string inplace_name = std::string(name) + "_";
+  if (has_internal_overlap(x)) {
+    throw_error(ErrorKind::Runtime, inplace_name + ": unsupported operation: more than one element of the written-to "
+                                                   "tensor refers to a single memory location; clone() it first");
+  }
+  bool recorded = x.requires_grad();
+  for (const Tensor& t : operands) recorded |= t.defined() && t.requires_grad();
+  recorded &= autograd::is_grad_enabled();
+  const Tensor result = op(recorded ? x.clone() : x);
+  check_can_store(std::string(name).c_str(), result.dtype(), x.dtype());
+  if (!(result.sizes() == x.sizes())) {
+    throw_error(ErrorKind::Runtime, inplace_name + ": output with shape " + shape_str(x.sizes()) +
+                                        " doesn't match the broadcast shape " + shape_str(result.sizes()));
+  }
+  return x.copy_(result);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "core/shape.h"
+#include "autograd/record.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
 #include "ember/error.h"
@@ -11,15 +12,16 @@ namespace {
 
 using dispatch::op_named;
 
-// The kernel writes a keepdim-shaped output; drop the reduced dims after.
-Tensor finish_keepdim(const Tensor& out, IntArrayRef dims, int64_t rank, bool keepdim) {
+// The kernel writes a keepdim-shaped output; drop the reduced dims after,
+// keeping the op's name on the result's history.
+Tensor finish_keepdim(const char* name, const Tensor& out, IntArrayRef dims, int64_t rank, bool keepdim) {
   if (keepdim || rank == 0) return out;
   DimVector shape;
   for (int64_t d = 0; d < rank; ++d) {
     const bool reduced = dims.empty() || std::find(dims.begin(), dims.end(), d) != dims.end();
     if (!reduced) shape.push_back(out.sizes()[d]);
   }
-  return out.view(shape);
+  return autograd::name_history(out.view(shape), autograd::backward_name(name));
 }
 
 void check_nonempty_reduction(const char* name, const Tensor& x, IntArrayRef dims) {
@@ -37,7 +39,7 @@ Tensor reduce(const char* name, const Tensor& x, IntArrayRef dims_in, bool keepd
   const DimVector kernel_dims = x.dim() == 0 ? DimVector() : dims;
   Tensor out = dispatch::call_single(op_named(name), {x},
                                      {dispatch::attr_ints("dims", kernel_dims), dispatch::attr_bool("keepdim", true)});
-  return finish_keepdim(out, dims, x.dim(), keepdim);
+  return finish_keepdim(name, out, dims, x.dim(), keepdim);
 }
 
 Tensor arg_reduce(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -53,7 +55,7 @@ Tensor arg_reduce(const char* name, const Tensor& x, std::optional<int64_t> dim,
     Tensor out = dispatch::call_single(op_named(name), {x},
                                        {dispatch::attr_int("dim", d), dispatch::attr_bool("keepdim", true)});
     const int64_t dd[] = {d};
-    return finish_keepdim(out, dd, x.dim(), keepdim);
+    return finish_keepdim(name, out, dd, x.dim(), keepdim);
   }
   check_nonempty_reduction(name, x, {});
   Tensor out = dispatch::call_single(op_named(name), {x},

@@ -72,8 +72,8 @@ class Softplus(_Elementwise):
 class Hardtanh(_Elementwise):
     _function = staticmethod(F.hardtanh)
 
-    def __init__(self, min_val=-1.0, max_val=1.0):
-        super().__init__(min_val=min_val, max_val=max_val)
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
 
 
 class Sigmoid(_Elementwise):

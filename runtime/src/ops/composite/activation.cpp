@@ -5,6 +5,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "autograd/record.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -57,7 +58,7 @@ Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optio
 // at 0 is 0 (PyTorch), and a where has a one-op backward. NaN stays NaN.
 Tensor relu(const Tensor& x) {
   if (x.dtype() == DType::Bool) throw_error(ErrorKind::Type, "relu(): not implemented for dtype bool");
-  return where(le(x, 0), Scalar(0), x);
+  return autograd::name_history(where(le(x, 0), Scalar(0), x), "ReluBackward0");
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) { return where(gt(x, 0), x, x * negative_slope); }

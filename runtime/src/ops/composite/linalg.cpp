@@ -2,6 +2,7 @@
 // and index_select.
 #include <string>
 
+#include "autograd/record.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -67,7 +68,9 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
                                       shape_str(w.sizes()) + " (expected last dim " + std::to_string(w.size(1)) + ")");
   }
   const Tensor out = matmul(x, w.t());
-  return bias ? out + *bias : out;
+  // A 2-d input is one addmm (or mm) in PyTorch, and shows as one.
+  if (x.dim() != 2) return bias ? out + *bias : out;
+  return bias ? autograd::name_history(out + *bias, "AddmmBackward0") : autograd::name_history(out, "MmBackward0");
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {

@@ -4,6 +4,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "autograd/record.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -77,11 +78,14 @@ Tensor reduce_nll(const NllTerms& t, std::string_view reduction) {
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::optional<Tensor>& weight,
                 int64_t ignore_index, std::string_view reduction) {
   check_reduction("nll_loss", reduction);
-  return reduce_nll(nll_terms("nll_loss", log_probs, target, weight, ignore_index), reduction);
+  return autograd::name_history(reduce_nll(nll_terms("nll_loss", log_probs, target, weight, ignore_index), reduction),
+                                "NllLossBackward0");
 }
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::optional<Tensor>& weight,
-                     int64_t ignore_index, std::string_view reduction, double label_smoothing) {
+namespace {
+
+Tensor cross_entropy_loss(const Tensor& logits, const Tensor& target, const std::optional<Tensor>& weight,
+                          int64_t ignore_index, std::string_view reduction, double label_smoothing) {
   check_reduction("cross_entropy", reduction);
   composite::check_floating("cross_entropy", logits);
   if (label_smoothing < 0 || label_smoothing > 1) {
@@ -123,11 +127,20 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::opti
   return reduce_nll(terms, reduction);
 }
 
+}  // namespace
+
+// PyTorch's cross_entropy ends in nll_loss, whose node it shows.
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::optional<Tensor>& weight,
+                     int64_t ignore_index, std::string_view reduction, double label_smoothing) {
+  return autograd::name_history(
+      cross_entropy_loss(logits, target, weight, ignore_index, reduction, label_smoothing), "NllLossBackward0");
+}
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
   check_reduction("mse_loss", reduction);
   check_same_shape("mse_loss", input, target);
   const Tensor d = input - target;
-  return reduce_loss(d * d, reduction);
+  return autograd::name_history(reduce_loss(d * d, reduction), "MseLossBackward0");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
@@ -141,8 +154,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_vie
   check_same_shape("smooth_l1_loss", input, target);
   if (beta < 0) throw_error(ErrorKind::Value, "smooth_l1_loss(): beta must be non-negative, got " + std::to_string(beta));
   const Tensor d = abs(input - target);
-  if (beta == 0) return reduce_loss(d, reduction);
-  return reduce_loss(where(lt(d, beta), d * d * (0.5 / beta), d - 0.5 * beta), reduction);
+  const Tensor loss = beta == 0 ? d : where(lt(d, beta), d * d * (0.5 / beta), d - 0.5 * beta);
+  return autograd::name_history(reduce_loss(loss, reduction), "SmoothL1LossBackward0");
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
@@ -155,7 +168,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   const Tensor log_1mp = clamp(log(1.0 - input), Scalar(-100));
   Tensor loss = -(target * log_p + (1.0 - target) * log_1mp);
   if (weight) loss = loss * *weight;
-  return reduce_loss(loss, reduction);
+  return autograd::name_history(reduce_loss(loss, reduction), "BinaryCrossEntropyBackward0");
 }
 
 // (1 - y) x + (1 + (pw - 1) y) (log1p(exp(-|x|)) + max(-x, 0)): exp never
@@ -170,7 +183,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const Tensor log_weight = pos_weight ? (*pos_weight - 1.0) * target + 1.0 : Tensor();
   Tensor loss = (1.0 - target) * input + (pos_weight ? log_weight * softplus_neg : softplus_neg);
   if (weight) loss = loss * *weight;
-  return reduce_loss(loss, reduction);
+  return autograd::name_history(reduce_loss(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0");
 }
 
 }  // namespace ember
