@@ -22,9 +22,12 @@ for themselves, a JSON array is a list, and an object with one key is
 ``{"float": "nan" | "inf" | "-inf"}``.
 """
 
+import errno
 import json
 import math
 import os
+import secrets
+import stat
 
 from . import _C
 from . import _safetensors
@@ -39,7 +42,8 @@ def save(obj, f, metadata=None):
     """Writes a state dict to ``f`` (a path or a binary file): a dict of
     name -> tensor, or nested dicts, lists and tuples of tensors and plain
     values (see the module docstring). ``metadata`` is an optional dict of
-    strings stored in the header."""
+    strings stored in the header. A path is replaced whole or not at all
+    (see Note [Replacing a file whole])."""
     if not isinstance(obj, dict):
         raise TypeError(f"save: expected a dict (a state dict), got {type(obj).__name__}")
     header_metadata = None
@@ -58,10 +62,71 @@ def save(obj, f, metadata=None):
         header_metadata = header_metadata or {}
         header_metadata[_STRUCTURE_KEY] = json.dumps(structure, allow_nan=False, separators=(",", ":"))
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as stream:
-            _safetensors.write(stream, tensors, header_metadata)
+        _replace_whole(f, lambda stream: _safetensors.write(stream, tensors, header_metadata))
     else:
         _safetensors.write(f, tensors, header_metadata)
+
+
+# Note [Replacing a file whole]
+# Writing straight to the target would destroy the previous good file when
+# the write stops half way (a full disk, a file-size limit, a kill). save()
+# writes a hidden temporary beside the target, in the same folder so that
+# the rename cannot cross file systems, syncs it to disk, renames it onto
+# the target (atomic on POSIX and Windows), then syncs the folder so that
+# the rename itself survives a crash. An error removes the temporary; only a
+# kill can leave one behind (`.<name>.<random>.tmp`), and the target is then
+# untouched. The temporary is made with os.open(O_EXCL, 0o666) rather than
+# tempfile.mkstemp, whose 0o600 would become the target's mode: this way
+# the kernel applies the umask (and a folder's default ACL) as for any new
+# file, and a file that existed keeps its own permission bits. A symbolic
+# link is followed, and a target the user may not write is refused as
+# open() would refuse it.
+
+
+def _replace_whole(path, write):
+    target = os.path.realpath(path)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, f"save: cannot write '{os.fspath(path)}': {os.strerror(errno.EACCES)}")
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as error:
+        raise type(error)(error.errno, f"save: cannot write '{os.fspath(path)}': {error.strerror}") from None
+    try:
+        with open(descriptor, "wb") as stream:
+            if mode is not None:
+                os.chmod(temporary, mode)
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder):
+    """Makes a rename in ``folder`` durable, where the system allows a folder
+    to be synced (not on Windows)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _encode(value, path, tensors):
