@@ -289,11 +289,11 @@ def _check_layout(entries, source):
             raise _error(source, f"{where} ends before it begins")
         nbytes = _byte_size(entry)
         if nbytes is None:
-            raise _error(source, f"{where}: the size of its {CODES[entry.dtype]} shape {entry.shape} overflows "
-                                 "64 bits")
+            raise _error(source, f"{where}: the size of its {CODES[entry.dtype]} shape {reprlib.repr(entry.shape)} "
+                                 "overflows 64 bits")
         if nbytes != entry.end - entry.begin:
             raise _error(source, f"{where} spans {entry.end - entry.begin} bytes, but its {CODES[entry.dtype]} "
-                                 f"shape {entry.shape} needs {nbytes}")
+                                 f"shape {reprlib.repr(entry.shape)} needs {nbytes}")
         end_of_previous, previous = entry.end, entry
     return end_of_previous
 
@@ -303,8 +303,8 @@ def _check_ember_can_hold(entry, source):
     for n in entry.shape:
         extent *= max(n, 1)
     if extent > _MAX_EMBER_SIZE:
-        raise _error(source, f"tensor {entry.name!r}: the sizes of its shape {entry.shape} multiply past Ember's "
-                             "int64 sizes")
+        raise _error(source, f"tensor {entry.name!r}: the sizes of its shape {reprlib.repr(entry.shape)} multiply "
+                             "past Ember's int64 sizes")
     try:
         _C._empty(entry.shape, entry.dtype, _META)  # the core's own rules for a shape, at no cost
     except ValueError as error:
