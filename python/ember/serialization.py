@@ -3,7 +3,7 @@
 A file is an 8-byte little-endian header length, a JSON header naming each
 tensor's dtype, shape and byte range, then the raw little-endian bytes. It
 holds only data: loading parses JSON and copies bytes, and can never run
-code (unlike pickle).
+code (unlike pickle). ``_safetensors.py`` reads, checks and writes it.
 
 A flat dict of name -> tensor (a module's ``state_dict()``) is written as a
 plain safetensors file, the one the `safetensors` package and Hugging Face
@@ -22,23 +22,16 @@ for themselves, a JSON array is a list, and an object with one key is
 ``{"float": "nan" | "inf" | "-inf"}``.
 """
 
+import errno
 import json
 import math
 import os
-import struct
+import secrets
+import stat
 
 from . import _C
-
-# safetensors' dtype codes.
-_CODES = {
-    _C.bool: "BOOL", _C.uint8: "U8", _C.int8: "I8", _C.int16: "I16", _C.int32: "I32", _C.int64: "I64",
-    _C.float16: "F16", _C.bfloat16: "BF16", _C.float32: "F32", _C.float64: "F64",
-}
-_DTYPES = {code: dtype for dtype, code in _CODES.items()}
-_HEADER_ALIGNMENT = 8
-# Refuse headers beyond this size before reading them (safetensors' own limit).
-_MAX_HEADER_BYTES = 100 * 1024 * 1024
-
+from . import _safetensors
+from ._safetensors import METADATA_KEY
 
 # The __metadata__ key holding the structure of anything but a flat dict.
 _STRUCTURE_KEY = "ember.structure"
@@ -49,43 +42,101 @@ def save(obj, f, metadata=None):
     """Writes a state dict to ``f`` (a path or a binary file): a dict of
     name -> tensor, or nested dicts, lists and tuples of tensors and plain
     values (see the module docstring). ``metadata`` is an optional dict of
-    strings stored in the header."""
+    strings stored in the header. A path is replaced whole or not at all
+    (see Note [Replacing a file whole])."""
     if not isinstance(obj, dict):
         raise TypeError(f"save: expected a dict (a state dict), got {type(obj).__name__}")
-    header = {}
+    header_metadata = None
     if metadata:
-        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
-        if _STRUCTURE_KEY in header["__metadata__"]:
+        header_metadata = {str(k): str(v) for k, v in metadata.items()}
+        if _STRUCTURE_KEY in header_metadata:
             raise ValueError(f"save: the metadata key '{_STRUCTURE_KEY}' is reserved for the saved structure")
     if all(isinstance(name, str) and isinstance(value, _C.Tensor) for name, value in obj.items()):
         tensors = obj
+        if METADATA_KEY in tensors:
+            raise ValueError(f"save: a tensor cannot be named '{METADATA_KEY}': safetensors reserves that key for "
+                             "the header's metadata")
     else:
         tensors = {}
         structure = _encode(obj, "", tensors)
-        header.setdefault("__metadata__", {})[_STRUCTURE_KEY] = json.dumps(
-            structure, allow_nan=False, separators=(",", ":"))
-    blobs = []
-    offset = 0
-    for name, tensor in tensors.items():
-        blob = _C._tensor_bytes(tensor)
-        header[name] = {"dtype": _CODES[tensor.dtype], "shape": list(tensor.shape),
-                        "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    encoded = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    encoded += b" " * (-len(encoded) % _HEADER_ALIGNMENT)
-    with _FileArgument(f, "wb") as out:
-        out.write(struct.pack("<Q", len(encoded)))
-        out.write(encoded)
-        for blob in blobs:
-            out.write(blob)
+        header_metadata = header_metadata or {}
+        header_metadata[_STRUCTURE_KEY] = json.dumps(structure, allow_nan=False, separators=(",", ":"))
+    if isinstance(f, (str, os.PathLike)):
+        _replace_whole(f, lambda stream: _safetensors.write(stream, tensors, header_metadata))
+    else:
+        _safetensors.write(f, tensors, header_metadata)
+
+
+# Note [Replacing a file whole]
+# Writing straight to the target would destroy the previous good file when
+# the write stops half way (a full disk, a file-size limit, a kill). save()
+# writes a hidden temporary beside the target, in the same folder so that
+# the rename cannot cross file systems, syncs it to disk, renames it onto
+# the target (atomic on POSIX and Windows), then syncs the folder so that
+# the rename itself survives a crash. An error removes the temporary; only a
+# kill can leave one behind (`.<name>.<random>.tmp`), and the target is then
+# untouched. The temporary is made with os.open(O_EXCL, 0o666) rather than
+# tempfile.mkstemp, whose 0o600 would become the target's mode: this way
+# the kernel applies the umask (and a folder's default ACL) as for any new
+# file, and a file that existed keeps its own permission bits. A symbolic
+# link is followed, and a target the user may not write is refused as
+# open() would refuse it.
+
+
+def _replace_whole(path, write):
+    target = os.path.realpath(path)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, f"save: cannot write '{os.fspath(path)}': {os.strerror(errno.EACCES)}")
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as error:
+        raise type(error)(error.errno, f"save: cannot write '{os.fspath(path)}': {error.strerror}") from None
+    try:
+        with open(descriptor, "wb") as stream:
+            if mode is not None:
+                os.chmod(temporary, mode)
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder):
+    """Makes a rename in ``folder`` durable, where the system allows a folder
+    to be synced (not on Windows)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _encode(value, path, tensors):
     """The structure's JSON for ``value``; its tensors go into ``tensors``
     under their dotted path."""
     if isinstance(value, _C.Tensor):
-        if path in tensors or path == "__metadata__":
+        if path == METADATA_KEY:
+            raise ValueError(f"save: a tensor cannot be stored as '{METADATA_KEY}': safetensors reserves that key "
+                             "for the header's metadata")
+        if path in tensors:
             raise ValueError(f"save: two entries are both stored as the tensor '{path}'; keys joined by '.' "
                              "must be unique")
         tensors[path] = value
@@ -116,43 +167,41 @@ def _join(path, key):
 def load(f, map_location=None, weights_only=True):
     """Reads a state dict written by save(), or a dict of name -> tensor from
     any safetensors writer. ``map_location`` (a device or its name) moves
-    every tensor there."""
+    every tensor there. A file that is not exactly a safetensors file (see
+    Note [What a safetensors file must be]) is a ValueError naming the file
+    and what is wrong, and nothing is loaded."""
     if not weights_only:
         raise ValueError("load: only weights are stored (safetensors); weights_only=False has no meaning here")
-    with _FileArgument(f, "rb") as source:
-        data = source.read()
-    if len(data) < 8:
-        raise ValueError(f"load: {len(data)} bytes is too short for a safetensors file")
-    (header_size,) = struct.unpack("<Q", data[:8])
-    if header_size > min(_MAX_HEADER_BYTES, len(data) - 8):
-        raise ValueError(f"load: header length {header_size} does not fit the file ({len(data)} bytes)")
+    source = _describe(f)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as stream:
+            tensors, metadata = _safetensors.read(stream, source)
+    else:
+        tensors, metadata = _safetensors.read(f, source)
+    if map_location is not None:
+        tensors = {name: tensor.to(map_location) for name, tensor in tensors.items()}
+    if metadata is None or _STRUCTURE_KEY not in metadata:
+        return tensors
+    where = f"load: {source}: the saved structure (__metadata__['{_STRUCTURE_KEY}'])"
     try:
-        header = json.loads(data[8:8 + header_size].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"load: the header is not valid JSON: {error}") from None
-    if not isinstance(header, dict):
-        raise ValueError("load: the header must be a JSON object")
-    body = memoryview(data)[8 + header_size:]
-    result = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        dtype, shape, begin, end = _check_entry(name, entry, len(body))
-        tensor = _C._tensor_from_buffer(body, begin, dtype, shape)
-        if tensor.numel() * tensor.element_size() != end - begin:
-            raise ValueError(f"load: '{name}' spans {end - begin} bytes but its {_CODES[dtype]} "
-                             f"shape {shape} needs {tensor.numel() * tensor.element_size()}")
-        result[name] = tensor if map_location is None else tensor.to(map_location)
-    metadata = header.get("__metadata__")
-    if not isinstance(metadata, dict) or _STRUCTURE_KEY not in metadata:
-        return result
-    try:
-        structure = json.loads(metadata[_STRUCTURE_KEY])
-        return _decode(structure, result)
-    except (TypeError, json.JSONDecodeError) as error:
-        raise ValueError(f"load: the saved structure is not valid: {error}") from None
+        return _decode(json.loads(metadata[_STRUCTURE_KEY]), tensors)
+    except _StructureError as error:
+        raise ValueError(f"{where} {error}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where} is not valid JSON: {error}") from None
     except RecursionError:
-        raise ValueError("load: the saved structure nests too deeply") from None
+        raise ValueError(f"{where} nests too deeply") from None
+
+
+def _describe(f):
+    if isinstance(f, (str, os.PathLike)):
+        return repr(os.fspath(f))
+    name = getattr(f, "name", None)
+    return repr(name) if isinstance(name, str) else f"the {type(f).__name__} object"
+
+
+class _StructureError(ValueError):
+    """A saved structure that _decode cannot read."""
 
 
 def _decode(node, tensors):
@@ -165,8 +214,7 @@ def _decode(node, tensors):
         (kind, content), = node.items()
         if kind == "tensor" and isinstance(content, str):
             if content not in tensors:
-                raise ValueError(f"load: the saved structure refers to the tensor '{content}', which the file "
-                                 "does not hold")
+                raise _StructureError(f"refers to the tensor '{content}', which the file does not hold")
             return tensors[content]
         if kind == "tuple" and isinstance(content, list):
             return tuple(_decode(item, tensors) for item in content)
@@ -178,40 +226,7 @@ def _decode(node, tensors):
             for key, value in content:
                 key = _decode(key, tensors)
                 if not isinstance(key, _DICT_KEY_TYPES):
-                    raise ValueError(f"load: the saved structure has a dict key of type {type(key).__name__}")
+                    raise _StructureError(f"has a dict key of type {type(key).__name__}")
                 decoded[key] = _decode(value, tensors)
             return decoded
-    raise ValueError(f"load: the saved structure has an entry it cannot read: {json.dumps(node)[:200]}")
-
-
-def _check_entry(name, entry, body_size):
-    if not isinstance(entry, dict):
-        raise ValueError(f"load: entry '{name}' is not an object")
-    code = entry.get("dtype")
-    if code not in _DTYPES:
-        raise ValueError(f"load: '{name}' has unsupported dtype {code!r}")
-    shape = entry.get("shape")
-    if not isinstance(shape, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
-                                              for n in shape):
-        raise ValueError(f"load: '{name}' has an invalid shape {shape!r}")
-    offsets = entry.get("data_offsets")
-    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(isinstance(n, int) for n in offsets)
-            or not 0 <= offsets[0] <= offsets[1] <= body_size):
-        raise ValueError(f"load: '{name}' has data_offsets {offsets!r} outside the {body_size}-byte body")
-    return _DTYPES[code], shape, offsets[0], offsets[1]
-
-
-class _FileArgument:
-    """A path opened and closed here, or a caller's file object left open."""
-
-    def __init__(self, f, mode):
-        self._owned = isinstance(f, (str, os.PathLike))
-        self._file = open(f, mode) if self._owned else f
-
-    def __enter__(self):
-        return self._file
-
-    def __exit__(self, *exc_info):
-        if self._owned:
-            self._file.close()
-        return False
+    raise _StructureError(f"has an entry it cannot read: {json.dumps(node)[:200]}")

@@ -3,6 +3,8 @@
 
 import io
 import json
+import os
+import re
 import struct
 
 import pytest
@@ -175,5 +177,106 @@ def test_optimizer_state_round_trip_continues_training_exactly(make_optimizer):
 ])
 def test_corrupt_structures_are_clear_errors(structure):
     header = json.dumps({"__metadata__": {"ember.structure": structure}}).encode()
-    with pytest.raises(ValueError, match="load: the saved structure"):
+    with pytest.raises(ValueError, match=re.escape("load: the BytesIO object: the saved structure "
+                                                   "(__metadata__['ember.structure'])")):
         ember.load(io.BytesIO(struct.pack("<Q", len(header)) + header))
+
+
+def safetensors_file(header, data=b""):
+    encoded = header.encode()
+    return struct.pack("<Q", len(encoded)) + encoded + data
+
+
+def test_a_shape_whose_byte_size_wraps_round_is_refused():
+    # [2**62, 4] float32 is 2**64 bytes, which 64-bit arithmetic wraps to 0.
+    data = safetensors_file('{"x":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}}')
+    with pytest.raises(ValueError, match=r"tensor 'x' .*F32 shape \[4611686018427387904, 4\] overflows 64 bits"):
+        ember.load(io.BytesIO(data))
+
+
+def test_a_header_declaring_more_than_the_file_holds_allocates_nothing():
+    data = safetensors_file('{"x":{"dtype":"F32","shape":[1073741824],"data_offsets":[0,0]}}')  # 4 GiB
+    ember._C.reset_peak_memory_stats("cpu")
+    allocated = ember._C.memory_stats("cpu")["allocated_bytes"]
+    with pytest.raises(ValueError, match="tensor 'x' .*spans 0 bytes, but its F32 shape \\[1073741824\\] needs "
+                                         "4294967296"):
+        ember.load(io.BytesIO(data))
+    assert ember._C.memory_stats("cpu")["peak_allocated_bytes"] - allocated < 1 << 20
+
+
+@pytest.mark.parametrize("header, data, named", [
+    ('{"x":{"dtype":["F32"],"shape":[1],"data_offsets":[0,4]}}', bytes(4), "tensor 'x' has the dtype ['F32']"),
+    ('{"x":{"dtype":"U8","shape":[1],"data_offsets":[0,true]}}', bytes(1), "tensor 'x' has the data_offsets"),
+    ('{"x":{"dtype":"U8","shape":[1]}}', b"", "tensor 'x' lacks the field 'data_offsets'"),
+    ('{"x":7}', b"", "tensor 'x' must be an object"),
+    ('{"__metadata__":{"epoch":3}}', b"", "'__metadata__' must be an object mapping strings to strings"),
+    ('{"x":' + "[" * 100000 + "]" * 100000 + "}", b"", "nests deeper than 127 levels"),
+    ('{"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"dtype":"U8"}}', b"\x00", "the key 'dtype' twice"),
+    ('{"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"\x00\x00", "the header's tensors cover 1 bytes"),
+    ('{"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}}', b"\x01\x07", "its byte 1 is 0x07"),
+])
+def test_odd_headers_are_value_errors_naming_the_field(header, data, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        ember.load(io.BytesIO(safetensors_file(header, data)))
+
+
+@pytest.mark.parametrize("zip_format", [True, False], ids=["zip", "legacy_pickle"])
+def test_a_pytorch_checkpoint_is_refused_as_one(tmp_path, torch, zip_format):
+    path = tmp_path / "model.pt"
+    torch.save({"w": torch.ones(2)}, path, _use_new_zipfile_serialization=zip_format)
+    kind = "a zip archive" if zip_format else "a pickle"
+    with pytest.raises(ValueError, match=re.escape(f"load: '{path}': this is {kind}") + ".*torch.save.*"
+                                         "never loads pickles"):
+        ember.load(path)
+
+
+class ChangingFile(io.FileIO):
+    """A file that another process truncates or extends as soon as the
+    reader starts on its data (the third read: length, header, data)."""
+
+    def __init__(self, path, change):
+        super().__init__(path, "rb")
+        self._path, self._change, self._reads = path, change, 0
+
+    def read(self, size=-1):
+        self._reads += 1
+        if self._reads == 3:
+            self._change(self._path)
+        return super().read(size)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda path: os.truncate(path, os.path.getsize(path) - 10), "ends after 3990 of the 4000 bytes of its data"),
+    (lambda path: open(path, "ab").write(b"more"), "grew while being read"),
+], ids=["shrinks", "grows"])
+def test_a_file_that_changes_size_while_it_is_read_is_refused(tmp_path, change, message):
+    path = tmp_path / "w.safetensors"
+    ember.save({"w": ember.arange(1000.0)}, path)
+    with ChangingFile(path, change) as stream, pytest.raises(ValueError, match=re.escape(message)):
+        ember.load(stream)
+
+
+def test_a_stream_that_cannot_seek_is_read_no_further_than_its_end():
+    class Pipe(io.RawIOBase):
+        def __init__(self, data):
+            self._data = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            return self._data.readinto(buffer)
+
+    declared = safetensors_file('{"x":{"dtype":"U8","shape":[1000],"data_offsets":[0,1000]}}')
+    with pytest.raises(ValueError, match="ends after 10 of the 1000 bytes of its data"):
+        ember.load(io.BufferedReader(Pipe(declared + bytes(10))))
+    assert ember.load(io.BufferedReader(Pipe(declared + bytes(1000))))["x"].shape == (1000,)
+    with pytest.raises(ValueError, match="goes on past the 1000 data bytes"):
+        ember.load(io.BufferedReader(Pipe(declared + bytes(1001))))
+
+
+def test_a_tensor_named_like_the_metadata_is_refused_on_save():
+    with pytest.raises(ValueError, match="a tensor cannot be named '__metadata__'"):
+        ember.save({"__metadata__": ember.ones(1)}, io.BytesIO())
+    with pytest.raises(ValueError, match="a tensor cannot be stored as '__metadata__'"):
+        ember.save({"__metadata__": ember.ones(1), "epoch": 3}, io.BytesIO())
