@@ -146,6 +146,11 @@ Verdict Report::verdict() const {
   return e2e_skipped ? Verdict::Partial : Verdict::Pass;
 }
 
+std::string plugins_to_discover(const Options& options) {
+  const std::string& plugin = options.plugin;
+  return plugin.empty() || plugin == "cpu" || looks_like_path(plugin) ? "cpu" : "cpu," + plugin;
+}
+
 std::vector<std::string> list_checks(const Options& options) {
   const Filter filter(options.filters);
   std::vector<std::string> ids = abi_check_ids();

@@ -73,15 +73,6 @@ bool parse(int argc, char** argv, Command& command) {
   return true;
 }
 
-// Discovery loads the CPU reference and, for a plugin given by name, that
-// plugin: nothing else, so that no other plugin of its device type is
-// loaded first (a plugin given by path is loaded by path).
-void limit_discovery(const std::string& plugin) {
-  const bool by_name = !plugin.empty() && plugin.find('/') == std::string::npos && !plugin.ends_with(".so");
-  const std::string allowed = by_name && plugin != "cpu" ? "cpu," + plugin : "cpu";
-  setenv("EMBER_PLUGINS", allowed.c_str(), 1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,7 +81,8 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
-  limit_discovery(command.options.plugin);
+  // Nothing but what the kit certifies and compares with may load first.
+  setenv("EMBER_PLUGINS", ember::conformance::plugins_to_discover(command.options).c_str(), 1);
   try {
     if (command.list) {
       for (const std::string& id : ember::conformance::list_checks(command.options)) std::cout << id << "\n";

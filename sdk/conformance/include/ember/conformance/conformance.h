@@ -80,6 +80,12 @@ struct Report {
   bool passed() const { return verdict() != Verdict::Fail; }
 };
 
+// The EMBER_PLUGINS allow-list under which discovery loads only what
+// run(options) needs: the CPU reference and, for a plugin given by name,
+// that plugin (one given by path is loaded by path). The CLI sets it before
+// anything else, so that no other plugin of the device type loads first.
+std::string plugins_to_discover(const Options& options);
+
 // Every check id run() may run, after filtering (ops/<op>/<dtype> for every
 // dtype the catalogue defines an op for, registered or not).
 std::vector<std::string> list_checks(const Options& options);
