@@ -1,6 +1,8 @@
 // DLPack both ways, legacy and versioned (1.0) capsules: Tensor.__dlpack__
 // lends the tensor's memory, and from_dlpack wraps a producer's memory in a
-// Storage whose release calls the producer's deleter. Neither copies.
+// Storage whose release calls the producer's deleter. Neither copies. A
+// read-only producer's memory becomes a read-only Storage, and a read-only
+// tensor is only lent with the read-only flag of a versioned capsule.
 #include <dlpack/dlpack.h>
 #include <pybind11/stl.h>
 
@@ -34,6 +36,8 @@ struct DLManagedTensorVersioned {
   uint64_t flags;
   DLTensor dl_tensor;
 };
+// DLPack 1.0's DLPACK_FLAG_BITMASK_READ_ONLY: the consumer must not write.
+constexpr uint64_t kDLPackReadOnly = uint64_t{1} << 0;
 
 // Capsule names of each form, unconsumed and consumed.
 template <typename Managed>
@@ -101,6 +105,14 @@ py::capsule to_dlpack(const Tensor& t) {
   if (t.requires_grad()) {
     throw_error(ErrorKind::Runtime, "__dlpack__: cannot export a tensor that requires grad; use tensor.detach()");
   }
+  const bool read_only = t.impl()->storage()->read_only();
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    if (read_only) {
+      throw py::buffer_error(
+          "__dlpack__: a read-only tensor cannot be exported as a legacy DLPack capsule, which "
+          "cannot say it is read-only; ask for max_version=(1, 0) or pass copy=True");
+    }
+  }
   const DLDevice device = to_dl_device(t.device());
   auto* exported = new ExportedTensor<Managed>{t, t.sizes().vec(), t.strides().vec(), {}};
   DLTensor& dl = exported->managed.dl_tensor;
@@ -111,7 +123,10 @@ py::capsule to_dlpack(const Tensor& t) {
   dl.shape = exported->shape.data();
   dl.strides = exported->strides.data();
   dl.byte_offset = 0;
-  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) exported->managed.version = {1, 0};
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    exported->managed.version = {1, 0};
+    exported->managed.flags = read_only ? kDLPackReadOnly : 0;
+  }
   exported->managed.manager_ctx = exported;
   exported->managed.deleter = &delete_exported<Managed>;
   return py::reinterpret_steal<py::capsule>(
@@ -158,6 +173,9 @@ Tensor wrap_capsule(const py::capsule& capsule) {
   // From here the storage owns the producer's memory; the capsule is spent.
   PyCapsule_SetName(capsule.ptr(), CapsuleNames<Managed>::used);
   auto storage = std::make_shared<Storage>(data, nbytes, device, &release_managed<Managed>, managed);
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    if ((managed->flags & kDLPackReadOnly) != 0) storage->set_read_only();
+  }
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 

@@ -89,6 +89,25 @@ def test_from_numpy_refuses_read_only_and_negative_strides(np):
     assert ember.tensor(np.arange(3.0)[::-1]).tolist() == [2.0, 1.0, 0.0]
 
 
+def test_read_only_producer_gives_a_tensor_that_refuses_writes(np, tmp_path):
+    path = tmp_path / "weights.bin"
+    np.arange(6, dtype=np.float32).tofile(path)
+    mapped = np.memmap(path, dtype=np.float32, mode="r", shape=(2, 3))
+    t = ember.from_dlpack(mapped)
+    assert t.tolist() == [[0, 1, 2], [3, 4, 5]] and (t + 1).tolist() == [[1, 2, 3], [4, 5, 6]]
+    for write in (lambda: t.add_(1), lambda: t.fill_(0), lambda: t.copy_(ember.zeros(2, 3)),
+                  lambda: t[0].mul_(2), lambda: t.__setitem__((1, 2), 9.0), lambda: t.T.zero_()):
+        with pytest.raises(RuntimeError, match="read-only tensor"):
+            write()
+    assert mapped.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert not t.numpy().flags.writeable and np.shares_memory(t.numpy(), mapped)
+    with pytest.raises(BufferError, match="read-only"):
+        t.__dlpack__()  # a legacy capsule cannot say it is read-only
+    copy = t.clone()
+    copy.add_(1)
+    assert copy.tolist() == [[1, 2, 3], [4, 5, 6]]
+
+
 def test_numpy_conversions(np):
     t = ember.tensor([[1, 2], [3, 4]], dtype=ember.int16)
     assert np.asarray(t).dtype == np.int16 and np.array(t, dtype=np.float32).dtype == np.float32

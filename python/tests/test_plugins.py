@@ -31,6 +31,13 @@ def test_a_broken_library_is_quarantined_with_its_reason(tmp_path):
     assert (ember.ones(2) + 1).tolist() == [2.0, 2.0]  # the core keeps working
 
 
+def test_a_path_with_a_null_byte_is_a_value_error():
+    before = len(ember.plugins())
+    with pytest.raises(ValueError, match=r"libember_plugin_x\.so\\0y' contains an embedded null byte"):
+        ember.load_plugin("/tmp/libember_plugin_x.so\0y")
+    assert len(ember.plugins()) == before
+
+
 def run_python(code, env_updates, tmp_path):
     env = dict(os.environ, **env_updates)
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])

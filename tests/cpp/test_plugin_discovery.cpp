@@ -3,6 +3,7 @@
 // case reports through its exit code.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -66,6 +67,41 @@ TEST_F(Discovery, AllowListTakesPaths) {
         setenv("EMBER_PLUGINS", test_plugin_path("newer_minor").c_str(), 1);
         auto found = plugins();
         std::exit(found.size() == 1 && found[0].name == "newer_minor" ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Discovery, QuarantinedImpostorDoesNotHideThePluginLaterOnThePath) {
+  EXPECT_EXIT(
+      {
+        fs::path impostor = plugin_dir("ember_impostor", "init_fails", "libember_plugin_toy.so");
+        fs::path real = plugin_dir("ember_real", "toy", "libember_plugin_toy.so");
+        setenv("EMBER_PLUGIN_PATH", (impostor.string() + ":" + real.string()).c_str(), 1);
+        setenv("EMBER_PLUGINS", "toy", 1);
+        auto found = plugins();
+        bool ok = found.size() == 2 && !found[0].loaded && found[0].error.find("driver missing") != std::string::npos;
+        ok = ok && found[1].loaded && found[1].device_type == "toy" && is_device_type_available("toy");
+        fs::remove_all(impostor);
+        fs::remove_all(real);
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// On failure the FIFO blocks discovery; the alarm ends the process instead of the test run.
+TEST_F(Discovery, FifoNamedLikeAPluginIsQuarantinedWithoutBlocking) {
+  EXPECT_EXIT(
+      {
+        alarm(10);
+        fs::path dir = plugin_dir("ember_fifo", "toy", "libember_plugin_toy.so");
+        if (mkfifo((dir / "libember_plugin_fifo.so").c_str(), 0600) != 0) std::exit(2);
+        setenv("EMBER_PLUGIN_PATH", dir.c_str(), 1);
+        setenv("EMBER_PLUGINS", "fifo,toy", 1);
+        auto found = plugins();
+        bool ok = found.size() == 2 && found[0].name == "fifo" && !found[0].loaded;
+        ok = ok && found[0].error == "not a regular file (a FIFO)" && found[1].loaded;
+        fs::remove_all(dir);
+        std::exit(ok ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
 }

@@ -2,9 +2,15 @@
 // reason, and the core and the other plugins keep working.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,7 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenPlugin{"duplicate_device",
                                    "plugin 'duplicate_device' claims device type 'cpu', which plugin 'cpu'"},
                       BrokenPlugin{"bad_device_name", "invalid device type name 'Bad-Name'"},
-                      BrokenPlugin{"missing_function", "required device function 'copy' is missing"}),
+                      BrokenPlugin{"missing_function", "required device function 'copy' is missing"},
+                      BrokenPlugin{"refused_after_init", "a plugin without a device cannot register kernels"}),
     [](const auto& info) { return std::string(info.param.file); });
 
 TEST(Loader, QuarantinedPluginClaimsNoDeviceType) {
@@ -228,6 +235,117 @@ TEST(Loader, DeviceFunctionsNotDeclaredThreadSafeAreSerialised) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(errors[0], "");
   EXPECT_EQ(errors[1], "");
+}
+
+// Loads thread_in_constructor, which is refused, then wakes its thread:
+// true when the thread answered from the library's code.
+bool refused_library_thread_answers() {
+  int wake[2];
+  int done[2];
+  if (pipe(wake) != 0 || pipe(done) != 0) return false;
+  setenv("EMBER_TEST_WAKE_FD", std::to_string(wake[0]).c_str(), 1);
+  setenv("EMBER_TEST_DONE_FD", std::to_string(done[1]).c_str(), 1);
+  bool refused = false;
+  try {
+    load_plugin(test_plugin_path("thread_in_constructor"));
+  } catch (const Error& e) {
+    refused = std::string(e.what()).find("entry symbol") != std::string::npos;
+  }
+  const char byte = 'a';
+  if (write(wake[1], &byte, 1) != 1) return false;
+  pollfd answer{};
+  answer.fd = done[0];
+  answer.events = POLLIN;
+  char reply = 0;
+  return refused && poll(&answer, 1, 10000) == 1 && read(done[0], &reply, 1) == 1 && reply == 'b';
+}
+
+// Note [Quarantined libraries stay loaded] in loader.cpp: the library's
+// thread runs its code after the refusal, which crashes if it was unmapped.
+TEST(Loader, QuarantinedLibraryStaysLoadedForItsThreads) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(refused_library_thread_answers() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Loader, PluginRefusedAfterInitIsShutDownOnceAndStaysLoaded) {
+  const std::string path = test_plugin_path("refused_after_init");
+  load_error(path);
+  load_error(path);
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr) << "the quarantined library was unloaded";
+  const auto* calls = static_cast<const int*>(dlsym(handle, "refused_after_init_shutdown_calls"));
+  ASSERT_NE(calls, nullptr);
+  EXPECT_EQ(*calls, 1);
+  dlclose(handle);  // only the reference RTLD_NOLOAD took
+}
+
+// True when a FIFO, a symlink to it and a directory, all named like
+// plugins, are refused as not regular files.
+bool non_files_are_refused() {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ember_not_files_" + std::to_string(getpid()));
+  fs::create_directories(dir / "libember_plugin_dir.so");
+  const fs::path fifo = dir / "libember_plugin_fifo.so";
+  if (mkfifo(fifo.c_str(), 0600) != 0) return false;
+  fs::create_symlink(fifo, dir / "libember_plugin_link.so");
+  bool ok = load_error(fifo.string()).find("not a regular file (a FIFO)") != std::string::npos;
+  ok = ok &&
+       load_error((dir / "libember_plugin_link.so").string()).find("not a regular file (a FIFO)") != std::string::npos;
+  ok = ok && load_error((dir / "libember_plugin_dir.so").string()).find("not a regular file (a directory)") !=
+                 std::string::npos;
+  fs::remove_all(dir);
+  return ok;
+}
+
+// dlopen() of a FIFO waits for a writer forever, holding the loader's lock;
+// should that happen, the alarm ends the test's process.
+TEST(Loader, OnlyRegularFilesAreOpened) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        alarm(10);
+        std::exit(non_files_are_refused() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Loader, PathWithANullByteIsAValueError) {
+  const std::string path = test_plugin_path("toy") + std::string(1, '\0') + "suffix";
+  try {
+    load_plugin(path);
+    FAIL() << "a path with a null byte loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Value);
+    EXPECT_NE(std::string(e.what()).find("toy.so\\0suffix' contains an embedded null byte"), std::string::npos)
+        << e.what();
+  }
+  for (const PluginInfo& info : plugins()) EXPECT_EQ(info.path.find("suffix"), std::string::npos) << info.path;
+}
+
+// Two builds of one backend side by side: a copy of the toy plugin beside the toy plugin.
+TEST(Loader, PluginLoadsUnderAnotherNameAndDeviceType) {
+  namespace fs = std::filesystem;
+  toy();
+  const fs::path dir = fs::temp_directory_path() / ("ember_second_toy_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string copy = (dir / "libtoy.so").string();
+  fs::copy_file(test_plugin_path("toy"), copy, fs::copy_options::overwrite_existing);
+  EXPECT_NE(load_error(copy).find("a plugin named 'toy' is already loaded"), std::string::npos);
+  fs::copy_file(test_plugin_path("toy"), dir / "libtoy_again.so", fs::copy_options::overwrite_existing);
+  PluginInfo info = load_plugin_as((dir / "libtoy_again.so").string(), "second_toy", "second_toy");
+  EXPECT_TRUE(info.loaded);
+  EXPECT_EQ(info.name, "second_toy");
+  EXPECT_EQ(info.device_type, "second_toy");
+  EXPECT_EQ(device_count("second_toy"), 2);
+  EXPECT_EQ(device_count("toy"), 2);
+  EXPECT_EQ(load_plugin((dir / "libtoy_again.so").string()).device_type, "second_toy");
+  try {
+    load_plugin_as(copy, "", "third_toy");
+    FAIL() << "an empty plugin name was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Value);
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

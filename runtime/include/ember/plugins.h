@@ -26,8 +26,15 @@ struct PluginInfo {
 // Loads a plugin from a file. On failure the plugin is quarantined and an
 // ember::Error naming the path and the reason is thrown; the core and the
 // other plugins keep working. Loading the same path twice returns the first
-// result.
+// result. A path holding a null byte is a ValueError, and nothing is loaded.
 PluginInfo load_plugin(const std::string& path);
+
+// load_plugin() under a plugin name and a device type other than the ones
+// the plugin declares, so that a second build of a backend can run beside
+// the one that owns its device type (the conformance kit certifies a CPU
+// plugin beside the CPU reference this way). A path loaded before gives its
+// first result, whatever it was loaded as.
+PluginInfo load_plugin_as(const std::string& path, const std::string& name, const std::string& device_type);
 
 // Every plugin tried so far, loaded or quarantined, in load order. The first
 // call discovers plugins (Note [Plugin discovery]).

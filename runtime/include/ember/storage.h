@@ -4,8 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "ember/device.h"
+#include "ember/error.h"
 
 namespace ember {
 
@@ -33,6 +36,19 @@ class Storage {
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Memory its owner lent for reading only (a read-only DLPack producer):
+  // in-place writes into any view of it are refused.
+  bool read_only() const { return read_only_; }
+  void set_read_only() { read_only_ = true; }
+  // Throws, naming the in-place `op`, when the memory is read-only.
+  void check_writable(std::string_view op) const {
+    if (read_only_) {
+      throw_error(ErrorKind::Runtime, "in-place " + std::string(op) +
+                                          ": cannot write into a read-only tensor (its memory was lent read-only "
+                                          "through DLPack, as by a read-only NumPy array); write into a clone()");
+    }
+  }
+
  private:
   void* data_;
   size_t nbytes_;
@@ -40,6 +56,7 @@ class Storage {
   Release release_;
   void* context_;
   std::atomic<uint32_t> version_{0};
+  bool read_only_ = false;
 };
 
 }  // namespace ember

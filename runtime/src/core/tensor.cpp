@@ -50,6 +50,7 @@ Tensor Tensor::to(Device target, DType target_dtype) const {
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {
+  impl_->storage()->check_writable("copy");
   Tensor source = src.expand(sizes());
   if (device().is_meta() || source.device() == device()) {
     static const dispatch::Op& op = dispatch::OpRegistry::get().at("copy");

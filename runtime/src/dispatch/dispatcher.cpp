@@ -199,6 +199,7 @@ Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::init
 
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
                std::initializer_list<ember_attr> attrs) {
+  output.impl()->storage()->check_writable(op.name());
   call_one_output(op, inputs, output, attrs);
   output.impl()->storage()->bump_version();
 }

@@ -32,9 +32,17 @@ namespace {
 // only after register_kernels returned success and every registration was
 // valid; the device type is claimed at that moment too. A plugin that fails
 // anywhere therefore publishes nothing: no kernel, no device type (a later
-// plugin may still claim the name), and no pointer into its library, which
-// is why a quarantined library can be unloaded. A loaded library is never
-// unloaded: the op tables are read without a lock and hold its functions.
+// plugin may still claim the name). A loaded library is never unloaded: the
+// op tables are read without a lock and hold its functions.
+//
+// Note [Quarantined libraries stay loaded]
+// dlopen() runs a library's constructors, which may start threads or
+// register callbacks (atexit, thread keys) that point into its code;
+// unmapping it afterwards would leave those running in unmapped memory. So a
+// library is never dlclose()d once opened, quarantined or not. A plugin
+// refused after its init succeeded gets its shutdown hook, once, so that it
+// can stop what init started; one refused earlier (its init failed, or its
+// ABI major or struct_size cannot be read safely) is left as it is.
 struct LoaderState {
   std::mutex mutex;  // held for a whole load: loads happen one at a time
   std::vector<PluginInfo> plugins;
@@ -83,34 +91,6 @@ std::string name_from_path(const fs::path& path) {
   return file;
 }
 
-// Owns a dlopen handle until keep(): unloads a library that published
-// nothing, after its shutdown hook if its init had succeeded.
-class Library {
- public:
-  explicit Library(void* handle) : handle_(handle) {}
-  ~Library() {
-    if (handle_ == nullptr) return;
-    if (shutdown_ != nullptr) {
-      try {
-        shutdown_();
-      } catch (...) {
-        log().warn("a quarantined plugin's shutdown threw an exception");
-      }
-    }
-    dlclose(handle_);
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-
-  void* handle() const { return handle_; }
-  void set_shutdown(void (*shutdown)()) { shutdown_ = shutdown; }
-  void keep() { handle_ = nullptr; }
-
- private:
-  void* handle_;
-  void (*shutdown_)() = nullptr;
-};
-
 bool is_valid_type_name(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -124,9 +104,10 @@ const PluginInfo* find_loaded(const LoaderState& s, std::string_view name) {
 }
 
 // Checks the plugin's device table and asks for its device count; nothing
-// is published yet (Note [Staged registration]).
+// is published yet (Note [Staged registration]). `type_alias` replaces the
+// device type the table names (load_plugin_as()).
 std::unique_ptr<DeviceBackend> make_backend(const LoaderState& s, const std::string& plugin_name,
-                                            const ember_device_api& api) {
+                                            const ember_device_api& api, const std::string* type_alias) {
   constexpr size_t kHeaderSize = offsetof(ember_device_api, device_count);
   if (api.struct_size < kHeaderSize) {
     refuse("ember_device_api struct_size " + std::to_string(api.struct_size) + " is smaller than its " +
@@ -144,7 +125,7 @@ std::unique_ptr<DeviceBackend> make_backend(const LoaderState& s, const std::str
     }
     if (bits == 0) refuse(std::string("required device function '") + function.name + "' is missing");
   }
-  std::string type_name = api.device_type != nullptr ? api.device_type : "";
+  std::string type_name = type_alias != nullptr ? *type_alias : api.device_type != nullptr ? api.device_type : "";
   if (!is_valid_type_name(type_name)) {
     refuse("invalid device type name '" + type_name + "' (use lower case letters, digits and '_')");
   }
@@ -184,13 +165,46 @@ void commit(LoaderState& s, PluginInfo& info, std::unique_ptr<DeviceBackend> bac
   info.loaded = true;
 }
 
-// Loads `info.path` into `info`; throws the reason for quarantine.
-void load_into(LoaderState& s, PluginInfo& info) {
-  if (!fs::exists(info.path)) refuse("no such file");
+// What a file is when it is not a regular file, for the quarantine reason.
+std::string describe_file_type(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::not_found:
+      return "no such file";
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    default:
+      return "not a file";
+  }
+}
+
+// Only a regular file (after symlinks) is opened: dlopen() of a FIFO blocks
+// until someone writes to it, with the loader's lock held.
+void require_regular_file(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (status.type() == fs::file_type::regular) return;
+  if (status.type() == fs::file_type::not_found) refuse("no such file");
+  if (error) refuse("cannot read the file's type: " + error.message());
+  refuse("not a regular file (" + describe_file_type(status.type()) + ")");
+}
+
+// Opens the library and calls its entry point. Throws the reason for
+// quarantine; the library stays loaded whatever happens (Note [Quarantined
+// libraries stay loaded]).
+ember_plugin init_plugin(PluginInfo& info) {
+  require_regular_file(info.path);
   dlerror();
-  Library library(dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (library.handle() == nullptr) refuse("not a loadable shared library: " + last_dl_error());
-  auto init = reinterpret_cast<ember_plugin_init_fn>(dlsym(library.handle(), EMBER_PLUGIN_INIT_SYMBOL));
+  void* handle = dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) refuse("not a loadable shared library: " + last_dl_error());
+  auto init = reinterpret_cast<ember_plugin_init_fn>(dlsym(handle, EMBER_PLUGIN_INIT_SYMBOL));
   if (init == nullptr) {
     refuse("entry symbol '" EMBER_PLUGIN_INIT_SYMBOL "' not found: " + last_dl_error());
   }
@@ -213,11 +227,14 @@ void load_into(LoaderState& s, PluginInfo& info) {
   }
   // A newer plugin's larger struct_size only tells what it knows; the core
   // reads no further than its own struct.
-  size_t plugin_size = std::min(plugin.struct_size, sizeof(plugin));
-  if (offsetof(ember_plugin, shutdown) < plugin_size) library.set_shutdown(plugin.shutdown);
+  if (offsetof(ember_plugin, shutdown) >= std::min(plugin.struct_size, sizeof(plugin))) plugin.shutdown = nullptr;
+  return plugin;
+}
 
+// Checks and registers an initialised plugin; throws the reason for quarantine.
+void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugin, const PluginAlias* alias) {
   if (plugin.name == nullptr || *plugin.name == '\0') refuse("the plugin did not set its name");
-  info.name = plugin.name;
+  info.name = alias != nullptr ? alias->name : plugin.name;
   info.version = plugin.version != nullptr ? plugin.version : "";
   if (const PluginInfo* other = find_loaded(s, info.name)) {
     refuse("a plugin named '" + info.name + "' is already loaded from " + other->path);
@@ -225,7 +242,9 @@ void load_into(LoaderState& s, PluginInfo& info) {
   if (plugin.register_kernels == nullptr) refuse("ember_plugin.register_kernels is missing");
 
   std::unique_ptr<DeviceBackend> backend;
-  if (plugin.device != nullptr) backend = make_backend(s, info.name, *plugin.device);
+  if (plugin.device != nullptr) {
+    backend = make_backend(s, info.name, *plugin.device, alias != nullptr ? &alias->device_type : nullptr);
+  }
   ember_registrar registrar;
   registrar.plugin_name = info.name;
   registrar.has_device = backend != nullptr;
@@ -234,7 +253,29 @@ void load_into(LoaderState& s, PluginInfo& info) {
   if (!registrar.first_error.empty()) refuse("register_kernels failed: " + registrar.first_error);
 
   commit(s, info, std::move(backend), registrar);
-  library.keep();
+}
+
+void shut_down(const PluginInfo& info, const ember_plugin& plugin) {
+  if (plugin.shutdown == nullptr) return;
+  ember_status* status = call_plugin([&] {
+    plugin.shutdown();
+    return static_cast<ember_status*>(nullptr);
+  });
+  if (status != nullptr) {
+    log().warn("shutdown of quarantined plugin {} failed: {}", info.path, status->message);
+    delete status;
+  }
+}
+
+// Loads `info.path` into `info`; throws the reason for quarantine.
+void load_into(LoaderState& s, PluginInfo& info, const PluginAlias* alias) {
+  const ember_plugin plugin = init_plugin(info);
+  try {
+    register_plugin(s, info, plugin, alias);
+  } catch (...) {
+    shut_down(info, plugin);
+    throw;
+  }
 }
 
 void log_result(const PluginInfo& info) {
@@ -286,42 +327,47 @@ void run_discovery() {
     log().info("EMBER_PLUGINS=none: plugin discovery is off");
     return;
   }
-  std::map<std::string, std::string> found;  // plugin name -> the file that provides it
+  // Plugin name -> the file that provides it. Only a plugin that loaded
+  // takes its name: a quarantined impostor earlier on the path must not
+  // hide the real plugin later on it.
+  std::map<std::string, std::string> loaded;
+  auto try_file = [&](const std::string& file) {
+    const std::string name = name_from_path(file);
+    if (auto it = loaded.find(name); it != loaded.end()) {
+      log().info("skipping plugin {}: plugin '{}' was already loaded from {}", file, name, it->second);
+    } else if (load(file).loaded) {
+      loaded.emplace(name, file);
+    }
+  };
   std::optional<std::set<std::string>> allowed;
   if (allow_list != nullptr && *allow_list != '\0') {
     allowed.emplace();
     for (const std::string& entry : split(allow_list, ',')) {
       if (entry.find('/') == std::string::npos) {
         allowed->insert(entry);
-      } else if (found.emplace(name_from_path(entry), entry).second) {
-        load(entry);
+      } else {
+        try_file(entry);
       }
     }
   }
   std::vector<fs::path> dirs;
   for (const std::string& dir : split(std::getenv("EMBER_PLUGIN_PATH"), ':')) dirs.emplace_back(dir);
   if (auto dir = install_plugin_dir()) dirs.push_back(*dir);
-  dirs.emplace_back(EMBER_BUILD_PLUGIN_DIR);
   for (const fs::path& dir : dirs) {
     for (const fs::path& file : plugin_files(dir)) {
-      std::string name = name_from_path(file);
-      if (allowed && allowed->count(name) == 0) {
-        log().debug("skipping plugin {}: '{}' is not in EMBER_PLUGINS", file.string(), name);
+      if (allowed && allowed->count(name_from_path(file)) == 0) {
+        log().debug("skipping plugin {}: '{}' is not in EMBER_PLUGINS", file.string(), name_from_path(file));
         continue;
       }
-      if (auto [it, inserted] = found.emplace(name, file.string()); !inserted) {
-        log().info("skipping plugin {}: plugin '{}' was already found at {}", file.string(), name, it->second);
-        continue;
-      }
-      load(file.string());
+      try_file(file.string());
     }
   }
-  if (found.empty()) log().warn("no plugins found; set EMBER_PLUGIN_PATH or call ember::load_plugin()");
+  if (loaded.empty()) log().warn("no plugin loaded; set EMBER_PLUGIN_PATH or call ember::load_plugin()");
 }
 
 }  // namespace
 
-PluginInfo load(const std::string& path) {
+PluginInfo load(const std::string& path, const PluginAlias* alias) {
   LoaderState& s = state();
   std::lock_guard lock(s.mutex);
   std::error_code error;
@@ -333,7 +379,7 @@ PluginInfo load(const std::string& path) {
   info.path = key;
   info.name = name_from_path(key);
   try {
-    load_into(s, info);
+    load_into(s, info, alias);
   } catch (const std::exception& e) {
     info.error = e.what();
   } catch (...) {

@@ -20,15 +20,32 @@ plugin::DeviceBackend* backend_named(const std::string& type_name) {
   return type < 0 || type == kMetaDeviceType ? nullptr : registry.backend(type);
 }
 
-}  // namespace
+// A path with an embedded NUL would name another file at the C boundary.
+void check_plugin_path(const std::string& path) {
+  if (path.find('\0') == std::string::npos) return;
+  std::string shown;
+  for (char c : path) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+  throw Error(ErrorKind::Value, "load_plugin: the path '" + shown + "' contains an embedded null byte");
+}
 
-PluginInfo load_plugin(const std::string& path) {
+PluginInfo load_checked(const std::string& path, const plugin::PluginAlias* alias) {
+  check_plugin_path(path);
   // Discovery first, so that the default plugins own their device types
   // whatever the order of calls (Note [Plugin discovery]).
   plugin::discover_plugins();
-  PluginInfo info = plugin::load(path);
+  PluginInfo info = plugin::load(path, alias);
   if (!info.loaded) throw Error(ErrorKind::Runtime, "failed to load plugin " + path + ": " + info.error);
   return info;
+}
+
+}  // namespace
+
+PluginInfo load_plugin(const std::string& path) { return load_checked(path, nullptr); }
+
+PluginInfo load_plugin_as(const std::string& path, const std::string& name, const std::string& device_type) {
+  if (name.empty()) throw Error(ErrorKind::Value, "load_plugin_as: the plugin name for " + path + " is empty");
+  const plugin::PluginAlias alias{name, device_type};
+  return load_checked(path, &alias);
 }
 
 std::vector<PluginInfo> plugins() {

@@ -1,6 +1,7 @@
 // run(): resolves the plugin through the core, then runs the ABI, op and
 // end-to-end suites against it.
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -16,13 +17,69 @@ namespace ember::conformance {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 bool looks_like_path(const std::string& text) {
   return text.find('/') != std::string::npos || text.ends_with(".so");
 }
 
+// The name and device type a plugin declares, read from a private instance
+// (Note [Private plugin copy]); empty when it cannot be initialised, in which
+// case the core's load says why.
+struct DeclaredIdentity {
+  std::string name;
+  std::string device_type;
+};
+
+DeclaredIdentity read_identity(const std::string& path) {
+  try {
+    PluginHarness harness(path);
+    harness.init_and_register();
+    const ember_device_api* device = harness.device();
+    return {harness.plugin().name != nullptr ? harness.plugin().name : "",
+            device != nullptr && device->device_type != nullptr ? device->device_type : ""};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return fs::equivalent(a, b, error);
+}
+
+// Note [Certifying beside the reference]
+// The op and end-to-end suites compare the device with the CPU plugin, which
+// must stay loaded as device type cpu. A plugin declaring a name or a device
+// type that a loaded plugin holds (a second build of the CPU plugin, above
+// all) is therefore loaded with load_plugin_as() as "<name>_under_test", its
+// device type "<type>_under_test": its kernels run beside the reference's
+// and are compared with them. The file of a loaded plugin is that plugin:
+// certifying the CPU reference itself compares it with itself, as the
+// report's reference line shows.
+struct ResolvedPlugin {
+  PluginInfo info;
+  std::string loaded_as;  // the device type it runs under, when not its own
+};
+
+ResolvedPlugin load_beside_loaded(const std::string& path) {
+  const DeclaredIdentity own = read_identity(path);
+  for (const PluginInfo& other : plugins()) {
+    if (!other.loaded || own.name.empty() || same_file(other.path, path)) continue;
+    if (other.name == own.name || (!own.device_type.empty() && other.device_type == own.device_type)) {
+      const std::string type = own.device_type.empty() ? "" : own.device_type + "_under_test";
+      PluginInfo info = load_plugin_as(path, own.name + "_under_test", type);
+      info.name = own.name;
+      info.device_type = own.device_type;
+      return {info, type};
+    }
+  }
+  return {load_plugin(path), ""};
+}
+
 // The plugin as the core loaded it; throws naming the reason it cannot be used.
-PluginInfo resolve_plugin(const std::string& plugin) {
-  if (looks_like_path(plugin)) return load_plugin(plugin);
+ResolvedPlugin resolve_plugin(const std::string& plugin) {
+  if (looks_like_path(plugin)) return load_beside_loaded(plugin);
   std::string known;
   for (const PluginInfo& info : plugins()) {
     if (info.name != plugin) {
@@ -30,10 +87,17 @@ PluginInfo resolve_plugin(const std::string& plugin) {
       continue;
     }
     if (!info.loaded) throw std::runtime_error("plugin '" + plugin + "' was quarantined: " + info.error);
-    return info;
+    return {info, ""};
   }
   throw std::runtime_error("no plugin named '" + plugin + "' was discovered (found: " +
                            (known.empty() ? "none" : known) + "); pass a path to the library instead");
+}
+
+std::string cpu_reference_path() {
+  for (const PluginInfo& info : plugins()) {
+    if (info.loaded && info.device_type == "cpu") return info.path;
+  }
+  return "";
 }
 
 // What the plugin registers, learnt from a private instance (Note [Private
@@ -69,11 +133,22 @@ class Registrations {
 
 }  // namespace
 
-bool Report::passed() const {
+Verdict Report::verdict() const {
   auto failed = [](const CheckResult& c) { return c.outcome == Outcome::Fail; };
-  return fatal_error.empty() && std::none_of(abi_checks.begin(), abi_checks.end(), failed) &&
-         std::none_of(e2e_checks.begin(), e2e_checks.end(), failed) &&
-         std::none_of(ops.begin(), ops.end(), [](const OpResult& r) { return r.coverage == Coverage::Fail; });
+  const bool any_failure =
+      !fatal_error.empty() || std::any_of(abi_checks.begin(), abi_checks.end(), failed) ||
+      std::any_of(e2e_checks.begin(), e2e_checks.end(), failed) ||
+      std::any_of(ops.begin(), ops.end(), [](const OpResult& r) { return r.coverage == Coverage::Fail; });
+  if (any_failure) return Verdict::Fail;
+  // End-to-end cases are skipped only in a partial run (run_e2e_suite).
+  const bool e2e_skipped = std::any_of(e2e_checks.begin(), e2e_checks.end(),
+                                       [](const CheckResult& c) { return c.outcome == Outcome::Skip; });
+  return e2e_skipped ? Verdict::Partial : Verdict::Pass;
+}
+
+std::string plugins_to_discover(const Options& options) {
+  const std::string& plugin = options.plugin;
+  return plugin.empty() || plugin == "cpu" || looks_like_path(plugin) ? "cpu" : "cpu," + plugin;
 }
 
 std::vector<std::string> list_checks(const Options& options) {
@@ -88,21 +163,25 @@ std::vector<std::string> list_checks(const Options& options) {
 Report run(const Options& options) {
   Report report;
   const Filter filter(options.filters);
-  PluginInfo info;
+  ResolvedPlugin resolved;
   try {
-    info = resolve_plugin(options.plugin);
+    resolved = resolve_plugin(options.plugin);
   } catch (const std::exception& e) {
     report.plugin_path = options.plugin;
     report.fatal_error = e.what();
     return report;
   }
+  const PluginInfo& info = resolved.info;
   report.plugin_name = info.name;
   report.plugin_path = info.path;
   report.plugin_version = info.version;
   report.abi = std::to_string(info.abi_major) + "." + std::to_string(info.abi_minor);
   report.device_type = info.device_type;
+  report.loaded_as = resolved.loaded_as;
+  report.reference_path = cpu_reference_path();
+  const std::string device_type = resolved.loaded_as.empty() ? info.device_type : resolved.loaded_as;
   std::optional<Device> device;
-  if (!info.device_type.empty() && device_count(info.device_type) > 0) device = Device(info.device_type + ":0");
+  if (!device_type.empty() && device_count(device_type) > 0) device = Device(device_type + ":0");
 
   report.abi_checks = run_abi_suite(info.path, device, filter);
   if (!device) {
@@ -122,7 +201,7 @@ Report run(const Options& options) {
   OpSuiteResult ops = run_op_suite(target, catalogue_ops(), filter, options.perf);
   report.ops = std::move(ops.ops);
   report.ops_without_case = std::move(ops.ops_without_case);
-  report.e2e_checks = run_e2e_suite(*device, filter);
+  report.e2e_checks = run_e2e_suite(*device, filter, options.partial);
   return report;
 }
 

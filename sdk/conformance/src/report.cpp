@@ -20,6 +20,18 @@ const char* outcome_name(Outcome outcome) {
   return "?";
 }
 
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Pass:
+      return "PASS";
+    case Verdict::Partial:
+      return "PARTIAL";
+    case Verdict::Fail:
+      return "FAIL";
+  }
+  return "?";
+}
+
 const char* coverage_name(Coverage coverage) {
   switch (coverage) {
     case Coverage::Pass: return "pass";
@@ -157,7 +169,14 @@ std::string format_table(const Report& report, bool perf) {
     out << "Ember conformance: " << report.plugin_path << "\n";
   } else {
     out << "Ember conformance: plugin '" << report.plugin_name << "' " << report.plugin_version << " (ABI "
-        << report.abi << "), device type '" << report.device_type << "'\n  " << report.plugin_path << "\n";
+        << report.abi << "), device type '" << report.device_type << "'";
+    if (!report.loaded_as.empty()) out << ", run as '" << report.loaded_as << "' beside the CPU reference";
+    out << "\n  " << report.plugin_path << "\n";
+    if (report.reference_path == report.plugin_path) {
+      out << "Reference: the plugin itself (it is the CPU plugin: its ops are compared with themselves)\n";
+    } else if (!report.reference_path.empty()) {
+      out << "Reference: " << report.reference_path << "\n";
+    }
   }
   write_checks(out, "ABI suite", report.abi_checks);
   if (!report.fatal_error.empty()) {
@@ -183,7 +202,10 @@ std::string format_table(const Report& report, bool perf) {
     for (const std::string& op : report.ops_without_case) out << " " << op;
     out << "\n";
   }
-  out << "Result: " << (report.passed() ? "PASS" : "FAIL") << "\n";
+  if (report.verdict() == Verdict::Partial) {
+    out << "Partial run (--partial): an end-to-end case could not run, so the models are not shown to train\n";
+  }
+  out << "Result: " << verdict_name(report.verdict()) << "\n";
   return out.str();
 }
 
@@ -198,8 +220,11 @@ std::string format_json(const Report& report) {
   json.field("version", report.plugin_version);
   json.field("abi", report.abi);
   json.field("device_type", report.device_type);
+  json.field("loaded_as", report.loaded_as);
+  json.field("reference", report.reference_path);
   json.end_object();
   json.field("passed", report.passed());
+  json.field("result", verdict_name(report.verdict()));
   json.field("fatal_error", report.fatal_error);
   json.key("coverage");
   json.begin_object();

@@ -19,9 +19,17 @@ struct Options {
   std::vector<std::string> filters;
   // Time every (op, dtype) on the device and the CPU.
   bool perf = false;
+  // Accept end-to-end cases that cannot run because the device lacks an op:
+  // they are skipped and the result is PARTIAL. Otherwise they fail, since a
+  // certified backend trains the models.
+  bool partial = false;
 };
 
 enum class Outcome { Pass, Fail, Skip };
+
+// PASS: every check that ran passed and the models trained; PARTIAL (only
+// with Options::partial): the same, but an end-to-end case could not run.
+enum class Verdict { Pass, Partial, Fail };
 
 // One check of the ABI or end-to-end suites.
 struct CheckResult {
@@ -57,21 +65,36 @@ struct Report {
   std::string plugin_version;
   std::string abi;          // "1.0" as the plugin declares it
   std::string device_type;
+  // The device type the plugin ran under when another loaded plugin held its
+  // own (Note [Certifying beside the reference]); empty otherwise.
+  std::string loaded_as;
+  // The CPU plugin the device's results are compared with.
+  std::string reference_path;
   std::vector<CheckResult> abi_checks;
   std::vector<OpResult> ops;
   std::vector<std::string> ops_without_case;  // in the catalogue, unknown to this kit
   std::vector<CheckResult> e2e_checks;
   std::string fatal_error;  // set when the plugin could not be loaded at all
 
-  bool passed() const;
+  Verdict verdict() const;
+  bool passed() const { return verdict() != Verdict::Fail; }
 };
+
+// The EMBER_PLUGINS allow-list under which discovery loads only what
+// run(options) needs: the CPU reference and, for a plugin given by name,
+// that plugin (one given by path is loaded by path). The CLI sets it before
+// anything else, so that no other plugin of the device type loads first.
+std::string plugins_to_discover(const Options& options);
 
 // Every check id run() may run, after filtering (ops/<op>/<dtype> for every
 // dtype the catalogue defines an op for, registered or not).
 std::vector<std::string> list_checks(const Options& options);
 
 // Loads the plugin and runs the three suites. Never throws for a faulty
-// plugin: every problem lands in the report.
+// plugin: every problem lands in the report. A plugin whose name or device
+// type another loaded plugin holds (a second CPU plugin beside the CPU
+// reference) runs under "<name>_under_test"; the CLI also limits discovery
+// to the CPU reference, so that nothing else is loaded.
 Report run(const Options& options);
 
 // The op x dtype table, the failures and the coverage summary.
