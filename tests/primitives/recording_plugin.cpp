@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -71,17 +72,17 @@ ember_status* forward_kernel(const ember_kernel_call* call, void* data) {
 // dlopen() of the CPU plugin's own file would return the instance the core
 // already loaded; a copy under another name is a second, private instance.
 void* load_private_cpu_plugin() {
-  char path[] = "/tmp/ember_recording_cpu_XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0) sdk::fail(EMBER_STATUS_INTERNAL, "rec: cannot create a temporary file");
+  std::string path = (std::filesystem::temp_directory_path() / "ember_recording_cpu_XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) sdk::fail(EMBER_STATUS_INTERNAL, "rec: cannot create a temporary file in " + path);
   {
     std::ifstream in(EMBER_RECORDING_CPU_PLUGIN, std::ios::binary);
     std::ofstream out(path, std::ios::binary);
     out << in.rdbuf();
   }
   close(fd);
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  unlink(path);
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  unlink(path.c_str());
   if (handle == nullptr) sdk::fail(EMBER_STATUS_INTERNAL, std::string("rec: cannot load the CPU plugin: ") + dlerror());
   return handle;
 }
