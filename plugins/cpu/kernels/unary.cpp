@@ -85,8 +85,10 @@ void register_unary_kernels(const sdk::Registrar& r) {
     using T = decltype(x);
     if constexpr (std::is_unsigned_v<T>) {
       return x;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return std::fabs(x);  // abs(-0.0) is +0.0
     } else {
-      return x < T(0) ? negate(x) : x;  // keeps -0.0 as is, abs(INT_MIN) wraps
+      return x < T(0) ? negate(x) : x;  // abs(INT_MIN) wraps
     }
   });
   add_unary(r, "sign", sdk::NumericTypes{}, [](auto x) {

@@ -23,6 +23,7 @@ class CallContext {
   explicit CallContext(const ember_kernel_call& call)
       : call_(call), multiprocessors_(Devices::instance().at(call.device_index).multiprocessors) {
     use_device(call.device_index);
+    note_launch(call.device_index, call.op_name);
   }
   cudaStream_t stream() const { return stream_of(call_.stream); }
   const ember_kernel_call& call() const { return call_; }

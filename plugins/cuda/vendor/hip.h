@@ -8,7 +8,11 @@
 #define cudaDeviceProp hipDeviceProp_t
 #define cudaDeviceSynchronize hipDeviceSynchronize
 #define cudaError_t hipError_t
+#define cudaErrorAssert hipErrorAssert
+#define cudaErrorIllegalAddress hipErrorIllegalAddress
 #define cudaErrorInsufficientDriver hipErrorInsufficientDriver
+#define cudaErrorLaunchFailure hipErrorLaunchFailure
+#define cudaErrorLaunchTimeout hipErrorLaunchTimeOut
 #define cudaErrorMemoryAllocation hipErrorOutOfMemory
 #define cudaErrorNoDevice hipErrorNoDevice
 #define cudaEventCreateWithFlags hipEventCreateWithFlags

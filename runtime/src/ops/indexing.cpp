@@ -23,6 +23,9 @@ void check_index_tensor(const char* name, const Tensor& index, const Tensor& x) 
   }
 }
 
+// Kernels see no 0-d tensor (ops.md "Indexing"): the core views one as [1].
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
 void check_gather_shapes(const char* name, const Tensor& x, int64_t dim, const Tensor& index) {
   if (index.dim() != x.dim() && !(x.dim() == 0 && index.dim() <= 1)) {
     throw_error(ErrorKind::Value, std::string(name) + "(): index " + shape_str(index.sizes()) + " and input " +
@@ -47,14 +50,18 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   if (x.dim() == 0 && index.numel() != 1) {
     throw_error(ErrorKind::Index, "index_select(): a 0-D tensor takes exactly one index, got " + std::to_string(index.numel()));
   }
-  return dispatch::call_single(op_named("index_select"), {x, index.reshape({-1})}, {dispatch::attr_int("dim", d)});
+  const Tensor out = dispatch::call_single(op_named("index_select"), {at_least_1d(x), index.reshape({-1})},
+                                           {dispatch::attr_int("dim", d)});
+  return x.dim() == 0 ? out.reshape({}) : out;
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index_tensor("gather", index, x);
   const int64_t d = normalize_dim(dim, x.dim(), "gather");
   check_gather_shapes("gather", x, d, index);
-  return dispatch::call_single(op_named("gather"), {x, index}, {dispatch::attr_int("dim", d)});
+  const Tensor out =
+      dispatch::call_single(op_named("gather"), {at_least_1d(x), at_least_1d(index)}, {dispatch::attr_int("dim", d)});
+  return index.dim() == 0 ? out.reshape({}) : out;
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -74,7 +81,10 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   if (src.device() != x.device()) {
     throw_error(ErrorKind::Runtime, "scatter_add(): src is on " + src.device().str() + " but the tensor is on " + x.device().str());
   }
-  return dispatch::call_single(op_named("scatter_add"), {x, index, src.to(x.dtype())}, {dispatch::attr_int("dim", d)});
+  const Tensor out = dispatch::call_single(op_named("scatter_add"),
+                                           {at_least_1d(x), at_least_1d(index), at_least_1d(src.to(x.dtype()))},
+                                           {dispatch::attr_int("dim", d)});
+  return x.dim() == 0 ? out.reshape({}) : out;
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {

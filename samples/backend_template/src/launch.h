@@ -4,21 +4,22 @@
 // stream. The kernel body itself is ordinary synchronous SDK code.
 #pragma once
 
-#include <ember/ember_plugin.hpp>
+#include <ember/ember_plugin_kernels.hpp>
 
 namespace emu {
 
-using KernelBody = void (*)(const ember_kernel_call& call);
-
 // Queues `body` on the stream of `call`; throws a pending error of that stream.
-void launch(const ember_kernel_call& call, KernelBody body);
+void launch(const ember_kernel_call& call, ember::sdk::KernelBody body);
 
-// [guide:async_kernel]
-// The ember_kernel_fn registered for a body: launches it behind the fence.
-template <KernelBody Body>
-ember_status* async_kernel(const ember_kernel_call* call, void* /*kernel_data*/) noexcept {
-  return ember::sdk::fence([&] { launch(*call, Body); });
-}
-// [/guide:async_kernel]
+// [guide:launcher]
+// The launcher every kernel is registered with (sdk::add_each<Body, QueueOnStream>):
+// its entry queues the body behind the fence.
+struct QueueOnStream {
+  template <ember::sdk::KernelBody Body>
+  static ember_status* entry(const ember_kernel_call* call, void* /*kernel_data*/) noexcept {
+    return ember::sdk::fence([&] { launch(*call, Body); });
+  }
+};
+// [/guide:launcher]
 
 }  // namespace emu

@@ -1,4 +1,4 @@
-// ember_plugin.hpp -- header-only C++17 helpers over the C ABI (ember_plugin.h).
+// ember_plugin.hpp -- header-only C++20 helpers over the C ABI (ember_plugin.h).
 //
 // Nothing here crosses the ABI: these are conveniences compiled into each
 // plugin, so a plugin built against an older copy keeps working. They cover
@@ -12,6 +12,8 @@
 //   - strided iteration: `StridedLoop` (coalescing, row-major order, chunkable)
 //     and the typed `transform()` built on it;
 //   - registration: `Registrar`.
+// Kernel bodies and their launchers are in ember_plugin_kernels.hpp, queued
+// (asynchronous) kernels in ember_plugin_async.hpp.
 // Everything lives in namespace ember::sdk.
 #ifndef EMBER_PLUGIN_HPP_
 #define EMBER_PLUGIN_HPP_

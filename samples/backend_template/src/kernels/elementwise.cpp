@@ -25,7 +25,7 @@ struct Unary {
   struct Kernel {
     static void run(const ember_kernel_call& call) {
       const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
-      sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) { return T(Op{}(Compute<T>(x))); });
+      sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) { return T(Op{}(sdk::Compute<T>(x))); });
     }
   };
 };
@@ -55,7 +55,7 @@ template <class T>
 struct LogicalNot {
   static void run(const ember_kernel_call& call) {
     const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
-    sdk::transform<bool, T>(loop, 0, loop.numel(), [](T x) { return Compute<T>(x) == Compute<T>(0); });
+    sdk::transform<bool, T>(loop, 0, loop.numel(), [](T x) { return sdk::Compute<T>(x) == sdk::Compute<T>(0); });
   }
 };
 
@@ -81,7 +81,7 @@ struct Binary {
       using Out = std::conditional_t<kBoolOut, bool, T>;
       const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1]});
       sdk::transform<Out, T, T>(loop, 0, loop.numel(),
-                                [](T a, T b) { return Out(Op{}(Compute<T>(a), Compute<T>(b))); });
+                                [](T a, T b) { return Out(Op{}(sdk::Compute<T>(a), sdk::Compute<T>(b))); });
     }
   };
 };
@@ -183,8 +183,9 @@ struct Where {
 
 template <class Dst, class Src>
 Dst convert(Src x) {
-  const Compute<Src> value(x);
-  if constexpr (std::is_same_v<Dst, bool>) return value != Compute<Src>(0);
+  const sdk::Compute<Src> value(x);
+  if constexpr (std::is_same_v<Dst, bool>)
+    return value != sdk::Compute<Src>(0);
   else if constexpr (sdk::is_reduced_float_v<Dst>) return Dst(static_cast<float>(value));
   else return static_cast<Dst>(value);
 }
@@ -203,7 +204,8 @@ struct Copy {
 
 template <class T>
 T attr_value(const ember_kernel_call& call, const char* name) {
-  if constexpr (sdk::is_floating_v<T>) return T(static_cast<Compute<T>>(sdk::attr_float(call, name)));
+  if constexpr (sdk::is_floating_v<T>)
+    return T(static_cast<sdk::Compute<T>>(sdk::attr_float(call, name)));
   else return static_cast<T>(sdk::attr_int(call, name));
 }
 
@@ -224,7 +226,7 @@ struct Arange {
     if constexpr (sdk::is_floating_v<T>) {
       const double start = sdk::attr_float(call, "start"), step = sdk::attr_float(call, "step");
       for (int64_t i = 0; i < out.shape[0]; ++i) {
-        data[i * out.strides[0]] = T(static_cast<Compute<T>>(start + static_cast<double>(i) * step));
+        data[i * out.strides[0]] = T(static_cast<sdk::Compute<T>>(start + static_cast<double>(i) * step));
       }
     } else {
       const uint64_t start = bits(sdk::attr_int(call, "start")), step = bits(sdk::attr_int(call, "step"));
@@ -241,53 +243,56 @@ void register_elementwise_kernels(const sdk::Registrar& r) {
   const sdk::IntegralTypes integral;
   const sdk::AllTypes all;
   // [guide:register_unary]
-  add_each<Unary<decltype([](auto x) { return std::exp(x); })>::Kernel>(r, "exp", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::exp(x); })>::Kernel, QueueOnStream>(r, "exp", floating);
   // [/guide:register_unary]
-  add_each<Unary<Neg>::Kernel>(r, "neg", numeric);
-  add_each<Unary<Abs>::Kernel>(r, "abs", numeric);
-  add_each<Unary<Sign>::Kernel>(r, "sign", numeric);
-  add_each<Unary<decltype([](auto x) { return std::log(x); })>::Kernel>(r, "log", floating);
-  add_each<Unary<decltype([](auto x) { return std::log1p(x); })>::Kernel>(r, "log1p", floating);
-  add_each<Unary<decltype([](auto x) { return std::expm1(x); })>::Kernel>(r, "expm1", floating);
-  add_each<Unary<decltype([](auto x) { return std::sqrt(x); })>::Kernel>(r, "sqrt", floating);
-  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / std::sqrt(x); })>::Kernel>(r, "rsqrt", floating);
-  add_each<Unary<decltype([](auto x) { return std::sin(x); })>::Kernel>(r, "sin", floating);
-  add_each<Unary<decltype([](auto x) { return std::cos(x); })>::Kernel>(r, "cos", floating);
-  add_each<Unary<decltype([](auto x) { return std::tan(x); })>::Kernel>(r, "tan", floating);
-  add_each<Unary<decltype([](auto x) { return std::tanh(x); })>::Kernel>(r, "tanh", floating);
-  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); })>::Kernel>(r, "sigmoid", floating);
-  add_each<Unary<decltype([](auto x) { return std::erf(x); })>::Kernel>(r, "erf", floating);
-  add_each<Unary<decltype([](auto x) { return decltype(x)(1) / x; })>::Kernel>(r, "reciprocal", floating);
-  add_each<Unary<decltype([](auto x) { return std::floor(x); })>::Kernel>(r, "floor", floating);
-  add_each<Unary<decltype([](auto x) { return std::ceil(x); })>::Kernel>(r, "ceil", floating);
-  add_each<Unary<decltype([](auto x) { return std::trunc(x); })>::Kernel>(r, "trunc", floating);
-  add_each<Unary<decltype([](auto x) { return std::nearbyint(x); })>::Kernel>(r, "round", floating);
-  add_each<LogicalNot>(r, "logical_not", all);
-  add_each<BitwiseNot>(r, "bitwise_not", integral);
+  sdk::add_each<Unary<Neg>::Kernel, QueueOnStream>(r, "neg", numeric);
+  sdk::add_each<Unary<Abs>::Kernel, QueueOnStream>(r, "abs", numeric);
+  sdk::add_each<Unary<Sign>::Kernel, QueueOnStream>(r, "sign", numeric);
+  sdk::add_each<Unary<decltype([](auto x) { return std::log(x); })>::Kernel, QueueOnStream>(r, "log", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::log1p(x); })>::Kernel, QueueOnStream>(r, "log1p", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::expm1(x); })>::Kernel, QueueOnStream>(r, "expm1", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::sqrt(x); })>::Kernel, QueueOnStream>(r, "sqrt", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return decltype(x)(1) / std::sqrt(x); })>::Kernel, QueueOnStream>(
+      r, "rsqrt", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::sin(x); })>::Kernel, QueueOnStream>(r, "sin", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::cos(x); })>::Kernel, QueueOnStream>(r, "cos", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::tan(x); })>::Kernel, QueueOnStream>(r, "tan", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::tanh(x); })>::Kernel, QueueOnStream>(r, "tanh", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); })>::Kernel,
+                QueueOnStream>(r, "sigmoid", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::erf(x); })>::Kernel, QueueOnStream>(r, "erf", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return decltype(x)(1) / x; })>::Kernel, QueueOnStream>(r, "reciprocal",
+                                                                                                   floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::floor(x); })>::Kernel, QueueOnStream>(r, "floor", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::ceil(x); })>::Kernel, QueueOnStream>(r, "ceil", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::trunc(x); })>::Kernel, QueueOnStream>(r, "trunc", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::nearbyint(x); })>::Kernel, QueueOnStream>(r, "round", floating);
+  sdk::add_each<LogicalNot, QueueOnStream>(r, "logical_not", all);
+  sdk::add_each<BitwiseNot, QueueOnStream>(r, "bitwise_not", integral);
 
-  add_each<Binary<Add>::Kernel>(r, "add", all);
-  add_each<Binary<Sub>::Kernel>(r, "sub", numeric);
-  add_each<Binary<Mul>::Kernel>(r, "mul", all);
-  add_each<Binary<Div>::Kernel>(r, "div", floating);
-  add_each<Binary<Maximum>::Kernel>(r, "maximum", all);
-  add_each<Binary<Minimum>::Kernel>(r, "minimum", all);
-  add_each<Binary<BitAnd>::Kernel>(r, "bitwise_and", integral);
-  add_each<Binary<BitOr>::Kernel>(r, "bitwise_or", integral);
-  add_each<Binary<BitXor>::Kernel>(r, "bitwise_xor", integral);
-  add_each<Binary<Eq, true>::Kernel>(r, "eq", all);
-  add_each<Binary<Ne, true>::Kernel>(r, "ne", all);
-  add_each<Binary<Lt, true>::Kernel>(r, "lt", all);
-  add_each<Binary<Le, true>::Kernel>(r, "le", all);
-  add_each<Binary<Gt, true>::Kernel>(r, "gt", all);
-  add_each<Binary<Ge, true>::Kernel>(r, "ge", all);
-  add_each<Binary<LogicalAnd, true>::Kernel>(r, "logical_and", all);
-  add_each<Binary<LogicalOr, true>::Kernel>(r, "logical_or", all);
-  add_each<Binary<LogicalXor, true>::Kernel>(r, "logical_xor", all);
-  add_each<Where>(r, "where", all);
+  sdk::add_each<Binary<Add>::Kernel, QueueOnStream>(r, "add", all);
+  sdk::add_each<Binary<Sub>::Kernel, QueueOnStream>(r, "sub", numeric);
+  sdk::add_each<Binary<Mul>::Kernel, QueueOnStream>(r, "mul", all);
+  sdk::add_each<Binary<Div>::Kernel, QueueOnStream>(r, "div", floating);
+  sdk::add_each<Binary<Maximum>::Kernel, QueueOnStream>(r, "maximum", all);
+  sdk::add_each<Binary<Minimum>::Kernel, QueueOnStream>(r, "minimum", all);
+  sdk::add_each<Binary<BitAnd>::Kernel, QueueOnStream>(r, "bitwise_and", integral);
+  sdk::add_each<Binary<BitOr>::Kernel, QueueOnStream>(r, "bitwise_or", integral);
+  sdk::add_each<Binary<BitXor>::Kernel, QueueOnStream>(r, "bitwise_xor", integral);
+  sdk::add_each<Binary<Eq, true>::Kernel, QueueOnStream>(r, "eq", all);
+  sdk::add_each<Binary<Ne, true>::Kernel, QueueOnStream>(r, "ne", all);
+  sdk::add_each<Binary<Lt, true>::Kernel, QueueOnStream>(r, "lt", all);
+  sdk::add_each<Binary<Le, true>::Kernel, QueueOnStream>(r, "le", all);
+  sdk::add_each<Binary<Gt, true>::Kernel, QueueOnStream>(r, "gt", all);
+  sdk::add_each<Binary<Ge, true>::Kernel, QueueOnStream>(r, "ge", all);
+  sdk::add_each<Binary<LogicalAnd, true>::Kernel, QueueOnStream>(r, "logical_and", all);
+  sdk::add_each<Binary<LogicalOr, true>::Kernel, QueueOnStream>(r, "logical_or", all);
+  sdk::add_each<Binary<LogicalXor, true>::Kernel, QueueOnStream>(r, "logical_xor", all);
+  sdk::add_each<Where, QueueOnStream>(r, "where", all);
 
-  add_each<Copy>(r, "copy", all);
-  add_each<Fill>(r, "fill", all);
-  add_each<Arange>(r, "arange", numeric);
+  sdk::add_each<Copy, QueueOnStream>(r, "copy", all);
+  sdk::add_each<Fill, QueueOnStream>(r, "fill", all);
+  sdk::add_each<Arange, QueueOnStream>(r, "arange", numeric);
 }
 
 }  // namespace emu

@@ -1,6 +1,7 @@
 // Indexing: index_select, gather, scatter_add and cat. Index values are
 // data, so only the device can check them: an out-of-range index fails the
-// kernel with OUT_OF_RANGE (reported at the stream's next synchronisation).
+// queued work with OUT_OF_RANGE, which the next call on the stream reports,
+// naming this op (Note [Asynchronous errors] in ember_plugin_async.hpp).
 #include <string>
 
 #include "kernels.h"
@@ -12,13 +13,13 @@ namespace {
 // Index value `at` of an int64 or int32 index tensor, made non-negative and
 // checked against `size`.
 // [guide:read_index]
-int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size, const char* op) {
-  const int64_t raw = sdk::dtype_of(index) == EMBER_DTYPE_INT32 ? *element<const int32_t>(index, at)
-                                                                  : *element<const int64_t>(index, at);
+int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size) {
+  const int64_t raw = sdk::dtype_of(index) == EMBER_DTYPE_INT32 ? *sdk::element<const int32_t>(index, at)
+                                                                : *sdk::element<const int64_t>(index, at);
   const int64_t value = raw < 0 ? raw + size : raw;
   if (value < 0 || value >= size) {
-    sdk::fail(EMBER_STATUS_OUT_OF_RANGE, std::string(op) + ": index " + std::to_string(raw) +
-                                             " is out of range for a dimension of size " + std::to_string(size));
+    sdk::fail(EMBER_STATUS_OUT_OF_RANGE,
+              "index " + std::to_string(raw) + " is out of range for a dimension of size " + std::to_string(size));
   }
   return value;
 }
@@ -32,10 +33,10 @@ struct IndexSelect {
     const DLTensor& out = call.outputs[0];
     const int64_t dim = sdk::attr_int(call, "dim");
     std::vector<int64_t> source(static_cast<size_t>(x.ndim));
-    for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
+    sdk::for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
       std::copy(at, at + out.ndim, source.begin());
-      if (x.ndim > 0) source[dim] = read_index(index, &at[dim], x.shape[dim], "index_select");
-      *element<T>(out, at) = *element<const T>(x, source.data());
+      if (x.ndim > 0) source[dim] = read_index(index, &at[dim], x.shape[dim]);
+      *sdk::element<T>(out, at) = *sdk::element<const T>(x, source.data());
     });
   }
 };
@@ -48,10 +49,10 @@ struct Gather {
     const DLTensor& out = call.outputs[0];
     const int64_t dim = sdk::attr_int(call, "dim");
     std::vector<int64_t> source(static_cast<size_t>(x.ndim));
-    for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
+    sdk::for_each_index(out.shape, out.ndim, [&](const int64_t* at) {
       std::copy(at, at + out.ndim, source.begin());
-      source[dim] = read_index(index, at, x.shape[dim], "gather");
-      *element<T>(out, at) = *element<const T>(x, source.data());
+      source[dim] = read_index(index, at, x.shape[dim]);
+      *sdk::element<T>(out, at) = *sdk::element<const T>(x, source.data());
     });
   }
 };
@@ -69,17 +70,17 @@ struct ScatterAdd {
       sdk::transform<T, T>(loop, 0, loop.numel(), [](T v) { return v; });
     }
     std::vector<int64_t> target(static_cast<size_t>(out.ndim));
-    for_each_index(index.shape, index.ndim, [&](const int64_t* at) {
+    sdk::for_each_index(index.shape, index.ndim, [&](const int64_t* at) {
       std::copy(at, at + index.ndim, target.begin());
-      target[dim] = read_index(index, at, out.shape[dim], "scatter_add");
-      T& slot = *element<T>(out, target.data());
-      const T value = *element<const T>(src, at);
+      target[dim] = read_index(index, at, out.shape[dim]);
+      T& slot = *sdk::element<T>(out, target.data());
+      const T value = *sdk::element<const T>(src, at);
       if constexpr (std::is_same_v<T, bool>) {
         slot = slot || value;
       } else if constexpr (std::is_integral_v<T>) {
         slot = static_cast<T>(static_cast<uint64_t>(slot) + static_cast<uint64_t>(value));
       } else {
-        slot = T(Compute<T>(slot) + Compute<T>(value));
+        slot = T(sdk::Compute<T>(slot) + sdk::Compute<T>(value));
       }
     });
   }
@@ -95,10 +96,10 @@ struct Cat {
     for (int64_t i = 0; i < call.num_inputs; ++i) {
       const DLTensor& piece = call.inputs[i];
       if (sdk::numel(piece) == 0) continue;  // empty inputs, of any rank, add nothing
-      for_each_index(piece.shape, piece.ndim, [&](const int64_t* at) {
+      sdk::for_each_index(piece.shape, piece.ndim, [&](const int64_t* at) {
         std::copy(at, at + piece.ndim, target.begin());
         target[dim] += offset;
-        *element<T>(out, target.data()) = *element<const T>(piece, at);
+        *sdk::element<T>(out, target.data()) = *sdk::element<const T>(piece, at);
       });
       offset += piece.shape[dim];
     }
@@ -108,10 +109,10 @@ struct Cat {
 }  // namespace
 
 void register_index_kernels(const sdk::Registrar& r) {
-  add_each<IndexSelect>(r, "index_select", sdk::AllTypes{});
-  add_each<Gather>(r, "gather", sdk::AllTypes{});
-  add_each<ScatterAdd>(r, "scatter_add", sdk::AllTypes{});
-  add_each<Cat>(r, "cat", sdk::AllTypes{});
+  sdk::add_each<IndexSelect, QueueOnStream>(r, "index_select", sdk::AllTypes{});
+  sdk::add_each<Gather, QueueOnStream>(r, "gather", sdk::AllTypes{});
+  sdk::add_each<ScatterAdd, QueueOnStream>(r, "scatter_add", sdk::AllTypes{});
+  sdk::add_each<Cat, QueueOnStream>(r, "cat", sdk::AllTypes{});
 }
 
 }  // namespace emu

@@ -33,11 +33,11 @@ struct MatMul {
         for (int64_t j = 0; j < cols; ++j) {
           ProductAcc<T> acc = 0;
           for (int64_t k = 0; k < inner; ++k) {
-            const auto x = static_cast<ProductAcc<T>>(Compute<T>(ab[i * a.strides[o] + k * a.strides[o + 1]]));
-            const auto y = static_cast<ProductAcc<T>>(Compute<T>(wb[k * w.strides[o] + j * w.strides[o + 1]]));
+            const auto x = static_cast<ProductAcc<T>>(sdk::Compute<T>(ab[i * a.strides[o] + k * a.strides[o + 1]]));
+            const auto y = static_cast<ProductAcc<T>>(sdk::Compute<T>(wb[k * w.strides[o] + j * w.strides[o + 1]]));
             acc += x * y;
           }
-          ob[i * out.strides[o] + j * out.strides[o + 1]] = T(static_cast<Compute<T>>(acc));
+          ob[i * out.strides[o] + j * out.strides[o + 1]] = T(static_cast<sdk::Compute<T>>(acc));
         }
       }
     }
@@ -47,8 +47,8 @@ struct MatMul {
 }  // namespace
 
 void register_matmul_kernels(const sdk::Registrar& r) {
-  add_each<MatMul>(r, "mm", sdk::NumericTypes{});
-  add_each<MatMul>(r, "bmm", sdk::NumericTypes{});
+  sdk::add_each<MatMul, QueueOnStream>(r, "mm", sdk::NumericTypes{});
+  sdk::add_each<MatMul, QueueOnStream>(r, "bmm", sdk::NumericTypes{});
 }
 
 }  // namespace emu

@@ -23,15 +23,15 @@ void reduce(const ember_kernel_call& call, Step step, Finish finish) {
     outputs *= out.shape[d];
   }
   std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);
-  for_each_index(x.shape, x.ndim, [&](const int64_t* index) {
+  sdk::for_each_index(x.shape, x.ndim, [&](const int64_t* index) {
     int64_t position = 0;
     for (int d = 0; d < x.ndim; ++d) position += index[d] * position_stride[d];
-    step(position, *element<const T>(x, index), seen[position]++);
+    step(position, *sdk::element<const T>(x, index), seen[position]++);
   });
   const int64_t per_output = outputs == 0 ? 0 : sdk::numel(x) / outputs;
   int64_t position = 0;
-  for_each_index(out.shape, out.ndim,
-                 [&](const int64_t* index) { *element<Out>(out, index) = finish(position++, per_output); });
+  sdk::for_each_index(out.shape, out.ndim,
+                      [&](const int64_t* index) { *sdk::element<Out>(out, index) = finish(position++, per_output); });
 }
 
 // Sums wrap for integers and accumulate in double for floating dtypes.
@@ -42,7 +42,8 @@ using SumOut = std::conditional_t<sdk::is_floating_v<T>, T, int64_t>;
 
 template <class T>
 SumOut<T> from_acc(SumAcc<T> acc) {
-  if constexpr (sdk::is_floating_v<T>) return T(static_cast<Compute<T>>(acc));
+  if constexpr (sdk::is_floating_v<T>)
+    return T(static_cast<sdk::Compute<T>>(acc));
   else return static_cast<int64_t>(acc);
 }
 
@@ -56,7 +57,7 @@ struct Sum {
   static void run(const ember_kernel_call& call) {
     auto acc = accumulators<T>(call, 0);
     reduce<T, SumOut<T>>(
-        call, [&](int64_t p, T x, int64_t) { acc[p] += static_cast<SumAcc<T>>(Compute<T>(x)); },
+        call, [&](int64_t p, T x, int64_t) { acc[p] += static_cast<SumAcc<T>>(sdk::Compute<T>(x)); },
         [&](int64_t p, int64_t) { return from_acc<T>(acc[p]); });
   }
 };
@@ -66,7 +67,7 @@ struct Prod {
   static void run(const ember_kernel_call& call) {
     auto acc = accumulators<T>(call, 1);
     reduce<T, SumOut<T>>(
-        call, [&](int64_t p, T x, int64_t) { acc[p] *= static_cast<SumAcc<T>>(Compute<T>(x)); },
+        call, [&](int64_t p, T x, int64_t) { acc[p] *= static_cast<SumAcc<T>>(sdk::Compute<T>(x)); },
         [&](int64_t p, int64_t) { return from_acc<T>(acc[p]); });
   }
 };
@@ -76,14 +77,14 @@ struct Mean {
   static void run(const ember_kernel_call& call) {
     auto acc = accumulators<T>(call, 0);
     reduce<T, T>(
-        call, [&](int64_t p, T x, int64_t) { acc[p] += static_cast<double>(Compute<T>(x)); },
-        [&](int64_t p, int64_t n) { return T(static_cast<Compute<T>>(acc[p] / static_cast<double>(n))); });
+        call, [&](int64_t p, T x, int64_t) { acc[p] += static_cast<double>(sdk::Compute<T>(x)); },
+        [&](int64_t p, int64_t n) { return T(static_cast<sdk::Compute<T>>(acc[p] / static_cast<double>(n))); });
   }
 };
 
 // A running extreme: uint8_t for bool, since std::vector<bool> hands out no references.
 template <class T>
-using ExtremeSlot = std::conditional_t<std::is_same_v<T, bool>, uint8_t, Compute<T>>;
+using ExtremeSlot = std::conditional_t<std::is_same_v<T, bool>, uint8_t, sdk::Compute<T>>;
 
 // amax (kMax) or amin; NaN propagates.
 template <bool kMax>
@@ -95,12 +96,14 @@ struct Extreme {
       reduce<T, T>(
           call,
           [&](int64_t p, T value, int64_t seen) {
-            const ExtremeSlot<T> x(Compute<T>{value});
+            const ExtremeSlot<T> x(sdk::Compute<T>{value});
             ExtremeSlot<T>& b = best[p];
-            if (seen == 0 || x != x) b = x;
-            else if (b == b && (kMax ? x > b : x < b)) b = x;
+            if (seen == 0 || x != x)
+              b = x;
+            else if (b == b && (kMax ? x > b : x < b))
+              b = x;
           },
-          [&](int64_t p, int64_t) { return T(static_cast<Compute<T>>(best[p])); });
+          [&](int64_t p, int64_t) { return T(static_cast<sdk::Compute<T>>(best[p])); });
     }
   };
 };
@@ -114,12 +117,12 @@ struct ArgExtreme {
   struct Kernel {
     static void run(const ember_kernel_call& call) {
       const size_t outputs = static_cast<size_t>(sdk::numel(call.outputs[0]));
-      std::vector<Compute<T>> best(outputs);
+      std::vector<sdk::Compute<T>> best(outputs);
       std::vector<int64_t> best_index(outputs, 0);
       reduce<T, int64_t>(
           call,
           [&](int64_t p, T value, int64_t seen) {
-            const Compute<T> x(value);
+            const sdk::Compute<T> x(value);
             const bool best_is_nan = best[p] != best[p];
             if (seen == 0 || (!best_is_nan && (x != x || (kMax ? x > best[p] : x < best[p])))) {
               best[p] = x;
@@ -134,13 +137,13 @@ struct ArgExtreme {
 }  // namespace
 
 void register_reduce_kernels(const sdk::Registrar& r) {
-  add_each<Sum>(r, "sum", sdk::AllTypes{});
-  add_each<Prod>(r, "prod", sdk::AllTypes{});
-  add_each<Mean>(r, "mean", sdk::FloatingTypes{});
-  add_each<Extreme<true>::Kernel>(r, "amax", sdk::AllTypes{});
-  add_each<Extreme<false>::Kernel>(r, "amin", sdk::AllTypes{});
-  add_each<ArgExtreme<true>::Kernel>(r, "argmax", sdk::NumericTypes{});
-  add_each<ArgExtreme<false>::Kernel>(r, "argmin", sdk::NumericTypes{});
+  sdk::add_each<Sum, QueueOnStream>(r, "sum", sdk::AllTypes{});
+  sdk::add_each<Prod, QueueOnStream>(r, "prod", sdk::AllTypes{});
+  sdk::add_each<Mean, QueueOnStream>(r, "mean", sdk::FloatingTypes{});
+  sdk::add_each<Extreme<true>::Kernel, QueueOnStream>(r, "amax", sdk::AllTypes{});
+  sdk::add_each<Extreme<false>::Kernel, QueueOnStream>(r, "amin", sdk::AllTypes{});
+  sdk::add_each<ArgExtreme<true>::Kernel, QueueOnStream>(r, "argmax", sdk::NumericTypes{});
+  sdk::add_each<ArgExtreme<false>::Kernel, QueueOnStream>(r, "argmin", sdk::NumericTypes{});
 }
 
 }  // namespace emu
