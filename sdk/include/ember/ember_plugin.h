@@ -360,7 +360,8 @@ typedef struct ember_device_api {
 
 /* What a plugin tells the core about itself. The core zero-fills it and sets
  * struct_size before calling ember_plugin_init. Strings and tables must stay
- * valid until the plugin is unloaded. */
+ * valid for the life of the process: the core never unloads a library whose
+ * code has run. */
 typedef struct ember_plugin {
   size_t struct_size;  /* set by the core: how much the plugin may write */
   uint32_t abi_major;  /* EMBER_ABI_VERSION_MAJOR the plugin was built with */
@@ -378,7 +379,9 @@ typedef struct ember_plugin {
    * plugin and discards every kernel it registered. */
   ember_status* (*register_kernels)(ember_registrar* registrar);
 
-  /* Optional: called before the library is unloaded. */
+  /* Optional: called once if the core refuses the plugin after a successful
+   * init (the library then stays loaded, unused). Never called at process
+   * exit. */
   void (*shutdown)(void);
 } ember_plugin;
 
