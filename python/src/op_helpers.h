@@ -4,6 +4,10 @@
 // Tensor.<name>(...), with the GIL released while it runs.
 #include <pybind11/pybind11.h>
 
+#include <string_view>
+
+#include "core/memory_overlap.h"
+#include "core/narrowing.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
 
@@ -39,6 +43,16 @@ auto inplace(F f) {
     }
     return self;
   };
+}
+
+// How an in-place method `op` without a kernel of its own stores its
+// out-of-place result into t: refused when t has elements sharing memory
+// (Note [Memory overlap]) or its dtype cannot hold the result's
+// (Note [Narrowing conversions]).
+inline void store_inplace(Tensor& t, const Tensor& result, std::string_view op) {
+  check_no_internal_overlap(t, op);
+  check_inplace_result_type(result.dtype(), t.dtype(), op);
+  t.copy_(result);
 }
 
 // A 0-d tensor holding a Python number on `like`'s device: it takes part in

@@ -49,7 +49,7 @@ void bind_unary(py::module_& m, TensorClass& cls) {
     def_op(m, cls, name, fn);
     // x.exp_() stores the result into x through copy_, which autograd records.
     cls.def((std::string(name) + "_").c_str(),
-            inplace<>([fn = fn](Tensor& t) { t.copy_(fn(t)); }));
+            inplace<>([fn = fn, op = std::string(name) + "_"](Tensor& t) { store_inplace(t, fn(t), op); }));
   }
   cls.def("__neg__", &neg, py::call_guard<py::gil_scoped_release>());
   cls.def("__abs__", &abs, py::call_guard<py::gil_scoped_release>());
@@ -78,12 +78,6 @@ void def_binary(py::module_& m, TensorClass& cls, const char* name, const char* 
     cls.def(dunder, ScalarFn, py::is_operator(), no_gil);
   }
   if (rdunder != nullptr) cls.def(rdunder, &scalar_first<Fn>, py::is_operator(), no_gil);
-}
-
-// a op= b: the result is cast into a, which must be able to hold it.
-template <BinaryFn Fn>
-void store_result(Tensor& a, const Tensor& b) {
-  a.copy_(Fn(a, b));
 }
 
 void bind_binary(py::module_& m, TensorClass& cls) {
@@ -153,16 +147,27 @@ void bind_binary(py::module_& m, TensorClass& cls) {
     cls.def(name, inplace<const Scalar&>([fn = fn](Tensor& a, const Scalar& b) { fn(a, wrap_scalar(a, b)); }),
             py::is_operator());
   }
-  const std::pair<const char*, void (*)(Tensor&, const Tensor&)> stored[] = {
-      {"__ipow__", &store_result<&pow>},         {"pow_", &store_result<&pow>},
-      {"__ifloordiv__", &store_result<&floor_divide>}, {"floor_divide_", &store_result<&floor_divide>},
-      {"__imod__", &store_result<&remainder>},   {"remainder_", &store_result<&remainder>},
-      {"__iand__", &store_result<&bitwise_and>}, {"bitwise_and_", &store_result<&bitwise_and>},
-      {"__ior__", &store_result<&bitwise_or>},   {"bitwise_or_", &store_result<&bitwise_or>},
-      {"__ixor__", &store_result<&bitwise_xor>}, {"bitwise_xor_", &store_result<&bitwise_xor>}};
+  // a op= b: the result is cast into a, which must be able to hold it.
+  const std::pair<const char*, BinaryFn> stored[] = {{"__ipow__", &pow},
+                                                     {"pow_", &pow},
+                                                     {"__ifloordiv__", &floor_divide},
+                                                     {"floor_divide_", &floor_divide},
+                                                     {"__imod__", &remainder},
+                                                     {"remainder_", &remainder},
+                                                     {"__iand__", &bitwise_and},
+                                                     {"bitwise_and_", &bitwise_and},
+                                                     {"__ior__", &bitwise_or},
+                                                     {"bitwise_or_", &bitwise_or},
+                                                     {"__ixor__", &bitwise_xor},
+                                                     {"bitwise_xor_", &bitwise_xor}};
   for (const auto& [name, fn] : stored) {
-    cls.def(name, inplace<const Tensor&>(fn), py::is_operator());
-    cls.def(name, inplace<const Scalar&>([fn = fn](Tensor& a, const Scalar& b) { fn(a, wrap_scalar(a, b)); }),
+    cls.def(name, inplace<const Tensor&>([fn = fn, op = name](Tensor& a, const Tensor& b) {
+              store_inplace(a, fn(a, b), op);
+            }),
+            py::is_operator());
+    cls.def(name, inplace<const Scalar&>([fn = fn, op = name](Tensor& a, const Scalar& b) {
+              store_inplace(a, fn(a, wrap_scalar(a, b)), op);
+            }),
             py::is_operator());
   }
 
@@ -187,14 +192,16 @@ void bind_binary(py::module_& m, TensorClass& cls) {
          py::arg("min") = py::none(), py::arg("max") = py::none());
   cls.def("clamp_",
           inplace<std::optional<Scalar>, std::optional<Scalar>>(
-              [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) { t.copy_(clamp(t, lo, hi)); }),
+              [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+                store_inplace(t, clamp(t, lo, hi), "clamp_");
+              }),
           py::arg("min") = py::none(), py::arg("max") = py::none());
   def_op(m, cls, "masked_fill",
          [](const Tensor& x, const Tensor& mask, const Scalar& value) { return masked_fill(x, mask, value); },
          py::arg("mask"), py::arg("value"));
-  cls.def("masked_fill_",
-          inplace<const Tensor&, const Scalar&>(
-              [](Tensor& t, const Tensor& mask, const Scalar& value) { t.copy_(masked_fill(t, mask, value)); }),
+  cls.def("masked_fill_", inplace<const Tensor&, const Scalar&>([](Tensor& t, const Tensor& mask, const Scalar& value) {
+            store_inplace(t, masked_fill(t, mask, value), "masked_fill_");
+          }),
           py::arg("mask"), py::arg("value"));
   cls.def("copy_", inplace<const Tensor&>([](Tensor& t, const Tensor& src) { t.copy_(src); }), py::arg("src"));
   cls.def("fill_", inplace<const Scalar&>([](Tensor& t, const Scalar& v) { t.fill_(v); }), py::arg("value"));
