@@ -18,7 +18,8 @@ PyObject* exception_type(ErrorKind kind) {
     case ErrorKind::Type: return PyExc_TypeError;
     case ErrorKind::Index: return PyExc_IndexError;
     case ErrorKind::NotImplemented: return PyExc_NotImplementedError;
-    case ErrorKind::OutOfMemory: return g_out_of_memory;
+    case ErrorKind::OutOfMemory:
+      return g_out_of_memory;
     case ErrorKind::Runtime: break;
   }
   return PyExc_RuntimeError;

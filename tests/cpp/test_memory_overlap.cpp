@@ -72,8 +72,7 @@ TEST(IndexValues, NegativeIndicesAreOutOfRangeAtThePrimitives) {
   expect_error([&] { index_select(x, 1, longs({-1})); }, ErrorKind::Index, "index -1 is out of range");
   expect_error([&] { embedding(x, longs({-1})); }, ErrorKind::Index, "index -1 is out of range");
   expect_error([&] { gather(x, 1, tensor<int64_t>({-1}, {1, 1})); }, ErrorKind::Runtime, "index -1");
-  expect_error([&] { scatter_add(x, 1, tensor<int64_t>({-1}, {1, 1}), ones({1, 1})); }, ErrorKind::Runtime,
-               "index -1");
+  expect_error([&] { scatter_add(x, 1, tensor<int64_t>({-1}, {1, 1}), ones({1, 1})); }, ErrorKind::Runtime, "index -1");
   // Advanced indexing keeps counting negative indices from the end.
   EXPECT_EQ(index(x, {std::nullopt, longs({-1})}).tolist<float>(), (std::vector<float>{2, 5}));
 }

@@ -45,13 +45,11 @@ TEST(CheckedSizes, FactoriesRefuseStoragesPastInt64Bytes) {
   expect_error([] { empty({kTwo32, kTwo32}); }, ErrorKind::Runtime, "[4294967296, 4294967296]");
   expect_error([&] { empty({kTwo61}, meta); }, ErrorKind::Runtime, "Storage size calculation overflowed");
   expect_error([] { arange(0, kTwo61); }, ErrorKind::Runtime, "Storage size calculation overflowed");
-  expect_error([] { arange(std::numeric_limits<int64_t>::min(), kInt64Max); }, ErrorKind::Runtime,
-               "possible overflow");
+  expect_error([] { arange(std::numeric_limits<int64_t>::min(), kInt64Max); }, ErrorKind::Runtime, "possible overflow");
   expect_error([] { arange(0.0, 1e300, 1.0); }, ErrorKind::Runtime, "possible overflow");
   expect_error([] { empty_strided({2}, {kTwo62}, TensorOptions(DType::Float32)); }, ErrorKind::Runtime,
                "strides=[4611686018427387904]");
-  expect_error([] { empty_strided({2}, {-1}, TensorOptions(DType::Float32)); }, ErrorKind::Runtime,
-               "negative strides");
+  expect_error([] { empty_strided({2}, {-1}, TensorOptions(DType::Float32)); }, ErrorKind::Runtime, "negative strides");
   // Empty tensors stay fine however large their other sizes are.
   EXPECT_EQ(empty({kTwo31, kTwo31, 0}).numel(), 0);
   EXPECT_EQ(empty({kTwo61 - 1}, meta).numel(), kTwo61 - 1);
