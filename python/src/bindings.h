@@ -4,6 +4,9 @@
 // them in dependency order (types before the functions that use them).
 #include <pybind11/pybind11.h>
 
+// Before any binding: its int64 caster must be the only one a file sees.
+#include "casters.h"
+
 namespace ember::autograd {
 class Node;
 }

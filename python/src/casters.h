@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -31,7 +32,45 @@ bool is_tensor(pybind11::handle obj);
 
 }  // namespace ember::python
 
+namespace ember::python {
+
+// Note [Integers too large for int64]
+// A Python int outside int64 is an error that names the value, raised as
+// PyTorch raises it: ValueError for an int argument (dim, index, k ...),
+// TypeError for an element of a shape or dims sequence, OverflowError for a
+// number (Scalar). Left to pybind11, such an int fails overload resolution
+// with a listing of every signature, or leaves an exception set behind a
+// result (SystemError).
+[[noreturn]] void throw_int64_overflow(pybind11::handle value, PyObject* type);
+
+// The int64 value of a Python int, raising `overflow_type` for one outside int64.
+int64_t int64_from_pylong(pybind11::handle src, PyObject* overflow_type);
+
+}  // namespace ember::python
+
 namespace pybind11::detail {
+
+// int64 arguments, with Note [Integers too large for int64]; everything but
+// an overflowing int is left to pybind11's own caster. Included by every
+// binding file (through bindings.h) before any int64 argument is bound.
+template <>
+struct type_caster<int64_t> {
+  static_assert(!std::is_same_v<int64_t, long long>, "the fallback below must be another specialization");
+  PYBIND11_TYPE_CASTER(int64_t, const_name("int"));
+
+  bool load(handle src, bool convert) {
+    if (PyLong_Check(src.ptr())) {
+      value = ember::python::int64_from_pylong(src, PyExc_ValueError);
+      return true;
+    }
+    make_caster<long long> fallback;
+    if (!fallback.load(src, convert)) return false;
+    value = cast_op<long long>(fallback);
+    return true;
+  }
+
+  static handle cast(int64_t v, return_value_policy, handle) { return PyLong_FromLongLong(v); }
+};
 
 template <>
 struct type_caster<ember::Scalar> {
@@ -43,10 +82,7 @@ struct type_caster<ember::Scalar> {
       return true;
     }
     if (PyLong_Check(src.ptr())) {
-      int overflow = 0;
-      const long long v = PyLong_AsLongLongAndOverflow(src.ptr(), &overflow);
-      if (overflow != 0) return false;
-      value = ember::Scalar(static_cast<int64_t>(v));
+      value = ember::Scalar(ember::python::int64_from_pylong(src, PyExc_OverflowError));
       return true;
     }
     if (PyFloat_Check(src.ptr())) {
@@ -67,7 +103,7 @@ struct type_caster<ember::Scalar> {
         PyErr_Clear();
         return false;
       }
-      value = ember::Scalar(static_cast<int64_t>(PyLong_AsLongLong(index.ptr())));
+      value = ember::Scalar(ember::python::int64_from_pylong(index, PyExc_OverflowError));
       return true;
     }
     if (PyNumber_Check(src.ptr()) && Py_TYPE(src.ptr())->tp_as_number->nb_float != nullptr) {
@@ -116,6 +152,8 @@ struct Dims {
 // sizes as separate arguments, as PyTorch takes both `x.view(2, 3)` and
 // `x.view((2, 3))`.
 std::vector<int64_t> shape_from_args(const pybind11::args& args, const char* op);
+// A shape given as one sequence of ints.
+std::vector<int64_t> shape_from_sequence(pybind11::handle source, const char* op);
 
 }  // namespace ember::python
 
@@ -129,20 +167,20 @@ struct type_caster<ember::python::Dims> {
     value.values.clear();
     if (src.is_none()) return true;
     if (PyLong_Check(src.ptr()) && !PyBool_Check(src.ptr())) {
-      value.values.push_back(PyLong_AsLongLong(src.ptr()));
+      value.values.push_back(ember::python::int64_from_pylong(src, PyExc_ValueError));
       return true;
     }
     if (!PyTuple_Check(src.ptr()) && !PyList_Check(src.ptr())) return false;
     for (handle item : reinterpret_borrow<sequence>(src)) {
       if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr())) return false;
-      value.values.push_back(PyLong_AsLongLong(item.ptr()));
+      value.values.push_back(ember::python::int64_from_pylong(item, PyExc_TypeError));
     }
     return true;
   }
 
   static handle cast(const ember::python::Dims& dims, return_value_policy, handle) {
     tuple out(dims.values.size());
-    for (size_t i = 0; i < dims.values.size(); ++i) out[i] = int_(dims.values[i]);
+    for (size_t i = 0; i < dims.values.size(); ++i) out[i] = pybind11::int_(dims.values[i]);
     return out.release();
   }
 };

@@ -13,6 +13,7 @@
 #include "bindings.h"
 #include "casters.h"
 #include "core/dlpack.h"
+#include "core/shape.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "op_helpers.h"
@@ -151,24 +152,22 @@ Tensor wrap_capsule(const py::capsule& capsule) {
   const DLTensor& dl = managed->dl_tensor;
   const DType dtype = from_dl_dtype(dl.dtype);
   const Device device = from_dl_device(dl.device);
-  std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim);
-  std::vector<int64_t> strides(static_cast<size_t>(dl.ndim));
-  int64_t expected = 1;
-  for (int32_t d = dl.ndim - 1; d >= 0; --d) {
-    strides[d] = dl.strides != nullptr ? dl.strides[d] : expected;
-    expected *= sizes[d];
+  const std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim);
+  for (int32_t d = 0; d < dl.ndim; ++d) {
+    if (sizes[d] < 0) {
+      throw py::value_error("from_dlpack: negative size " + std::to_string(sizes[d]) + " at dim " + std::to_string(d));
+    }
   }
-  int64_t numel = 1;
-  int64_t last = 0;
+  const DimVector strides =
+      dl.strides != nullptr ? DimVector(IntArrayRef(dl.strides, sizes.size())) : contiguous_strides(sizes);
   for (int32_t d = 0; d < dl.ndim; ++d) {
     if (strides[d] < 0) {
       throw py::value_error("from_dlpack: negative strides are not supported (dim " + std::to_string(d) +
                             " has stride " + std::to_string(strides[d]) + "); pass a copy");
     }
-    numel *= sizes[d];
-    last += (sizes[d] - 1) * strides[d];
   }
-  const size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(last + 1) * itemsize(dtype);
+  // Checked, as every size product is (Note [Checked size arithmetic]).
+  const auto nbytes = static_cast<size_t>(storage_nbytes(sizes, strides, 0, itemsize(dtype)));
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
   // From here the storage owns the producer's memory; the capsule is spent.
   PyCapsule_SetName(capsule.ptr(), CapsuleNames<Managed>::used);

@@ -95,9 +95,13 @@ IndexedView apply_index(const Tensor& x, py::handle index) {
     } else if (PyIndex_Check(item.ptr())) {
       out.view = out.view.select(dim, py::cast<int64_t>(item));
     } else {
-      throw py::index_error("only integers, slices (':'), ellipsis ('...'), None and integer or boolean tensors are "
-                            "valid indices (got " + std::string(py::str(py::type::handle_of(item).attr("__name__"))) +
-                            ")");
+      const std::string message =
+          "only integers, slices (':'), ellipsis ('...'), None and integer or boolean "
+          "tensors are valid indices (got " +
+          std::string(py::str(py::type::handle_of(item).attr("__name__"))) + ")";
+      // PyTorch reads a string as data for a tensor index and fails with a TypeError.
+      if (PyUnicode_Check(item.ptr())) throw py::type_error(message);
+      throw py::index_error(message);
     }
   }
   return out;
@@ -112,7 +116,11 @@ Tensor values_for(const Tensor& target, py::handle value) {
     return values.device() == target.device() ? values : values.to(target.device());
   }
   if (PyBool_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) {
-    return full({}, value.cast<Scalar>(), TensorOptions(target.dtype(), target.device()));
+    // An int outside int64 is PyTorch's ValueError here (Note [Integers too large for int64]).
+    const Scalar number = PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())
+                              ? Scalar(int64_from_pylong(value, PyExc_ValueError))
+                              : value.cast<Scalar>();
+    return full({}, number, TensorOptions(target.dtype(), target.device()));
   }
   return as_tensor(value).to(target.device(), target.dtype());
 }

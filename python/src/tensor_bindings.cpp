@@ -69,10 +69,12 @@ std::string tensor_repr(const Tensor& t) {
   return text;
 }
 
-Tensor one_element(const Tensor& t, const char* what) {
+// PyTorch raises RuntimeError for item() and bool() of several elements,
+// ValueError for float() and int(), TypeError for __index__.
+Tensor one_element(const Tensor& t, const char* what, ErrorKind kind = ErrorKind::Runtime) {
   if (t.numel() != 1) {
-    throw_error(ErrorKind::Runtime, std::string(what) + " of a tensor with " + std::to_string(t.numel()) +
-                                        " elements is ambiguous; only one-element tensors convert");
+    throw_error(kind, std::string(what) + " of a tensor with " + std::to_string(t.numel()) +
+                          " elements is ambiguous; only one-element tensors convert");
   }
   return t;
 }
@@ -104,17 +106,23 @@ int traverse_tensor(PyObject* self, visitproc visit, void* arg) {
 
 bool is_tensor(py::handle obj) { return g_tensor_type != nullptr && PyObject_TypeCheck(obj.ptr(), g_tensor_type); }
 
-std::vector<int64_t> shape_from_args(const py::args& args, const char* op) {
-  py::handle source = args;
-  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) source = args[0];
+std::vector<int64_t> shape_from_sequence(py::handle source, const char* op) {
   std::vector<int64_t> shape;
   try {
-    for (py::handle item : py::reinterpret_borrow<py::sequence>(source)) shape.push_back(item.cast<int64_t>());
+    for (py::handle item : py::reinterpret_borrow<py::sequence>(source)) {
+      shape.push_back(PyLong_Check(item.ptr()) ? int64_from_pylong(item, PyExc_TypeError) : item.cast<int64_t>());
+    }
   } catch (const py::cast_error&) {
     throw py::type_error(std::string(op) + "(): a shape is ints or one sequence of ints, got " +
                          std::string(py::str(source)));
   }
   return shape;
+}
+
+std::vector<int64_t> shape_from_args(const py::args& args, const char* op) {
+  py::handle source = args;
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) source = args[0];
+  return shape_from_sequence(source, op);
 }
 
 void bind_tensor(py::module_& m) {
@@ -218,8 +226,10 @@ void bind_tensor(py::module_& m) {
             return t.to(d, dt);
           },
           py::arg("device"), py::arg("dtype"), py::arg("copy"), no_gil)
-      .def("cpu", [](const Tensor& t) { return t.to(Device(kCpuDeviceType, 0)); }, no_gil)
-      .def("type_as", [](const Tensor& t, const Tensor& other) { return t.to(other.dtype()); }, no_gil)
+      .def(
+          "cpu", [](const Tensor& t) { return t.to(Device(kCpuDeviceType, 0)); }, no_gil)
+      .def(
+          "type_as", [](const Tensor& t, const Tensor& other) { return t.to(other.dtype()); }, no_gil)
       .def("item", [](const Tensor& t) { return one_element(t, "item()").item(); })
       .def("tolist",
            [](const Tensor& t) {
@@ -230,15 +240,18 @@ void bind_tensor(py::module_& m) {
       .def("__repr__", &tensor_repr)
       .def("__str__", &tensor_repr)
       .def("__bool__", [](const Tensor& t) { return one_element(t, "Boolean value").item().to_bool(); })
-      .def("__float__", [](const Tensor& t) { return one_element(t, "float()").item().to_double(); })
-      .def("__int__", [](const Tensor& t) { return one_element(t, "int()").item().to_int(); })
+      .def("__float__", [](const Tensor& t) { return one_element(t, "float()", ErrorKind::Value).item().to_double(); })
+      // Through Python's int(), as PyTorch: NaN is a ValueError, infinity an
+      // OverflowError and a large float a large int, never a wrapped int64.
+      .def("__int__",
+           [](const Tensor& t) { return py::int_(py::cast(one_element(t, "int()", ErrorKind::Value).item())); })
       .def("__index__",
            [](const Tensor& t) {
              if (!is_integral(t.dtype(), true)) {
                throw py::type_error("only integer tensors of a single element can be converted to an index, got " +
                                     std::string(dtype_name(t.dtype())));
              }
-             return one_element(t, "__index__").item().to_int();
+             return one_element(t, "__index__", ErrorKind::Type).item().to_int();
            })
       .def("__len__",
            [](const Tensor& t) {

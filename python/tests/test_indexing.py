@@ -95,7 +95,7 @@ def test_indexing_errors():
         x[::-1]
     with pytest.raises(IndexError, match="single ellipsis"):
         x[..., ...]
-    with pytest.raises(IndexError, match="valid indices"):
+    with pytest.raises(TypeError, match="valid indices"):
         x["a"]
 
 

@@ -53,7 +53,7 @@ TEST(Factories, ZerosOnesFull) {
   expect_doubles(ember::full({2}, -1.5, DType::Float64), {-1.5, -1.5});
   EXPECT_EQ(ember::zeros({}).dim(), 0);
   EXPECT_EQ(ember::zeros({0, 4}).numel(), 0);
-  expect_error([] { ember::zeros({2, -1}); }, ErrorKind::Value, "negative dimension");
+  expect_error([] { ember::zeros({2, -1}); }, ErrorKind::Runtime, "negative dimension");
 }
 
 TEST(Factories, Arange) {
@@ -71,8 +71,8 @@ TEST(Factories, Arange) {
   Tensor empty = ember::arange(3, 3);
   EXPECT_EQ(empty.sizes().vec(), (Shape{0}));
   EXPECT_EQ(ember::arange(0.5, 0.5, 0.1).numel(), 0);
-  expect_error([] { ember::arange(0, 5, 0); }, ErrorKind::Value, "step must be nonzero");
-  expect_error([] { ember::arange(0, 5, -1); }, ErrorKind::Value, "step sign");
+  expect_error([] { ember::arange(0, 5, 0); }, ErrorKind::Runtime, "step must be nonzero");
+  expect_error([] { ember::arange(0, 5, -1); }, ErrorKind::Runtime, "step sign");
 }
 
 TEST(Factories, TensorRoundTrip) {
@@ -201,11 +201,11 @@ TEST(Random, NormalMoments) {
   EXPECT_LT(ember::amax(u).item<float>(), 2.f);
 }
 
-TEST(Random, IntegerTensorIsTypeError) {
+TEST(Random, IntegerTensorIsNotImplemented) {
   Tensor t = ember::zeros({4}, DType::Int32);
-  expect_error([&] { ember::uniform_(t); }, ErrorKind::Type, "int32");
-  expect_error([&] { ember::normal_(t); }, ErrorKind::Type, "int32");
-  expect_error([] { ember::rand({2}, DType::Int64); }, ErrorKind::Type, "int64");
+  expect_error([&] { ember::uniform_(t); }, ErrorKind::NotImplemented, "int32");
+  expect_error([&] { ember::normal_(t); }, ErrorKind::NotImplemented, "int32");
+  expect_error([] { ember::rand({2}, DType::Int64); }, ErrorKind::NotImplemented, "int64");
 }
 
 TEST(Memory, AllocatedAndCacheHits) {

@@ -46,7 +46,7 @@ TEST(Functional, VarIsTwoPassAndHonoursCorrection) {
   expect_close(ember::var(x), {}, {5.0 / 3});
   expect_close(ember::std(x, {0}, 1, true), {1}, {std::sqrt(5.0 / 3)});
   expect_close(ember::var(f32({3}, {1})), {}, {kNaN});
-  expect_error([] { ember::var(ember::tensor<int64_t>({1, 2})); }, ErrorKind::Type, "var(): expected a floating");
+  expect_error([] { ember::var(ember::tensor<int64_t>({1, 2})); }, ErrorKind::Runtime, "var(): expected a floating");
 }
 
 TEST(Functional, ClampAndActivationsByHand) {
@@ -57,8 +57,8 @@ TEST(Functional, ClampAndActivationsByHand) {
   expect_close(ember::hardtanh(x), {6}, {-1, -0.5, 0, 0.5, 1, kNaN});
   EXPECT_EQ(ember::clamp(ember::tensor<int64_t>({-3, 5}), 0, 2).tolist<int64_t>(), (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(ember::clamp(ember::tensor<int64_t>({1}), 0.5).dtype(), DType::Float32);
-  expect_error([&] { ember::clamp(x, std::nullopt, std::nullopt); }, ErrorKind::Value, "at least one");
-  expect_error([&] { ember::gelu(x, "fast"); }, ErrorKind::Value, "'none' or 'tanh'");
+  expect_error([&] { ember::clamp(x, std::nullopt, std::nullopt); }, ErrorKind::Runtime, "at least one");
+  expect_error([&] { ember::gelu(x, "fast"); }, ErrorKind::Runtime, "'none' or 'tanh'");
   // The masked branches stay finite for huge inputs.
   expect_close(ember::softplus(f32({1e4, -1e4}, {2})), {2}, {1e4, 0});
   expect_close(ember::elu(f32({1e4, -1e4}, {2})), {2}, {1e4, -1});
@@ -98,8 +98,12 @@ TEST(Functional, MatmulShapes) {
   expect_close(ember::matmul(f32({1, 2, 3}, {3}), f32({4, 5, 6}, {3})), {}, {32});
   expect_close(ember::linear(f32({1, 2}, {1, 2}), f32({1, 0, 0, 1, 1, 1}, {3, 2}), f32({0.5, 0, -1}, {3})), {1, 3},
                {1.5, 2, 2});
-  expect_error([] { ember::matmul(ember::ones({2, 3}), ember::ones({2, 3})); }, ErrorKind::Value, "cannot be multiplied");
-  expect_error([] { ember::matmul(ember::ones({2, 2, 3}), ember::ones({3, 3, 1})); }, ErrorKind::Value, "matmul");
+  expect_error(
+      [] {
+        ember::matmul(ember::ones({2, 3}), ember::ones({2, 3}));
+      },
+      ErrorKind::Runtime, "cannot be multiplied");
+  expect_error([] { ember::matmul(ember::ones({2, 2, 3}), ember::ones({3, 3, 1})); }, ErrorKind::Runtime, "matmul");
 }
 
 TEST(Functional, EmbeddingAndOneHot) {
@@ -110,7 +114,7 @@ TEST(Functional, EmbeddingAndOneHot) {
   EXPECT_EQ(oh.dtype(), DType::Int64);
   EXPECT_EQ(oh.tolist<int64_t>(), (std::vector<int64_t>{1, 0, 0, 0, 0, 1, 0, 1, 0}));
   EXPECT_EQ(ember::one_hot(ember::tensor<int64_t>({1}), 4).tolist<int64_t>(), (std::vector<int64_t>{0, 1, 0, 0}));
-  expect_error([] { ember::one_hot(ember::tensor<int64_t>({3}), 2); }, ErrorKind::Value, "out of range");
+  expect_error([] { ember::one_hot(ember::tensor<int64_t>({3}), 2); }, ErrorKind::Runtime, "out of range");
 }
 
 TEST(Functional, ShapeOps) {
@@ -132,9 +136,9 @@ TEST(Functional, ShapeOps) {
   expect_close(ember::where(ember::gt(x, 3), 0.5, x), {2, 3}, {1, 2, 3, 0.5, 0.5, 0.5});
   EXPECT_EQ(ember::where(ember::gt(x, 3), ember::Scalar(1), ember::Scalar(2)).dtype(), DType::Int64);
   expect_close(ember::pad(f32({1, 2}, {1, 2}), {1, 2}, 9), {1, 5}, {9, 1, 2, 9, 9});
-  expect_error([&] { ember::split(x, {1, 1}, 1); }, ErrorKind::Value, "sum to 3");
-  expect_error([&] { ember::stack({x, ember::ones({3})}); }, ErrorKind::Value, "equal size");
-  expect_error([&] { ember::masked_fill(x, ember::ones({2, 3}), 0); }, ErrorKind::Type, "bool mask");
+  expect_error([&] { ember::split(x, {1, 1}, 1); }, ErrorKind::Runtime, "sum to 3");
+  expect_error([&] { ember::stack({x, ember::ones({3})}); }, ErrorKind::Runtime, "equal size");
+  expect_error([&] { ember::masked_fill(x, ember::ones({2, 3}), 0); }, ErrorKind::Runtime, "bool mask");
 }
 
 TEST(Functional, PointwiseLossesByHand) {
@@ -146,9 +150,12 @@ TEST(Functional, PointwiseLossesByHand) {
   expect_close(ember::binary_cross_entropy_with_logits(f32({100, -100}, {2}), f32({1, 1}, {2}), std::nullopt, "none"),
                {2}, {0, 100});
   expect_error([&] { ember::mse_loss(a, b, "avg"); }, ErrorKind::Value, "'none', 'mean' or 'sum'");
-  expect_error([&] { ember::mse_loss(a, ember::ones({2})); }, ErrorKind::Value, "must match input shape");
-  expect_error([&] { ember::cross_entropy(ember::ones({2, 3}), ember::tensor<int32_t>({0, 1})); }, ErrorKind::Type,
-               "int64");
+  expect_error([&] { ember::mse_loss(a, ember::ones({2})); }, ErrorKind::Runtime, "must match input shape");
+  expect_error(
+      [&] {
+        ember::cross_entropy(ember::ones({2, 3}), ember::tensor<int32_t>({0, 1}));
+      },
+      ErrorKind::Runtime, "int64");
   expect_error([&] { ember::cross_entropy(ember::ones({2, 3}), ember::tensor<int64_t>({0, 1, 2})); }, ErrorKind::Value,
                "expected target of shape [2]");
 }
@@ -167,10 +174,13 @@ TEST(Functional, ConvAndPoolShapesOnMeta) {
   EXPECT_EQ(ember::adaptive_avg_pool2d(x, {4}).sizes().vec(), (Shape{8, 6, 4, 4}));
   EXPECT_EQ(ember::conv2d(ember::empty({6, 17, 15}, meta), w, std::nullopt, {1}, {1}, {1}, 2).sizes().vec(),
             (Shape{12, 17, 13}));
-  expect_error([&] { ember::conv2d(x, ember::empty({12, 4, 3, 3}, meta)); }, ErrorKind::Value, "groups=1");
-  expect_error([&] { ember::max_pool2d(x, {2}, {}, {2}); }, ErrorKind::Value, "at most half");
-  expect_error([&] { ember::conv2d(ember::empty({1, 1, 2, 2}, meta), ember::empty({1, 1, 3, 3}, meta)); },
-               ErrorKind::Value, "is smaller than the kernel [3, 3] dilated by [1, 1]");
+  expect_error([&] { ember::conv2d(x, ember::empty({12, 4, 3, 3}, meta)); }, ErrorKind::Runtime, "groups=1");
+  expect_error([&] { ember::max_pool2d(x, {2}, {}, {2}); }, ErrorKind::Runtime, "at most half");
+  expect_error(
+      [&] {
+        ember::conv2d(ember::empty({1, 1, 2, 2}, meta), ember::empty({1, 1, 3, 3}, meta));
+      },
+      ErrorKind::Runtime, "is smaller than the kernel [3, 3] dilated by [1, 1]");
 }
 
 TEST(Functional, ConvByHand) {
@@ -182,12 +192,15 @@ TEST(Functional, ConvByHand) {
 }
 
 TEST(Functional, NormalizationErrors) {
-  expect_error([] { ember::layer_norm(ember::ones({2, 3}), {2}); }, ErrorKind::Value, "suffix");
-  expect_error([] { ember::group_norm(ember::ones({2, 3, 4}), 2); }, ErrorKind::Value, "divisible by num_groups");
+  expect_error([] { ember::layer_norm(ember::ones({2, 3}), {2}); }, ErrorKind::Runtime, "suffix");
+  expect_error([] { ember::group_norm(ember::ones({2, 3, 4}), 2); }, ErrorKind::Runtime, "divisible by num_groups");
   expect_error([] { ember::batch_norm(ember::ones({1, 3}), std::nullopt, std::nullopt, std::nullopt, std::nullopt, true); },
                ErrorKind::Value, "more than 1 value per channel");
-  expect_error([] { ember::batch_norm(ember::ones({2, 3}), std::nullopt, std::nullopt); }, ErrorKind::Value,
-               "evaluation mode");
+  expect_error(
+      [] {
+        ember::batch_norm(ember::ones({2, 3}), std::nullopt, std::nullopt);
+      },
+      ErrorKind::Runtime, "evaluation mode");
 }
 
 TEST(Primitives, Cumsum) {
@@ -221,7 +234,7 @@ TEST(Primitives, SortAndTopk) {
   expect_close(low.values, {3}, {1, 2, 3});
   EXPECT_EQ(ember::sort(ember::empty({2, 3}, ember::TensorOptions(DType::Float32, "meta")), 0).indices.dtype(),
             DType::Int64);
-  expect_error([] { ember::topk(ember::ones({3}), 4); }, ErrorKind::Index, "out of range");
+  expect_error([] { ember::topk(ember::ones({3}), 4); }, ErrorKind::Runtime, "out of range");
 }
 
 }  // namespace

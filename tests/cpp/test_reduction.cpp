@@ -101,7 +101,7 @@ TEST(Reduction, IntegerResultsAreInt64) {
   Tensor wide = ember::sum(ember::full({3}, 2000000000, DType::Int32));
   EXPECT_EQ(wide.item<int64_t>(), 6000000000LL);
   EXPECT_EQ(ember::sum(x, {}, false, DType::Float64).dtype(), DType::Float64);
-  expect_error([&] { ember::mean(x); }, ErrorKind::Type, "int32");
+  expect_error([&] { ember::mean(x); }, ErrorKind::Runtime, "int32");
 }
 
 TEST(Reduction, EmptyReductions) {
@@ -115,7 +115,7 @@ TEST(Reduction, EmptyReductions) {
   EXPECT_EQ(ember::sum(e, {1}).sizes().vec(), (Shape{0}));
   EXPECT_EQ(ember::amax(e, {1}).sizes().vec(), (Shape{0}));
   EXPECT_EQ(ember::sum(ember::zeros({0}, DType::Int32)).item<int64_t>(), 0);
-  expect_error([&] { ember::amax(e); }, ErrorKind::Index, "numel() == 0");
+  expect_error([&] { ember::amax(e); }, ErrorKind::Runtime, "numel() == 0");
   expect_error([&] { ember::amin(e, {0}); }, ErrorKind::Index, "amin");
   expect_error([&] { ember::argmax(e); }, ErrorKind::Index, "argmax");
 }
@@ -139,7 +139,7 @@ TEST(Reduction, ArgmaxArgmin) {
   EXPECT_EQ(ember::argmax(with_nan).item<int64_t>(), 1);
   EXPECT_EQ(ember::argmin(with_nan).item<int64_t>(), 1);
   EXPECT_EQ(ember::argmax(ember::tensor<int32_t>({2, 9, 9, -1})).item<int64_t>(), 1);
-  expect_error([] { ember::argmax(ember::tensor<bool>({true})); }, ErrorKind::Type, "bool");
+  expect_error([] { ember::argmax(ember::tensor<bool>({true})); }, ErrorKind::NotImplemented, "bool");
 }
 
 TEST(Reduction, MaxMinWithDim) {
@@ -213,8 +213,8 @@ TEST(Reduction, HalfSumAccumulatesInFloat32) {
 
 TEST(Reduction, DimErrors) {
   Tensor x = m23();
-  expect_error([&] { ember::sum(x, {0, 0}); }, ErrorKind::Value, "appears multiple times");
-  expect_error([&] { ember::sum(x, {1, -1}); }, ErrorKind::Value, "appears multiple times");
+  expect_error([&] { ember::sum(x, {0, 0}); }, ErrorKind::Runtime, "appears multiple times");
+  expect_error([&] { ember::sum(x, {1, -1}); }, ErrorKind::Runtime, "appears multiple times");
   expect_error([&] { ember::sum(x, {2}); }, ErrorKind::Index, "out of range");
   expect_error([&] { ember::amax(x, {-3}); }, ErrorKind::Index, "out of range");
   expect_error([&] { ember::argmax(x, 5); }, ErrorKind::Index, "out of range");

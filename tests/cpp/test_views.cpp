@@ -49,7 +49,7 @@ TEST(Views, ViewNeedsCompatibleStridesReshapeCopies) {
   EXPECT_EQ(r.tolist<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
   Tensor ok = iota({2, 3, 4}).view({-1, 4});
   EXPECT_EQ(ok.sizes(), DimVector({6, 4}));
-  expect_error([] { iota({2, 3}).view({4, -1}); }, ErrorKind::Value, "invalid for input of size 6");
+  expect_error([] { iota({2, 3}).view({4, -1}); }, ErrorKind::Runtime, "invalid for input of size 6");
   // Splitting a transposed dim is expressible without a copy.
   Tensor split = iota({4, 6}).t().view({2, 3, 4});
   EXPECT_EQ(split.strides(), DimVector({3, 1, 6}));
@@ -61,7 +61,7 @@ TEST(Views, ExpandSqueezeUnsqueeze) {
   EXPECT_EQ(e.sizes(), DimVector({2, 3, 4}));
   EXPECT_EQ(e.strides(), DimVector({0, 1, 0}));
   EXPECT_EQ(e.contiguous().tolist<float>()[5], 1.0f);
-  expect_error([&] { a.expand({2, 2}); }, ErrorKind::Value, "non-singleton dimension");
+  expect_error([&] { a.expand({2, 2}); }, ErrorKind::Runtime, "non-singleton dimension");
   EXPECT_EQ(a.squeeze().sizes(), DimVector({3}));
   EXPECT_EQ(a.unsqueeze(0).sizes(), DimVector({1, 3, 1}));
   EXPECT_EQ(a.unsqueeze(-1).sizes(), DimVector({3, 1, 1}));
@@ -78,7 +78,7 @@ TEST(Views, SliceNarrowSelect) {
   EXPECT_EQ(a.narrow(1, 2, 2).tolist<float>(), (std::vector<float>{2, 3, 7, 8, 12, 13, 17, 18}));
   EXPECT_EQ(a.select(0, -1).tolist<float>(), (std::vector<float>{15, 16, 17, 18, 19}));
   expect_error([&] { a.select(0, 4); }, ErrorKind::Index, "out of range");
-  expect_error([&] { a.narrow(1, 4, 2); }, ErrorKind::Index, "exceeds dimension size");
+  expect_error([&] { a.narrow(1, 4, 2); }, ErrorKind::Runtime, "exceeds dimension size");
   expect_error([&] { scalar_tensor(1.0).slice(0, 0, 1); }, ErrorKind::Index, "0-dim");
 }
 

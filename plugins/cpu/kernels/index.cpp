@@ -23,7 +23,8 @@ void visit_index_dtype(const ember_kernel_call& call, const DLTensor& index, Fn&
   }
 }
 
-// Fails on the first index outside [-size, size).
+// Fails on the first index outside [0, size): negative indices are the
+// caller's to wrap (ops.md "Indexing").
 template <class I>
 void check_indices(const ember_kernel_call& call, const DLTensor& index, int64_t dim,
                    int64_t size) {
@@ -31,7 +32,7 @@ void check_indices(const ember_kernel_call& call, const DLTensor& index, int64_t
   loop.run([&](char* const* ptrs, const int64_t* strides, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t value = *reinterpret_cast<const I*>(ptrs[0] + i * strides[0]);
-      if (value < -size || value >= size) {
+      if (value < 0 || value >= size) {
         sdk::fail(EMBER_STATUS_OUT_OF_RANGE,
                   std::string(call.op_name) + ": index " + std::to_string(value) +
                       " is out of range for dimension " + std::to_string(dim) + " with size " +
@@ -78,8 +79,7 @@ void index_select_kernel(const ember_kernel_call& call) {
     parallel_for(0, out.shape[dim], grain, [&](int64_t begin, int64_t end) {
       for (int64_t j = begin; j < end; ++j) {
         const int64_t i = indices[j * index_stride];
-        copy_tensor(shifted_view(x, slice_shape, dim, i < 0 ? i + size : i),
-                    shifted_view(out, slice_shape, dim, j));
+        copy_tensor(shifted_view(x, slice_shape, dim, i), shifted_view(out, slice_shape, dim, j));
       }
     });
   });
@@ -102,13 +102,11 @@ void gather(const DLTensor& x, const DLTensor& index, const DLTensor& out, int64
   int64_t strides[kMaxDims];
   const DLTensor source = along_index(x, index, dim, strides);
   const sdk::StridedLoop loop{&out, &index, &source};
-  const int64_t size = x.shape[dim];
   const int64_t dim_stride = x.strides[dim] * static_cast<int64_t>(sizeof(T));
   parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
     loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) {
       for (int64_t e = 0; e < n; ++e) {
-        int64_t i = *reinterpret_cast<const I*>(p[1] + e * s[1]);
-        if (i < 0) i += size;
+        const int64_t i = *reinterpret_cast<const I*>(p[1] + e * s[1]);
         *reinterpret_cast<T*>(p[0] + e * s[0]) =
             *reinterpret_cast<const T*>(p[2] + e * s[2] + i * dim_stride);
       }
@@ -155,8 +153,7 @@ void scatter_add_kernel(const ember_kernel_call& call) {
     const int64_t dim_stride = out.strides[dim] * static_cast<int64_t>(sizeof(T));
     loop.run([&](char* const* p, const int64_t* s, int64_t n) {
       for (int64_t e = 0; e < n; ++e) {
-        int64_t i = *reinterpret_cast<const I*>(p[0] + e * s[0]);
-        if (i < 0) i += size;
+        const int64_t i = *reinterpret_cast<const I*>(p[0] + e * s[0]);
         T& dst = *reinterpret_cast<T*>(p[2] + e * s[2] + i * dim_stride);
         const T value = *reinterpret_cast<const T*>(p[1] + e * s[1]);
         if constexpr (std::is_same_v<T, bool>) {

@@ -348,7 +348,7 @@ TEST_F(CpuPluginAbi, MatmulSmall) {
 
 TEST_F(CpuPluginAbi, IndexSelectOutOfRangeWritesNothing) {
   Tensor x = Tensor::of<float>({3, 2}, {1, 2, 3, 4, 5, 6});
-  Tensor index = Tensor::of<int64_t>({2}, {-1, 5});
+  Tensor index = Tensor::of<int64_t>({2}, {2, 5});
   Tensor out = Tensor::of<float>({2, 2}, {-9, -9, -9, -9});
   Status status = run("index_select", EMBER_DTYPE_FLOAT32, {&x, &index}, {&out}, {int_attr("dim", 0)});
   ASSERT_NE(status, nullptr);
@@ -357,7 +357,14 @@ TEST_F(CpuPluginAbi, IndexSelectOutOfRangeWritesNothing) {
   EXPECT_NE(status->message.find("index 5"), std::string::npos) << status->message;
   EXPECT_NE(status->message.find("size 3"), std::string::npos) << status->message;
   EXPECT_EQ(out.values<float>(), (std::vector<float>{-9, -9, -9, -9}));
-  index = Tensor::of<int64_t>({2}, {-1, 0});
+  // Negative values are the caller's to wrap (ops.md "Indexing").
+  index = Tensor::of<int64_t>({2}, {0, -1});
+  status = run("index_select", EMBER_DTYPE_FLOAT32, {&x, &index}, {&out}, {int_attr("dim", 0)});
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->code, EMBER_STATUS_OUT_OF_RANGE);
+  EXPECT_NE(status->message.find("index -1"), std::string::npos) << status->message;
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{-9, -9, -9, -9}));
+  index = Tensor::of<int64_t>({2}, {2, 0});
   ASSERT_EQ(run("index_select", EMBER_DTYPE_FLOAT32, {&x, &index}, {&out}, {int_attr("dim", 0)}), nullptr);
   EXPECT_EQ(out.values<float>(), (std::vector<float>{5, 6, 1, 2}));
 }

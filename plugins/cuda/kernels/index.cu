@@ -1,5 +1,5 @@
 // Index ops: index_select, gather, scatter_add and cat (ops.md
-// "Indexing"). Index values outside [-size, size) fail the call with
+// "Indexing"). Index values outside [0, size) fail the call with
 // OUT_OF_RANGE once the stream has run.
 #include "elementwise_ops.cuh"
 #include "kernels.h"
@@ -36,8 +36,7 @@ __global__ void take_kernel(Loop<3> loop, bool is_long, int64_t dim_size, int64_
   for (int64_t i = global_thread(); i < loop.numel; i += grid_threads()) {
     char* p[3];
     loop.locate(i, p);
-    int64_t k = read_index(p[2], is_long);
-    if (k < 0) k += dim_size;
+    const int64_t k = read_index(p[2], is_long);
     if (k < 0 || k >= dim_size) {
       *error = kIndexOutOfRange;
       continue;
@@ -100,8 +99,7 @@ __global__ void scatter_add_kernel(Loop<3> loop, bool is_long, int64_t length, i
     char* p[3];
     loop.locate(i, p);
     for (int64_t j = 0; j < length; ++j) {
-      int64_t k = read_index(p[2] + j * index_dim_stride, is_long);
-      if (k < 0) k += out_dim_size;
+      const int64_t k = read_index(p[2] + j * index_dim_stride, is_long);
       if (k < 0 || k >= out_dim_size) {
         *error = kIndexOutOfRange;
         break;

@@ -1,6 +1,6 @@
 // Index ops. Index tensors are int64 or int32 (index_is_long, from the
 // host's sdk::index_is_int64, says which);
-// a value outside [-size, size) sets the error word and writes nothing.
+// a value outside [0, size) sets the error word and writes nothing.
 long read_index(__global const void* index, int index_is_long, long at) {
   return index_is_long ? ((__global const long*)index)[at] : (long)((__global const int*)index)[at];
 }
@@ -22,8 +22,7 @@ __kernel void take(__global S* out, __global const S* x, __global const void* in
   if (i >= g.numel) return;
   long at[MAX_OPERANDS];
   locate(&g, i, at);
-  long k = read_index(index, index_is_long, at[2]);
-  if (k < 0) k += dim_size;
+  const long k = read_index(index, index_is_long, at[2]);
   if (k < 0 || k >= dim_size) {
     *error = ERROR_INDEX_OUT_OF_RANGE;
     return;
@@ -43,8 +42,7 @@ __kernel void scatter_add(__global S* out, __global const S* src, __global const
   long at[MAX_OPERANDS];
   locate(&g, i, at);
   for (long j = 0; j < length; ++j) {
-    long k = read_index(index, index_is_long, at[2] + j * index_dim_stride);
-    if (k < 0) k += out_dim_size;
+    const long k = read_index(index, index_is_long, at[2] + j * index_dim_stride);
     if (k < 0 || k >= out_dim_size) {
       *error = ERROR_INDEX_OUT_OF_RANGE;
       return;

@@ -7,20 +7,88 @@
 
 namespace ember {
 
-int64_t numel_of(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> checked_add(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// The product of `sizes`, or nullopt when it overflows (Note [Checked size arithmetic]).
+std::optional<int64_t> checked_product(IntArrayRef sizes) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
+  std::optional<int64_t> n = 1;
+  for (int64_t s : sizes) {
+    n = checked_mul(*n, s);
+    if (!n) return std::nullopt;
+  }
   return n;
+}
+
+[[noreturn]] void throw_storage_overflow(IntArrayRef sizes, const IntArrayRef* strides) {
+  throw_error(ErrorKind::Runtime, "Storage size calculation overflowed with sizes=" + shape_str(sizes) +
+                                      (strides ? " and strides=" + shape_str(*strides) : std::string()) +
+                                      ": the tensor would need more than 2^63 - 1 bytes");
+}
+
+}  // namespace
+
+int64_t numel_of(IntArrayRef sizes) {
+  const std::optional<int64_t> n = checked_product(sizes);
+  if (!n) {
+    throw_error(ErrorKind::Runtime, "numel: integer multiplication overflow: the sizes " + shape_str(sizes) +
+                                        " hold more than 2^63 - 1 elements");
+  }
+  return *n;
 }
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
-  int64_t running = 1;
+  std::optional<int64_t> running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    strides[i] = *running;
+    if (i == 0) break;
+    running = checked_mul(*running, std::max<int64_t>(sizes[i], 1));
+    if (!running) {
+      throw_error(ErrorKind::Runtime, "Stride calculation overflowed with sizes=" + shape_str(sizes) +
+                                          ": a row-major stride does not fit in int64");
+    }
   }
   return strides;
+}
+
+int64_t span_elements(IntArrayRef sizes, IntArrayRef strides) {
+  if (checked_product(sizes) == 0) return 0;
+  std::optional<int64_t> last = 0;
+  for (size_t i = 0; i < sizes.size() && last; ++i) {
+    const std::optional<int64_t> reach = checked_mul(sizes[i] - 1, strides[i]);
+    last = reach ? checked_add(*last, *reach) : std::nullopt;
+  }
+  if (last) last = checked_add(*last, 1);
+  if (!last) throw_storage_overflow(sizes, &strides);
+  return *last;
+}
+
+int64_t storage_nbytes(IntArrayRef sizes, size_t itemsize) {
+  const std::optional<int64_t> n = checked_product(sizes);
+  const std::optional<int64_t> bytes = n ? checked_mul(*n, static_cast<int64_t>(itemsize)) : std::nullopt;
+  if (!bytes) throw_storage_overflow(sizes, nullptr);
+  return *bytes;
+}
+
+int64_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize) {
+  const int64_t span = span_elements(sizes, strides);
+  const std::optional<int64_t> elements = span == 0 ? std::optional<int64_t>(0) : checked_add(span, offset);
+  const std::optional<int64_t> bytes = elements ? checked_mul(*elements, static_cast<int64_t>(itemsize)) : std::nullopt;
+  if (!bytes) throw_storage_overflow(sizes, &strides);
+  return *bytes;
 }
 
 int64_t normalize_dim(int64_t dim, int64_t rank, std::string_view op) {
@@ -39,8 +107,8 @@ DimVector normalize_dims(IntArrayRef dims, int64_t rank, std::string_view op) {
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i] == out[i - 1]) {
-      throw_error(ErrorKind::Value, std::string(op) + ": dim " + std::to_string(out[i]) +
-                                        " appears multiple times in the list of dims");
+      throw_error(ErrorKind::Runtime,
+                  std::string(op) + ": dim " + std::to_string(out[i]) + " appears multiple times in the list of dims");
     }
   }
   return out;
@@ -53,13 +121,22 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
     const int64_t sa = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t sb = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (sa != sb && sa != 1 && sb != 1) {
-      throw_error(ErrorKind::Value, std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
-                                        " cannot be broadcast together (size " + std::to_string(sa) +
-                                        " vs " + std::to_string(sb) + " at dimension " + std::to_string(i) + ")");
+      throw_error(ErrorKind::Runtime, std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+                                          " cannot be broadcast together (size " + std::to_string(sa) + " vs " +
+                                          std::to_string(sb) + " at dimension " + std::to_string(i) + ")");
     }
     out[i] = sa == 1 ? sb : sa;
   }
   return out;
+}
+
+bool broadcasts_together(IntArrayRef a, IntArrayRef b) {
+  for (size_t i = 1; i <= std::min(a.size(), b.size()); ++i) {
+    const int64_t sa = a[a.size() - i];
+    const int64_t sb = b[b.size() - i];
+    if (sa != sb && sa != 1 && sb != 1) return false;
+  }
+  return true;
 }
 
 bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
@@ -77,12 +154,18 @@ DimVector infer_view_shape(IntArrayRef shape, int64_t numel, std::string_view op
   std::optional<size_t> infer_at;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      if (infer_at) throw_error(ErrorKind::Value, std::string(op) + ": only one dimension can be inferred");
+      if (infer_at) throw_error(ErrorKind::Runtime, std::string(op) + ": only one dimension can be inferred");
       infer_at = i;
     } else if (out[i] < 0) {
-      throw_error(ErrorKind::Value, std::string(op) + ": invalid shape dimension " + std::to_string(out[i]));
+      throw_error(ErrorKind::Runtime, std::string(op) + ": invalid shape dimension " + std::to_string(out[i]));
     } else {
-      known *= out[i];
+      const std::optional<int64_t> product = checked_mul(known, out[i]);
+      if (!product) {
+        throw_error(ErrorKind::Runtime, std::string(op) + ": shape '" + shape_str(shape) +
+                                            "' is invalid for input of size " + std::to_string(numel) +
+                                            " (its sizes multiply past 2^63 - 1)");
+      }
+      known = *product;
     }
   }
   if (infer_at && known != 0 && numel % known == 0) {
@@ -90,8 +173,8 @@ DimVector infer_view_shape(IntArrayRef shape, int64_t numel, std::string_view op
     return out;
   }
   if (!infer_at && known == numel) return out;
-  throw_error(ErrorKind::Value, std::string(op) + ": shape '" + shape_str(shape) +
-                                    "' is invalid for input of size " + std::to_string(numel));
+  throw_error(ErrorKind::Runtime, std::string(op) + ": shape '" + shape_str(shape) + "' is invalid for input of size " +
+                                      std::to_string(numel));
 }
 
 std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes) {
@@ -111,7 +194,9 @@ std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, In
                             (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
     if (chunk_ends) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
+        const std::optional<int64_t> stride = checked_mul(view_numel, chunk_base_stride);
+        if (!stride) return std::nullopt;
+        out[view_d] = *stride;
         view_numel *= new_sizes[view_d];
         --view_d;
       }

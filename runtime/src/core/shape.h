@@ -7,8 +7,31 @@
 
 namespace ember {
 
+// Note [Checked size arithmetic]
+// Sizes, strides and offsets are int64 values a user chooses, so a product
+// or sum of them can wrap: a wrapped element count allocates a tiny storage
+// that kernels then overrun, and a wrapped bound lets a view reach another
+// tensor's memory. Every computation that sizes an allocation, bounds a view
+// or derives a stride goes through the helpers below, which refuse with a
+// RuntimeError (what PyTorch raises) instead of wrapping. A product with a
+// zero factor is zero however large the others are.
+
+// a * b and a + b, or nullopt when the exact result does not fit int64.
+std::optional<int64_t> checked_mul(int64_t a, int64_t b);
+std::optional<int64_t> checked_add(int64_t a, int64_t b);
+
+// The number of elements of `sizes`; throws when it does not fit int64.
 int64_t numel_of(IntArrayRef sizes);
+// Row-major strides of `sizes`; throws when one does not fit int64.
 DimVector contiguous_strides(IntArrayRef sizes);
+// Elements from a strided window's first element to one past its last:
+// 1 + sum((size - 1) * stride), 0 when it has no elements. Sizes and
+// strides must not be negative; throws when the sum does not fit int64.
+int64_t span_elements(IntArrayRef sizes, IntArrayRef strides);
+// Bytes of a storage for a contiguous tensor of `sizes`, or for a strided
+// one starting `offset` elements in; throws when they do not fit int64.
+int64_t storage_nbytes(IntArrayRef sizes, size_t itemsize);
+int64_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize);
 
 // Wraps a negative dim; a 0-d tensor accepts dims -1 and 0 as PyTorch does.
 // Throws IndexError naming the op when out of range.
@@ -18,6 +41,8 @@ DimVector normalize_dims(IntArrayRef dims, int64_t rank, std::string_view op);
 
 // NumPy broadcasting; throws naming the op and both shapes.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op);
+// Whether broadcast_shapes(a, b) succeeds.
+bool broadcasts_together(IntArrayRef a, IntArrayRef b);
 // Whether `from` expands to exactly `to` (what expand() accepts).
 bool broadcasts_to(IntArrayRef from, IntArrayRef to);
 

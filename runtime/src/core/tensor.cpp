@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "core/host_values.h"
+#include "core/memory_overlap.h"
+#include "core/narrowing.h"
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
@@ -51,7 +53,8 @@ Tensor Tensor::to(Device target, DType target_dtype) const {
 
 Tensor& Tensor::copy_(const Tensor& src) {
   impl_->storage()->check_writable("copy");
-  Tensor source = src.expand(sizes());
+  check_no_internal_overlap(*this, "copy_");
+  Tensor source = input_for_inplace(*this, src.expand(sizes()), "copy_");
   if (device().is_meta() || source.device() == device()) {
     static const dispatch::Op& op = dispatch::OpRegistry::get().at("copy");
     dispatch::call_into(op, {source}, *this);
@@ -83,6 +86,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
     throw_error(ErrorKind::Type, "fill_: cannot fill a " + std::string(dtype_name(d)) +
                                      " tensor with the floating point value " + value.str());
   }
+  check_fits(value, d, "fill_");
   ember_attr attr = d == DType::Bool      ? dispatch::attr_bool("value", value.to_bool())
                     : is_floating(d)     ? dispatch::attr_float("value", value.to_double())
                                          : dispatch::attr_int("value", value.to_int());

@@ -8,7 +8,8 @@
 namespace ember {
 namespace {
 
-bool compute_contiguous(const DimVector& sizes, const DimVector& strides) {
+bool compute_contiguous(const DimVector& sizes, const DimVector& strides, int64_t numel) {
+  if (numel == 0) return true;
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (sizes[i] == 1) continue;
@@ -21,15 +22,15 @@ bool compute_contiguous(const DimVector& sizes, const DimVector& strides) {
 
 }  // namespace
 
-TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes,
-                       IntArrayRef strides, int64_t storage_offset)
+TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
     : storage_(std::move(storage)),
       sizes_(sizes),
       strides_(strides),
       storage_offset_(storage_offset),
       numel_(numel_of(sizes)),
       dtype_(dtype),
-      is_contiguous_(compute_contiguous(sizes_, strides_)),
+      is_contiguous_(compute_contiguous(sizes_, strides_, numel_)),
       keys_(DispatchKeySet::of_backend(storage_->device().type)) {}
 
 TensorImpl::~TensorImpl() = default;
@@ -74,11 +75,6 @@ void TensorImpl::set_view_base(const std::shared_ptr<TensorImpl>& base) {
   set_history_version(storage_->version());
 }
 
-int64_t TensorImpl::span_elements() const {
-  if (numel_ == 0) return 0;
-  int64_t last = 0;
-  for (size_t i = 0; i < sizes_.size(); ++i) last += (sizes_[i] - 1) * strides_[i];
-  return last + 1;
-}
+int64_t TensorImpl::span_elements() const { return ember::span_elements(sizes_, strides_); }
 
 }  // namespace ember

@@ -21,6 +21,16 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 using Grads = std::vector<Tensor>;
 
+// size * stride for a view's new stride (Note [Checked size arithmetic]).
+int64_t checked_stride(int64_t size, int64_t stride, const char* op) {
+  const std::optional<int64_t> product = checked_mul(size, stride);
+  if (!product) {
+    throw_error(ErrorKind::Runtime, std::string(op) + ": the stride " + std::to_string(size) + " * " +
+                                        std::to_string(stride) + " does not fit in int64");
+  }
+  return *product;
+}
+
 // Views whose gradient is the incoming one laid back into the base's shape.
 Tensor reshaping_view(const char* name, const Tensor& base, Tensor view) {
   if (!autograd::any_requires_grad({base})) return view;
@@ -75,7 +85,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});
   const int64_t start = normalize_dim(start_dim, dim(), "flatten");
   const int64_t end = normalize_dim(end_dim, dim(), "flatten");
-  if (start > end) throw_error(ErrorKind::Value, "flatten: start_dim cannot come after end_dim");
+  if (start > end) throw_error(ErrorKind::Runtime, "flatten: start_dim cannot come after end_dim");
   DimVector shape;
   for (int64_t d = 0; d < start; ++d) shape.push_back(sizes()[d]);
   int64_t merged = 1;
@@ -87,15 +97,16 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 
 Tensor Tensor::permute(IntArrayRef dims) const {
   if (static_cast<int64_t>(dims.size()) != dim()) {
-    throw_error(ErrorKind::Value, "permute: number of dims " + std::to_string(dims.size()) +
-                                      " does not match the tensor's " + std::to_string(dim()) + " dims");
+    throw_error(ErrorKind::Runtime, "permute: number of dims " + std::to_string(dims.size()) +
+                                        " does not match the tensor's " + std::to_string(dim()) + " dims");
   }
   DimVector new_sizes(dims.size());
   DimVector new_strides(dims.size());
   DimVector seen(dims.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = normalize_dim(dims[i], dim(), "permute");
-    if (seen[d]++) throw_error(ErrorKind::Value, "permute: repeated dim " + std::to_string(d) + " in " + shape_str(dims));
+    if (seen[d]++)
+      throw_error(ErrorKind::Runtime, "permute: repeated dim " + std::to_string(d) + " in " + shape_str(dims));
     new_sizes[i] = sizes()[d];
     new_strides[i] = strides()[d];
   }
@@ -121,15 +132,16 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::t() const {
-  if (dim() > 2) throw_error(ErrorKind::Value, "t() expects a tensor with <= 2 dimensions, but got " + std::to_string(dim()));
+  if (dim() > 2)
+    throw_error(ErrorKind::Runtime, "t() expects a tensor with <= 2 dimensions, but got " + std::to_string(dim()));
   return dim() < 2 ? *this : autograd::name_history(transpose(0, 1), "TBackward0");
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
   if (shape.size() < sizes().size()) {
-    throw_error(ErrorKind::Value, "expand: the number of sizes provided (" + std::to_string(shape.size()) +
-                                      ") must be greater or equal to the number of dimensions in the tensor (" +
-                                      std::to_string(dim()) + ")");
+    throw_error(ErrorKind::Runtime, "expand: the number of sizes provided (" + std::to_string(shape.size()) +
+                                        ") must be greater or equal to the number of dimensions in the tensor (" +
+                                        std::to_string(dim()) + ")");
   }
   if (std::equal(shape.begin(), shape.end(), sizes().begin(), sizes().end())) return *this;
   const size_t lead = shape.size() - sizes().size();
@@ -137,18 +149,19 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   DimVector new_strides(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i < lead) {
-      if (shape[i] < 0) throw_error(ErrorKind::Value, "expand: -1 is not allowed in a leading, non-existing dimension");
+      if (shape[i] < 0)
+        throw_error(ErrorKind::Runtime, "expand: -1 is not allowed in a leading, non-existing dimension");
       new_sizes[i] = shape[i];
       new_strides[i] = 0;
       continue;
     }
     const int64_t old = sizes()[i - lead];
     const int64_t want = shape[i] == -1 ? old : shape[i];
-    if (old != want && old != 1) {
-      throw_error(ErrorKind::Value, "expand: the expanded size of the tensor (" + std::to_string(want) +
-                                        ") must match the existing size (" + std::to_string(old) +
-                                        ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                        shape_str(shape) + ".  Tensor sizes: " + shape_str(sizes()));
+    if ((old != want && old != 1) || want < 0) {
+      throw_error(ErrorKind::Runtime, "expand: the expanded size of the tensor (" + std::to_string(want) +
+                                          ") must match the existing size (" + std::to_string(old) +
+                                          ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                                          shape_str(shape) + ".  Tensor sizes: " + shape_str(sizes()));
     }
     new_sizes[i] = want;
     new_strides[i] = old == want ? strides()[i - lead] : 0;
@@ -187,7 +200,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t n = normalize_dim(d, dim() + 1, "unsqueeze");
   DimVector new_sizes = sizes();
   DimVector new_strides = strides();
-  const int64_t stride = n < dim() ? sizes()[n] * strides()[n] : 1;
+  const int64_t stride = n < dim() ? checked_stride(sizes()[n], strides()[n], "unsqueeze") : 1;
   new_sizes.insert(n, 1);
   new_strides.insert(n, stride);
   return reshaping_view("UnsqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
@@ -206,8 +219,11 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   const int64_t e = std::max(s, end ? clamp(*end) : size);
   DimVector new_sizes = sizes();
   DimVector new_strides = strides();
-  new_sizes[n] = (e - s + step - 1) / step;
-  new_strides[n] = strides()[n] * step;
+  // ceil((e - s) / step) without forming e - s + step, which wraps for a huge step.
+  new_sizes[n] = e == s ? 0 : (e - s - 1) / step + 1;
+  // A dim of one element never moves by its stride, so a step too large to
+  // scale the stride by only matters when two or more elements remain.
+  if (new_sizes[n] > 1) new_strides[n] = checked_stride(step, strides()[n], "slice");
   const int64_t offset = new_sizes[n] == 0 ? storage_offset() : storage_offset() + s * strides()[n];
   return indexing_view("SliceBackward0", *this, make_view(*this, new_sizes, new_strides, offset), n, s, step, true);
 }
@@ -216,10 +232,17 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   if (dim() == 0) throw_error(ErrorKind::Index, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t n = normalize_dim(d, dim(), "narrow");
   const int64_t size = sizes()[n];
+  if (start < -size || start > size) {
+    throw_error(ErrorKind::Index, "narrow: start out of range (expected to be in range of [" + std::to_string(-size) +
+                                      ", " + std::to_string(size) + "], but got " + std::to_string(start) + ")");
+  }
+  if (length < 0) throw_error(ErrorKind::Runtime, "narrow: length must be non-negative, got " + std::to_string(length));
   const int64_t s = start < 0 ? start + size : start;
-  if (s < 0 || length < 0 || s + length > size) {
-    throw_error(ErrorKind::Index, "narrow: start (" + std::to_string(start) + ") + length (" +
-                                      std::to_string(length) + ") exceeds dimension size (" + std::to_string(size) + ")");
+  // length > size - s rather than s + length > size, which wraps for a huge length.
+  if (length > size - s) {
+    throw_error(ErrorKind::Runtime, "narrow: start (" + std::to_string(start) + ") + length (" +
+                                        std::to_string(length) + ") exceeds dimension size (" + std::to_string(size) +
+                                        ")");
   }
   return slice(n, s, s + length);
 }
@@ -243,27 +266,27 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 
 Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::optional<int64_t> offset) const {
   if (new_sizes.size() != new_strides.size()) {
-    throw_error(ErrorKind::Value, "as_strided: sizes " + shape_str(new_sizes) + " and strides " +
-                                      shape_str(new_strides) + " have different lengths");
+    throw_error(ErrorKind::Runtime, "as_strided: mismatch in length of strides and shape: sizes " +
+                                        shape_str(new_sizes) + ", strides " + shape_str(new_strides));
   }
   const int64_t off = offset.value_or(storage_offset());
-  if (off < 0) throw_error(ErrorKind::Value, "as_strided: negative storage offset " + std::to_string(off));
-  int64_t last = off;
-  bool empty = false;
+  if (off < 0) throw_error(ErrorKind::Runtime, "as_strided: negative storage offset " + std::to_string(off));
   for (size_t i = 0; i < new_sizes.size(); ++i) {
     if (new_sizes[i] < 0 || new_strides[i] < 0) {
-      throw_error(ErrorKind::Value, "as_strided: negative size or stride in sizes " + shape_str(new_sizes) +
-                                        ", strides " + shape_str(new_strides));
+      throw_error(ErrorKind::Runtime, "as_strided: negative sizes or strides are not supported, got sizes " +
+                                          shape_str(new_sizes) + ", strides " + shape_str(new_strides));
     }
-    empty |= new_sizes[i] == 0;
-    if (new_sizes[i] > 0) last += (new_sizes[i] - 1) * new_strides[i];
   }
-  const int64_t capacity = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
-  if (!empty && last >= capacity) {
+  // Checked: a wrapped bound would let the view reach past its storage
+  // (Note [Checked size arithmetic]).
+  const int64_t needed = storage_nbytes(new_sizes, new_strides, off, element_size());
+  const auto available = static_cast<int64_t>(impl()->storage()->nbytes());
+  if (needed > available) {
     throw_error(ErrorKind::Runtime, "as_strided: setStorage: sizes " + shape_str(new_sizes) + ", strides " +
                                         shape_str(new_strides) + " and storage offset " + std::to_string(off) +
-                                        " require a storage of " + std::to_string(last + 1) +
-                                        " elements, but it has only " + std::to_string(capacity));
+                                        " require a storage of " + std::to_string(needed / element_size()) +
+                                        " elements, but it has only " +
+                                        std::to_string(available / static_cast<int64_t>(element_size())));
   }
   Tensor out = make_view(*this, new_sizes, new_strides, off);
   if (!autograd::any_requires_grad({*this})) return out;

@@ -89,8 +89,12 @@ void meta_gather(const OpCall& call, TensorMeta* out) {
 void meta_cat(const OpCall& call, TensorMeta* out) {
   const int64_t dim = call.attr_int("cat", "dim");
   DimVector sizes = call.inputs[0].sizes();
-  sizes[dim] = 0;
-  for (int64_t i = 0; i < call.num_inputs; ++i) sizes[dim] += call.inputs[i].size(dim);
+  std::optional<int64_t> total = 0;
+  for (int64_t i = 0; i < call.num_inputs && total; ++i) total = checked_add(*total, call.inputs[i].size(dim));
+  if (!total) {
+    throw_error(ErrorKind::Runtime, "cat: the sizes along dim " + std::to_string(dim) + " add up past 2^63 - 1");
+  }
+  sizes[dim] = *total;
   out[0].sizes = sizes;
   out[0].dtype = call.inputs[0].dtype();
 }

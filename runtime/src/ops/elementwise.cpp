@@ -3,6 +3,8 @@
 // kernel only ever sees same-shape, same-dtype operands (sdk/docs/ops.md).
 #include <string>
 
+#include "core/memory_overlap.h"
+#include "core/narrowing.h"
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
@@ -18,7 +20,8 @@ using dispatch::Op;
 using dispatch::op_named;
 
 [[noreturn]] void throw_dtype(const char* op, DType dtype) {
-  throw_error(ErrorKind::Type, std::string(op) + ": not implemented for dtype " + std::string(dtype_name(dtype)));
+  throw_error(ErrorKind::NotImplemented,
+              std::string(op) + ": not implemented for dtype " + std::string(dtype_name(dtype)));
 }
 
 enum class UnaryDomain {
@@ -82,8 +85,9 @@ void check_same_device(const char* name, const Tensor& a, const Tensor& b) {
 void check_bool_arithmetic(const char* name, DType compute) {
   const std::string_view n(name);
   if (compute == DType::Bool && n == "sub") {
-    throw_error(ErrorKind::Type, "sub: subtraction, the `-` operator, with two bool tensors is not supported; "
-                                 "use the `^` or logical_xor() operator instead");
+    throw_error(ErrorKind::Runtime,
+                "sub: subtraction, the `-` operator, with two bool tensors is not supported; "
+                "use the `^` or logical_xor() operator instead");
   }
 }
 
@@ -111,45 +115,20 @@ Tensor scalar_binary(const Op& op, const Scalar& a, const Tensor& b, BinaryKind 
   return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, kind, common);
 }
 
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
-  }
-  return false;
-}
-
-bool same_view(const Tensor& a, const Tensor& b) {
-  return a.is_alias_of(b) && a.storage_offset() == b.storage_offset() && a.sizes() == b.sizes() &&
-         a.strides() == b.strides();
-}
-
-// PyTorch's can_cast: no floating result into an integral tensor and no
-// non-bool result into a bool tensor.
-void check_can_store(const char* name, DType result, DType target) {
-  if ((is_floating(result) && !is_floating(target)) || (result != DType::Bool && target == DType::Bool)) {
-    throw_error(ErrorKind::Runtime, std::string(name) + "_: result type " + std::string(dtype_name(result)) +
-                                     " can't be cast to the desired output type " + std::string(dtype_name(target)));
-  }
-}
-
 Tensor& binary_inplace(const Op& op, Tensor& a, const Tensor& b, BinaryKind kind) {
   const char* name = op.name().c_str();
   check_same_device(name, a, b);
   const DType compute = binary_compute_dtype(name, result_type(a, b), kind);
-  check_can_store(name, compute, a.dtype());
+  check_inplace_result_type(compute, a.dtype(), std::string(name) + "_");
   check_bool_arithmetic(name, compute);
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   if (!(shape == a.sizes())) {
-    throw_error(ErrorKind::Value, std::string(name) + "_: output with shape " + shape_str(a.sizes()) +
-                                      " doesn't match the broadcast shape " + shape_str(shape));
+    throw_error(ErrorKind::Runtime, std::string(name) + "_: output with shape " + shape_str(a.sizes()) +
+                                        " doesn't match the broadcast shape " + shape_str(shape));
   }
-  if (has_internal_overlap(a)) {
-    throw_error(ErrorKind::Runtime, std::string(name) + "_: unsupported operation: more than one element of the "
-                                        "written-to tensor refers to a single memory location; clone() it first");
-  }
+  check_no_internal_overlap(a, std::string(name) + "_");
   // Kernels accept an output identical to an input but no partial overlap.
-  Tensor rhs = b.is_alias_of(a) && !same_view(a, b) ? b.clone() : b;
-  rhs = rhs.to(compute).expand(shape);
+  const Tensor rhs = input_for_inplace(a, b, std::string(name) + "_").to(compute).expand(shape);
   if (compute == a.dtype()) {
     dispatch::call_into(op, {a, rhs}, a);
   } else {
@@ -162,8 +141,9 @@ Tensor& binary_inplace(const Op& op, Tensor& a, const Tensor& b, BinaryKind kind
 
 Tensor neg(const Tensor& x) {
   if (x.dtype() == DType::Bool) {
-    throw_error(ErrorKind::Type, "neg: negation, the `-` operator, on a bool tensor is not supported; "
-                                 "use the `~` or logical_not() operator instead");
+    throw_error(ErrorKind::Runtime,
+                "neg: negation, the `-` operator, on a bool tensor is not supported; "
+                "use the `~` or logical_not() operator instead");
   }
   static const Op& op = op_named("neg");
   return unary(op, x, UnaryDomain::Numeric);
@@ -403,15 +383,12 @@ Tensor& div_(Tensor& a, const Tensor& b) {
 Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op, std::string_view name,
                       std::initializer_list<Tensor> operands) {
   const std::string inplace_name = std::string(name) + "_";
-  if (has_internal_overlap(x)) {
-    throw_error(ErrorKind::Runtime, inplace_name + ": unsupported operation: more than one element of the written-to "
-                                                   "tensor refers to a single memory location; clone() it first");
-  }
+  check_no_internal_overlap(x, inplace_name);
   bool recorded = x.requires_grad();
   for (const Tensor& t : operands) recorded |= t.defined() && t.requires_grad();
   recorded &= autograd::is_grad_enabled();
   const Tensor result = op(recorded ? x.clone() : x);
-  check_can_store(std::string(name).c_str(), result.dtype(), x.dtype());
+  check_inplace_result_type(result.dtype(), x.dtype(), inplace_name);
   if (!(result.sizes() == x.sizes())) {
     throw_error(ErrorKind::Runtime, inplace_name + ": output with shape " + shape_str(x.sizes()) +
                                         " doesn't match the broadcast shape " + shape_str(result.sizes()));
@@ -421,8 +398,8 @@ Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op,
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.dtype() != DType::Bool) {
-    throw_error(ErrorKind::Type, "where: expected condition to be a boolean tensor, but got a tensor with dtype " +
-                                     std::string(dtype_name(cond.dtype())));
+    throw_error(ErrorKind::Runtime, "where: expected condition to be a boolean tensor, but got a tensor with dtype " +
+                                        std::string(dtype_name(cond.dtype())));
   }
   check_same_device("where", cond, a);
   check_same_device("where", a, b);

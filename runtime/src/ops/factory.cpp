@@ -1,9 +1,12 @@
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/host_values.h"
+#include "core/memory_overlap.h"
+#include "core/narrowing.h"
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
@@ -19,8 +22,8 @@ DType dtype_or_default(const TensorOptions& options) { return options.dtype.valu
 void check_sizes(IntArrayRef shape, std::string_view op) {
   for (int64_t s : shape) {
     if (s < 0) {
-      throw_error(ErrorKind::Value, std::string(op) + ": trying to create tensor with negative dimension " +
-                                        std::to_string(s) + ": " + shape_str(shape));
+      throw_error(ErrorKind::Runtime, std::string(op) + ": trying to create tensor with negative dimension " +
+                                          std::to_string(s) + ": " + shape_str(shape));
     }
   }
 }
@@ -51,9 +54,10 @@ GeneratorState& generator() {
 
 Tensor& random_fill(Tensor& t, const char* op_name, const char* a_name, double a, const char* b_name, double b) {
   if (!is_floating(t.dtype())) {
-    throw_error(ErrorKind::Type, std::string(op_name) + "_: expected a floating point tensor, got " +
-                                     std::string(dtype_name(t.dtype())));
+    throw_error(ErrorKind::NotImplemented, std::string(op_name) + "_: expected a floating point tensor, got " +
+                                               std::string(dtype_name(t.dtype())));
   }
+  check_no_internal_overlap(t, std::string(op_name) + "_");
   const dispatch::Op& op = dispatch::OpRegistry::get().at(op_name);
   GeneratorState& g = generator();
   const uint64_t offset = g.offset.fetch_add(static_cast<uint64_t>(t.numel()));
@@ -64,26 +68,55 @@ Tensor& random_fill(Tensor& t, const char* op_name, const char* a_name, double a
   return t;
 }
 
+// ceil((end - start) / step), exact for integers (a 128-bit difference
+// cannot wrap); a count past int64 is refused as PyTorch does.
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, bool all_integral) {
+  bool fits = false;
+  int64_t length = 0;
+  if (all_integral) {
+    const __int128 distance = static_cast<__int128>(end.to_int()) - start.to_int();
+    const int64_t st = step.to_int();
+    const __int128 count = (distance + st - (st > 0 ? 1 : -1)) / st;
+    fits = count <= std::numeric_limits<int64_t>::max();
+    length = static_cast<int64_t>(count);
+  } else {
+    const double count = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+    fits = count < 0x1p63;
+    length = fits ? static_cast<int64_t>(count) : 0;
+  }
+  if (!fits) {
+    throw_error(ErrorKind::Runtime, "arange: the range " + start.str() + " -> " + end.str() + " with step " +
+                                        step.str() +
+                                        " holds more than 2^63 - 1 values (invalid size, possible overflow)");
+  }
+  return length;
+}
+
 }  // namespace
 
 Tensor empty(IntArrayRef shape, TensorOptions options) {
   check_sizes(shape, "empty");
   const DType dtype = dtype_or_default(options);
-  const int64_t n = numel_of(shape);
-  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(n) * itemsize(dtype));
+  const int64_t nbytes = storage_nbytes(shape, itemsize(dtype));
+  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(nbytes));
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, contiguous_strides(shape), 0));
 }
 
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
   check_sizes(shape, "empty_strided");
   if (shape.size() != strides.size()) {
-    throw_error(ErrorKind::Value, "empty_strided: sizes " + shape_str(shape) + " and strides " + shape_str(strides) +
-                                      " have different lengths");
+    throw_error(ErrorKind::Runtime, "empty_strided: dimensionality of sizes " + shape_str(shape) +
+                                        " must match dimensionality of strides " + shape_str(strides));
+  }
+  for (int64_t stride : strides) {
+    if (stride < 0) {
+      throw_error(ErrorKind::Runtime,
+                  "empty_strided: negative strides are not supported, got strides " + shape_str(strides));
+    }
   }
   const DType dtype = dtype_or_default(options);
-  int64_t span = numel_of(shape) == 0 ? 0 : 1;
-  for (size_t i = 0; i < shape.size() && span > 0; ++i) span += (shape[i] - 1) * strides[i];
-  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(span) * itemsize(dtype));
+  const int64_t nbytes = storage_nbytes(shape, strides, 0, itemsize(dtype));
+  auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(nbytes));
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, strides, 0));
 }
 
@@ -121,13 +154,14 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   const double s = start.to_double();
   const double e = end.to_double();
   const double st = step.to_double();
-  if (st == 0.0) throw_error(ErrorKind::Value, "arange: step must be nonzero");
-  if (!std::isfinite(s) || !std::isfinite(e)) throw_error(ErrorKind::Value, "arange: unsupported range: " + start.str() + " -> " + end.str());
-  if ((st > 0 && e < s) || (st < 0 && e > s)) {
-    throw_error(ErrorKind::Value, "arange: upper bound and larger bound inconsistent with step sign");
+  if (st == 0.0) throw_error(ErrorKind::Runtime, "arange: step must be nonzero");
+  if (!std::isfinite(s) || !std::isfinite(e)) {
+    throw_error(ErrorKind::Runtime, "arange: unsupported range: " + start.str() + " -> " + end.str());
   }
-  const int64_t n = all_integral ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) / step.to_int()
-                                 : static_cast<int64_t>(std::ceil((e - s) / st));
+  if ((st > 0 && e < s) || (st < 0 && e > s)) {
+    throw_error(ErrorKind::Runtime, "arange: upper bound and larger bound inconsistent with step sign");
+  }
+  const int64_t n = arange_length(start, end, step, all_integral);
   Tensor t = empty({n}, TensorOptions(dtype, options.device));
   static const dispatch::Op& op = dispatch::OpRegistry::get().at("arange");
   if (is_floating(dtype)) {
@@ -160,6 +194,9 @@ Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions opt
                                       shape_str(shape));
   }
   const DType natural = natural_dtype_of<T>();
+  if (options.dtype && *options.dtype != natural) {
+    for (const T& value : values) check_fits(Scalar(value), *options.dtype, "tensor");
+  }
   Tensor t = empty(shape, TensorOptions(natural, options.device));
   if (!t.device().is_meta() && !values.empty()) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -188,14 +225,15 @@ void manual_seed(uint64_t seed) {
 
 Tensor& uniform_(Tensor& t, double low, double high) {
   if (!(low <= high)) {
-    throw_error(ErrorKind::Value, "uniform_: expects low <= high, but got low=" + std::to_string(low) +
-                                      " and high=" + std::to_string(high));
+    throw_error(ErrorKind::Runtime, "uniform_: expects low <= high, but got low=" + std::to_string(low) +
+                                        " and high=" + std::to_string(high));
   }
   return random_fill(t, "uniform", "low", low, "high", high);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std) {
-  if (!(std >= 0.0)) throw_error(ErrorKind::Value, "normal_: expects std >= 0.0, but found std " + std::to_string(std));
+  if (!(std >= 0.0))
+    throw_error(ErrorKind::Runtime, "normal_: expects std >= 0.0, but found std " + std::to_string(std));
   return random_fill(t, "normal", "mean", mean, "std", std);
 }
 

@@ -11,23 +11,24 @@ namespace {
 
 void check_matmul_operands(const char* name, const Tensor& a, const Tensor& b, int64_t rank) {
   if (a.dim() != rank || b.dim() != rank) {
-    throw_error(ErrorKind::Value, std::string(name) + ": expected " + std::to_string(rank) + "-D tensors, got " +
-                                      shape_str(a.sizes()) + " and " + shape_str(b.sizes()));
+    throw_error(ErrorKind::Runtime, std::string(name) + ": expected " + std::to_string(rank) + "-D tensors, got " +
+                                        shape_str(a.sizes()) + " and " + shape_str(b.sizes()));
   }
   if (a.dtype() != b.dtype()) {
-    throw_error(ErrorKind::Type, std::string(name) + ": expected both operands to have the same dtype, but got " +
-                                     std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype())));
+    throw_error(ErrorKind::Runtime, std::string(name) + ": expected both operands to have the same dtype, but got " +
+                                        std::string(dtype_name(a.dtype())) + " and " +
+                                        std::string(dtype_name(b.dtype())));
   }
   if (a.device() != b.device()) {
     throw_error(ErrorKind::Runtime, std::string(name) + ": expected both operands on the same device, got " +
                                         a.device().str() + " and " + b.device().str());
   }
   if (a.sizes()[rank - 1] != b.sizes()[rank - 2] || (rank == 3 && a.sizes()[0] != b.sizes()[0])) {
-    throw_error(ErrorKind::Value, std::string(name) + ": shapes " + shape_str(a.sizes()) + " and " +
-                                      shape_str(b.sizes()) + " cannot be multiplied");
+    throw_error(ErrorKind::Runtime, std::string(name) + ": shapes " + shape_str(a.sizes()) + " and " +
+                                        shape_str(b.sizes()) + " cannot be multiplied");
   }
   if (a.dtype() == DType::Bool) {
-    throw_error(ErrorKind::Type, std::string(name) + ": not implemented for dtype bool");
+    throw_error(ErrorKind::NotImplemented, std::string(name) + ": not implemented for dtype bool");
   }
 }
 

@@ -26,11 +26,18 @@ Tensor finish_keepdim(const char* name, const Tensor& out, IntArrayRef dims, int
 
 void check_nonempty_reduction(const char* name, const Tensor& x, IntArrayRef dims) {
   if (x.numel() != 0) return;
-  bool reduces_empty = dims.empty();
-  for (int64_t d : dims) reduces_empty |= x.sizes()[d] == 0;
-  if (reduces_empty) {
-    throw_error(ErrorKind::Index, std::string(name) + "(): expected reduction dim to be specified for input.numel() == 0, "
-                                      "or a non-zero size on the reduced dims; input shape " + shape_str(x.sizes()));
+  // PyTorch: RuntimeError for a full reduction, IndexError for an empty reduced dim.
+  if (dims.empty()) {
+    throw_error(ErrorKind::Runtime, std::string(name) +
+                                        "(): expected reduction dim to be specified for "
+                                        "input.numel() == 0; input shape " +
+                                        shape_str(x.sizes()));
+  }
+  for (int64_t d : dims) {
+    if (x.sizes()[d] == 0) {
+      throw_error(ErrorKind::Index, std::string(name) + "(): expected reduction dim " + std::to_string(d) +
+                                        " to have non-zero size; input shape " + shape_str(x.sizes()));
+    }
   }
 }
 
@@ -44,7 +51,7 @@ Tensor reduce(const char* name, const Tensor& x, IntArrayRef dims_in, bool keepd
 
 Tensor arg_reduce(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   if (x.dtype() == DType::Bool) {
-    throw_error(ErrorKind::Type, std::string(name) + ": not implemented for dtype bool");
+    throw_error(ErrorKind::NotImplemented, std::string(name) + ": not implemented for dtype bool");
   }
   if (dim && x.dim() > 0) {
     const int64_t d = normalize_dim(*dim, x.dim(), name);
@@ -57,7 +64,12 @@ Tensor arg_reduce(const char* name, const Tensor& x, std::optional<int64_t> dim,
     const int64_t dd[] = {d};
     return finish_keepdim(name, out, dd, x.dim(), keepdim);
   }
-  check_nonempty_reduction(name, x, {});
+  if (x.numel() == 0) {
+    throw_error(ErrorKind::Index, std::string(name) +
+                                      "(): expected reduction dim to be specified for "
+                                      "input.numel() == 0; input shape " +
+                                      shape_str(x.sizes()));
+  }
   Tensor out = dispatch::call_single(op_named(name), {x},
                                      {dispatch::attr_int("dim", -1), dispatch::attr_bool("keepdim", true)});
   return keepdim ? out : out.view(IntArrayRef{});
@@ -73,8 +85,9 @@ Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim) { return reduce("pr
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   if (!is_floating(x.dtype())) {
-    throw_error(ErrorKind::Type, "mean(): could not infer output dtype. Input dtype must be floating point, but got " +
-                                     std::string(dtype_name(x.dtype())));
+    throw_error(ErrorKind::Runtime,
+                "mean(): could not infer output dtype. Input dtype must be floating point, but got " +
+                    std::string(dtype_name(x.dtype())));
   }
   return reduce("mean", x, dims, keepdim);
 }

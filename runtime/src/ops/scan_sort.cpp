@@ -42,9 +42,9 @@ ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool /
   const int64_t d = normalize_dim(dim, x.dim(), "topk");
   const int64_t size = x.dim() == 0 ? 1 : x.size(d);
   if (k < 0 || k > size) {
-    throw_error(ErrorKind::Index, "topk(): k (" + std::to_string(k) + ") is out of range for dimension " +
-                                      std::to_string(d) + " of size " + std::to_string(size) + ", input shape " +
-                                      shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, "topk(): k (" + std::to_string(k) + ") is out of range for dimension " +
+                                        std::to_string(d) + " of size " + std::to_string(size) + ", input shape " +
+                                        shape_str(x.sizes()));
   }
   // A stable sort makes ties come out in index order, so the result is
   // always sorted and deterministic whatever `sorted` asks for.

@@ -157,7 +157,11 @@ OpCase bmm_case() {
 }
 
 InputSpec index_spec(DimVector shape, int64_t limit, DType dtype = DType::Int64) {
-  return {.shape = std::move(shape), .values = Values::Index, .dtype = dtype, .index_limit = limit};
+  return {.shape = std::move(shape),
+          .values = Values::Index,
+          .dtype = dtype,
+          .index_limit = limit,
+          .nonnegative_index = true};
 }
 
 OpCase index_select_case() {

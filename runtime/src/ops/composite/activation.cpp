@@ -10,7 +10,6 @@
 
 namespace ember {
 
-using composite::scalar_on;
 using composite::to_floating;
 
 namespace {
@@ -45,19 +44,19 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
 }
 
 Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  if (!min && !max) throw_error(ErrorKind::Value, "clamp(): at least one of 'min' or 'max' must not be None");
-  if (x.dtype() == DType::Bool) throw_error(ErrorKind::Type, "clamp(): not implemented for dtype bool");
+  if (!min && !max) throw_error(ErrorKind::Runtime, "clamp(): at least one of 'min' or 'max' must not be None");
+  if (x.dtype() == DType::Bool) throw_error(ErrorKind::NotImplemented, "clamp(): not implemented for dtype bool");
   // maximum then minimum: NaN propagates, and min > max gives max (PyTorch).
   Tensor out = x;
-  if (min) out = maximum(out, scalar_on(x, *min));
-  if (max) out = minimum(out, scalar_on(x, *max));
+  if (min) out = maximum(out, composite::scalar_fitting(x, *min, "clamp"));
+  if (max) out = minimum(out, composite::scalar_fitting(x, *max, "clamp"));
   return out;
 }
 
 // Not clamp(x, 0): maximum's derivative splits ties, while relu's gradient
 // at 0 is 0 (PyTorch), and a where has a one-op backward. NaN stays NaN.
 Tensor relu(const Tensor& x) {
-  if (x.dtype() == DType::Bool) throw_error(ErrorKind::Type, "relu(): not implemented for dtype bool");
+  if (x.dtype() == DType::Bool) throw_error(ErrorKind::Runtime, "relu(): boolean inputs are not supported");
   return autograd::name_history(where(le(x, 0), Scalar(0), x), "ReluBackward0");
 }
 
@@ -70,7 +69,8 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
     const double k = std::sqrt(2.0 / M_PI);
     return xf * 0.5 * (tanh((xf + xf * xf * xf * 0.044715) * k) + 1.0);
   }
-  throw_error(ErrorKind::Value, "gelu(): approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+  throw_error(ErrorKind::Runtime,
+              "gelu(): approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
 }
 
 Tensor silu(const Tensor& x) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/memory_overlap.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -85,12 +86,18 @@ FlatIndex flatten_indices(std::string_view op, const Tensor& x, const std::vecto
       throw_error(ErrorKind::Runtime, std::string(op) + "(): indices on " + indices[d]->device().str() +
                                           " cannot index a tensor on " + x.device().str());
     }
+    if (!f.indexed_dims.empty() && !broadcasts_together(f.index_shape, indices[d]->sizes())) {
+      throw_error(ErrorKind::Index, std::string(op) +
+                                        "(): shape mismatch: indexing tensors could not be broadcast "
+                                        "together with shapes " +
+                                        shape_str(f.index_shape) + ", " + shape_str(indices[d]->sizes()));
+    }
     f.index_shape = f.indexed_dims.empty() ? indices[d]->sizes()
                                            : broadcast_shapes(f.index_shape, indices[d]->sizes(), op);
     f.indexed_dims.push_back(d);
   }
   if (f.indexed_dims.empty()) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): expected at least one index tensor");
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected at least one index tensor");
   }
   f.permutation = f.indexed_dims;
   for (int64_t d = 0; d < x.dim(); ++d) {
@@ -196,8 +203,8 @@ Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
   const FlatIndex f = flatten_indices("index_put", x, indices);
   const DimVector target = result_shape(f);
   if (!broadcasts_to(values.sizes(), target)) {
-    throw_error(ErrorKind::Value, "index_put(): shape mismatch: value tensor of shape " + shape_str(values.sizes()) +
-                                      " cannot be broadcast to indexing result of shape " + shape_str(target));
+    throw_error(ErrorKind::Runtime, "index_put(): shape mismatch: value tensor of shape " + shape_str(values.sizes()) +
+                                        " cannot be broadcast to indexing result of shape " + shape_str(target));
   }
   if (values.device() != x.device()) {
     throw_error(ErrorKind::Runtime, "index_put(): values on " + values.device().str() + " cannot be written into a tensor on " +
@@ -231,6 +238,8 @@ Tensor index_put(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
 
 Tensor& index_put_(Tensor& x, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate) {
+  // PyTorch only warns here, and which write lands is then up to the kernel.
+  check_no_internal_overlap(x, "index_put_");
   const Tensor updated = index_put(x, indices, values, accumulate);
   x.copy_(updated);
   return x;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/narrowing.h"
 #include "core/shape.h"
 #include "ember/error.h"
 #include "ember/functional.h"
@@ -16,8 +17,8 @@ inline std::string dtype_str(const Tensor& t) { return std::string(dtype_name(t.
 
 inline void check_floating(std::string_view op, const Tensor& x) {
   if (!is_floating(x.dtype())) {
-    throw_error(ErrorKind::Type, std::string(op) + "(): expected a floating point tensor, but got dtype " +
-                                     dtype_str(x) + " with shape " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected a floating point tensor, but got dtype " +
+                                        dtype_str(x) + " with shape " + shape_str(x.sizes()));
   }
 }
 
@@ -29,6 +30,13 @@ inline Tensor to_floating(const Tensor& x) { return is_floating(x.dtype()) ? x :
 // type promotion like a Python number does next to a dimensioned tensor.
 inline Tensor scalar_on(const Tensor& x, const Scalar& value) { return scalar_tensor(value, TensorOptions(x.device())); }
 
+// scalar_on(x, value), refused when x's dtype is the result's and cannot
+// hold value (Note [Narrowing conversions]).
+inline Tensor scalar_fitting(const Tensor& x, const Scalar& value, std::string_view op) {
+  if (result_type(x, value) == x.dtype()) check_fits(value, x.dtype(), op);
+  return scalar_on(x, value);
+}
+
 // A 0-d tensor of x's own dtype and device.
 inline Tensor scalar_like(const Tensor& x, const Scalar& value) {
   return full({}, value, TensorOptions(x.dtype(), x.device()));
@@ -36,9 +44,10 @@ inline Tensor scalar_like(const Tensor& x, const Scalar& value) {
 
 inline void check_rank(std::string_view op, const Tensor& x, int64_t min_rank, int64_t max_rank, std::string_view what) {
   if (x.dim() < min_rank || x.dim() > max_rank) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): expected " + std::string(what) + " to have " +
-                                      std::to_string(min_rank) + (min_rank == max_rank ? "" : " to " + std::to_string(max_rank)) +
-                                      " dims, but got shape " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected " + std::string(what) + " to have " +
+                                        std::to_string(min_rank) +
+                                        (min_rank == max_rank ? "" : " to " + std::to_string(max_rank)) +
+                                        " dims, but got shape " + shape_str(x.sizes()));
   }
 }
 

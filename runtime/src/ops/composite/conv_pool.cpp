@@ -17,13 +17,13 @@ using Pair = std::array<int64_t, 2>;
 // One value for both spatial dims, or one each.
 Pair pair_arg(std::string_view op, std::string_view name, IntArrayRef v, int64_t min_value) {
   if (v.size() != 1 && v.size() != 2) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): " + std::string(name) + " must have 1 or 2 values, got " +
-                                      shape_str(v));
+    throw_error(ErrorKind::Runtime,
+                std::string(op) + "(): " + std::string(name) + " must have 1 or 2 values, got " + shape_str(v));
   }
   const Pair p{v[0], v.size() == 2 ? v[1] : v[0]};
   if (p[0] < min_value || p[1] < min_value) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): " + std::string(name) + " must be at least " +
-                                      std::to_string(min_value) + ", got " + shape_str(v));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): " + std::string(name) + " must be at least " +
+                                        std::to_string(min_value) + ", got " + shape_str(v));
   }
   return p;
 }
@@ -48,10 +48,10 @@ Pair swept_size(std::string_view op, const Tensor& x, Pair kernel, Pair stride, 
   for (int i = 0; i < 2; ++i) {
     const int64_t room = x.size(2 + i) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1;
     if (room < 0) {
-      throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded by " +
-                                        shape_str(IntArrayRef(padding.data(), 2)) + " is smaller than the kernel " +
-                                        shape_str(IntArrayRef(kernel.data(), 2)) + " dilated by " +
-                                        shape_str(IntArrayRef(dilation.data(), 2)));
+      throw_error(ErrorKind::Runtime, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded by " +
+                                          shape_str(IntArrayRef(padding.data(), 2)) + " is smaller than the kernel " +
+                                          shape_str(IntArrayRef(kernel.data(), 2)) + " dilated by " +
+                                          shape_str(IntArrayRef(dilation.data(), 2)));
     }
     out[i] = room / stride[i] + 1;
   }
@@ -92,19 +92,20 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
   const Tensor x = as_batched(op, x_in);
   composite::check_rank(op, w, 4, 4, "weight");
   if (x.dtype() != w.dtype() || (bias && bias->dtype() != x.dtype())) {
-    throw_error(ErrorKind::Type, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
-                                     composite::dtype_str(w) + ") and bias must have the same dtype");
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
+                                        composite::dtype_str(w) + ") and bias must have the same dtype");
   }
   const int64_t c = x.size(1), o = w.size(0);
   const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
   if (groups <= 0 || o % groups != 0 || c != cg * groups) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): input " + shape_str(x_in.sizes()) + " and weight " +
-                                      shape_str(w.sizes()) + " do not fit groups=" + std::to_string(groups) +
-                                      " (expected input channels = weight.size(1) * groups, out channels divisible by groups)");
+    throw_error(ErrorKind::Runtime,
+                std::string(op) + "(): input " + shape_str(x_in.sizes()) + " and weight " + shape_str(w.sizes()) +
+                    " do not fit groups=" + std::to_string(groups) +
+                    " (expected input channels = weight.size(1) * groups, out channels divisible by groups)");
   }
   if (bias && bias->sizes() != DimVector{o}) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): expected bias of shape [" + std::to_string(o) + "], got " +
-                                      shape_str(bias->sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected bias of shape [" + std::to_string(o) + "], got " +
+                                        shape_str(bias->sizes()));
   }
   swept_size(op, x, {kh, kw}, stride, padding, dilation);
   static const dispatch::Op& fused = dispatch::op_named("conv2d");
@@ -133,8 +134,8 @@ PoolArgs pool_args(std::string_view op, IntArrayRef kernel_size, IntArrayRef str
   a.dilation = pair_arg(op, "dilation", dilation, 1);
   for (int i = 0; i < 2; ++i) {
     if (a.padding[i] > a.kernel[i] / 2) {
-      throw_error(ErrorKind::Value, std::string(op) + "(): pad should be at most half of kernel size, but got pad=" +
-                                        shape_str(padding) + " and kernel_size=" + shape_str(kernel_size));
+      throw_error(ErrorKind::Runtime, std::string(op) + "(): pad should be at most half of kernel size, but got pad=" +
+                                          shape_str(padding) + " and kernel_size=" + shape_str(kernel_size));
     }
   }
   return a;
@@ -185,16 +186,17 @@ Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
 
 Tensor pad(const Tensor& x, IntArrayRef padding, const Scalar& value) {
   if (padding.size() % 2 != 0 || static_cast<int64_t>(padding.size()) > 2 * x.dim()) {
-    throw_error(ErrorKind::Value, "pad(): padding " + shape_str(padding) + " must have an even length of at most twice " +
-                                      "the rank of the input " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, "pad(): padding " + shape_str(padding) +
+                                        " must have an even length of at most twice " + "the rank of the input " +
+                                        shape_str(x.sizes()));
   }
   Tensor out = x;
   for (size_t i = 0; i < padding.size() / 2; ++i) {
     const int64_t dim = x.dim() - 1 - static_cast<int64_t>(i);
     const int64_t before = padding[2 * i], after = padding[2 * i + 1];
     if (out.size(dim) + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0) < 0) {
-      throw_error(ErrorKind::Value, "pad(): padding " + shape_str(padding) + " crops more than the input " +
-                                        shape_str(x.sizes()) + " has");
+      throw_error(ErrorKind::Runtime, "pad(): padding " + shape_str(padding) + " crops more than the input " +
+                                          shape_str(x.sizes()) + " has");
     }
     out = out.narrow(dim, std::max<int64_t>(-before, 0),
                      out.size(dim) + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
@@ -214,7 +216,8 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
   composite::check_rank("conv1d", w, 3, 3, "weight");
   for (const auto& [name, v] : {std::pair<const char*, IntArrayRef>{"stride", stride}, {"padding", padding},
                                 {"dilation", dilation}}) {
-    if (v.size() != 1) throw_error(ErrorKind::Value, std::string("conv1d(): ") + name + " must have 1 value, got " + shape_str(v));
+    if (v.size() != 1)
+      throw_error(ErrorKind::Runtime, std::string("conv1d(): ") + name + " must have 1 value, got " + shape_str(v));
   }
   // A 1-D convolution is a 2-D one over a height of 1.
   const Tensor out = conv2d_impl("conv1d", x.unsqueeze(-2), w.unsqueeze(-2), bias, {1, stride[0]}, {0, padding[0]},

@@ -9,8 +9,8 @@ namespace ember {
 namespace {
 
 [[noreturn]] void throw_matmul_shapes(const Tensor& a, const Tensor& b) {
-  throw_error(ErrorKind::Value, "matmul(): shapes " + shape_str(a.sizes()) + " and " + shape_str(b.sizes()) +
-                                    " cannot be multiplied");
+  throw_error(ErrorKind::Runtime,
+              "matmul(): shapes " + shape_str(a.sizes()) + " and " + shape_str(b.sizes()) + " cannot be multiplied");
 }
 
 // Both operands at least 1-D and of one dtype. A 1-D operand is a matrix
@@ -54,8 +54,8 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 0 || b.dim() == 0) {
-    throw_error(ErrorKind::Value, "matmul(): both arguments need at least 1 dimension, but got shapes " +
-                                      shape_str(a.sizes()) + " and " + shape_str(b.sizes()));
+    throw_error(ErrorKind::Runtime, "matmul(): both arguments need at least 1 dimension, but got shapes " +
+                                        shape_str(a.sizes()) + " and " + shape_str(b.sizes()));
   }
   const DType dtype = result_type(a, b);
   return matmul_nd(a.to(dtype), b.to(dtype));
@@ -64,8 +64,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias) {
   composite::check_rank("linear", w, 2, 2, "weight");
   if (x.dim() == 0 || x.size(-1) != w.size(1)) {
-    throw_error(ErrorKind::Value, "linear(): input " + shape_str(x.sizes()) + " does not match weight " +
-                                      shape_str(w.sizes()) + " (expected last dim " + std::to_string(w.size(1)) + ")");
+    throw_error(ErrorKind::Runtime, "linear(): input " + shape_str(x.sizes()) + " does not match weight " +
+                                        shape_str(w.sizes()) + " (expected last dim " + std::to_string(w.size(1)) +
+                                        ")");
   }
   const Tensor out = matmul(x, w.t());
   // A 2-d input is one addmm (or mm) in PyTorch, and shows as one.
@@ -76,8 +77,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   composite::check_rank("embedding", weight, 2, 2, "weight");
   if (is_floating(indices.dtype()) || indices.dtype() == DType::Bool) {
-    throw_error(ErrorKind::Type, "embedding(): expected indices of an integer dtype, but got " +
-                                     composite::dtype_str(indices));
+    throw_error(ErrorKind::Runtime,
+                "embedding(): expected indices of an integer dtype, but got " + composite::dtype_str(indices));
   }
   const Tensor index = indices.dtype() == DType::Int32 ? indices : indices.to(DType::Int64);
   DimVector shape = indices.sizes();

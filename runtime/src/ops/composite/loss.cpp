@@ -25,8 +25,8 @@ Tensor reduce_loss(const Tensor& loss, std::string_view reduction) {
 
 void check_same_shape(std::string_view op, const Tensor& input, const Tensor& target) {
   if (input.sizes() != target.sizes()) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): target shape " + shape_str(target.sizes()) +
-                                      " must match input shape " + shape_str(input.sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): target shape " + shape_str(target.sizes()) +
+                                        " must match input shape " + shape_str(input.sizes()));
   }
 }
 
@@ -44,10 +44,10 @@ struct NllTerms {
 NllTerms nll_terms(std::string_view op, const Tensor& lp, const Tensor& target, const std::optional<Tensor>& weight,
                    int64_t ignore_index) {
   if (target.dtype() != DType::Int64) {
-    throw_error(ErrorKind::Type, std::string(op) + "(): expected class-index target of dtype int64, but got " +
-                                     composite::dtype_str(target));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected class-index target of dtype int64, but got " +
+                                        composite::dtype_str(target));
   }
-  if (lp.dim() == 0) throw_error(ErrorKind::Value, std::string(op) + "(): input must have at least 1 dim");
+  if (lp.dim() == 0) throw_error(ErrorKind::Runtime, std::string(op) + "(): input must have at least 1 dim");
   const int64_t c = class_dim(lp);
   DimVector expected = lp.sizes();
   expected.erase(static_cast<size_t>(c));
@@ -57,8 +57,8 @@ NllTerms nll_terms(std::string_view op, const Tensor& lp, const Tensor& target, 
   }
   const int64_t classes = lp.size(c);
   if (weight && weight->sizes() != DimVector{classes}) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): expected weight of shape [" + std::to_string(classes) +
-                                      "], got " + shape_str(weight->sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected weight of shape [" + std::to_string(classes) +
+                                        "], got " + shape_str(weight->sizes()));
   }
   const Tensor valid = ne(target, ignore_index);
   const Tensor safe_target = where(valid, target, Scalar(int64_t{0}));
@@ -89,10 +89,10 @@ Tensor cross_entropy_loss(const Tensor& logits, const Tensor& target, const std:
   check_reduction("cross_entropy", reduction);
   composite::check_floating("cross_entropy", logits);
   if (label_smoothing < 0 || label_smoothing > 1) {
-    throw_error(ErrorKind::Value, "cross_entropy(): label_smoothing must be between 0.0 and 1.0, got " +
-                                      std::to_string(label_smoothing));
+    throw_error(ErrorKind::Runtime,
+                "cross_entropy(): label_smoothing must be between 0.0 and 1.0, got " + std::to_string(label_smoothing));
   }
-  if (logits.dim() == 0) throw_error(ErrorKind::Value, "cross_entropy(): input must have at least 1 dim");
+  if (logits.dim() == 0) throw_error(ErrorKind::Runtime, "cross_entropy(): input must have at least 1 dim");
   static const dispatch::Op& fused = dispatch::op_named("cross_entropy");
   // The fused kernel covers the common case: [N, C] logits, class indices,
   // no class weights.
@@ -152,7 +152,8 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduc
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double beta) {
   check_reduction("smooth_l1_loss", reduction);
   check_same_shape("smooth_l1_loss", input, target);
-  if (beta < 0) throw_error(ErrorKind::Value, "smooth_l1_loss(): beta must be non-negative, got " + std::to_string(beta));
+  if (beta < 0)
+    throw_error(ErrorKind::Runtime, "smooth_l1_loss(): beta must be non-negative, got " + std::to_string(beta));
   const Tensor d = abs(input - target);
   const Tensor loss = beta == 0 ? d : where(lt(d, beta), d * d * (0.5 / beta), d - 0.5 * beta);
   return autograd::name_history(reduce_loss(loss, reduction), "SmoothL1LossBackward0");

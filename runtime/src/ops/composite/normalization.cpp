@@ -25,8 +25,8 @@ Moments normalize_over(const Tensor& x, IntArrayRef dims, double eps) {
 
 void check_param(std::string_view op, std::string_view name, const std::optional<Tensor>& p, IntArrayRef shape) {
   if (p && p->sizes() != DimVector(shape)) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): expected " + std::string(name) + " of shape " +
-                                      shape_str(shape) + ", but got " + shape_str(p->sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): expected " + std::string(name) + " of shape " +
+                                        shape_str(shape) + ", but got " + shape_str(p->sizes()));
   }
 }
 
@@ -63,8 +63,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const std::opti
   bool matches = k > 0 && lead >= 0;
   for (int64_t i = 0; matches && i < k; ++i) matches = x.size(lead + i) == normalized_shape[i];
   if (!matches) {
-    throw_error(ErrorKind::Value, "layer_norm(): normalized_shape " + shape_str(normalized_shape) +
-                                      " must be a non-empty suffix of the input shape " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, "layer_norm(): normalized_shape " + shape_str(normalized_shape) +
+                                        " must be a non-empty suffix of the input shape " + shape_str(x.sizes()));
   }
   check_param("layer_norm", "weight", weight, normalized_shape);
   check_param("layer_norm", "bias", bias, normalized_shape);
@@ -97,7 +97,7 @@ Tensor batch_norm(const Tensor& x, const std::optional<Tensor>& running_mean, co
   const DimVector shape = composite::channel_shape(channels, x.dim());
   if (!training) {
     if (!running_mean || !running_var) {
-      throw_error(ErrorKind::Value, "batch_norm(): running_mean and running_var must be given in evaluation mode");
+      throw_error(ErrorKind::Runtime, "batch_norm(): running_mean and running_var must be given in evaluation mode");
     }
     const Tensor normalized = (x - running_mean->reshape(shape)) * rsqrt(running_var->reshape(shape) + eps);
     return affine(normalized, weight, bias, shape);
@@ -122,9 +122,9 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const std::optional<Tenso
   composite::check_rank("group_norm", x, 2, kMaxDims, "input");
   const int64_t channels = x.size(1);
   if (num_groups <= 0 || channels % num_groups != 0) {
-    throw_error(ErrorKind::Value, "group_norm(): expected the number of channels (" + std::to_string(channels) +
-                                      ") of input " + shape_str(x.sizes()) + " to be divisible by num_groups (" +
-                                      std::to_string(num_groups) + ")");
+    throw_error(ErrorKind::Runtime, "group_norm(): expected the number of channels (" + std::to_string(channels) +
+                                        ") of input " + shape_str(x.sizes()) + " to be divisible by num_groups (" +
+                                        std::to_string(num_groups) + ")");
   }
   const int64_t per_channel[] = {channels};
   check_param("group_norm", "weight", weight, per_channel);

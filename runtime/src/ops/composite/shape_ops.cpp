@@ -12,8 +12,8 @@ namespace {
 // mask compares column minus row indices, so no element is read on the host.
 Tensor triangle(std::string_view op, const Tensor& x, int64_t diagonal, bool lower) {
   if (x.dim() < 2) {
-    throw_error(ErrorKind::Value, std::string(op) + "(): input tensor must have at least 2 dimensions, got shape " +
-                                      shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): input tensor must have at least 2 dimensions, got shape " +
+                                        shape_str(x.sizes()));
   }
   const TensorOptions index_options(DType::Int64, x.device());
   const Tensor rows = arange(x.size(-2), index_options).unsqueeze(1);
@@ -26,30 +26,34 @@ Tensor triangle(std::string_view op, const Tensor& x, int64_t diagonal, bool low
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   if (mask.dtype() != DType::Bool) {
-    throw_error(ErrorKind::Type, "masked_fill(): expected a bool mask, but got dtype " + composite::dtype_str(mask));
+    throw_error(ErrorKind::Runtime, "masked_fill(): expected a bool mask, but got dtype " + composite::dtype_str(mask));
   }
   if (broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") != x.sizes()) {
-    throw_error(ErrorKind::Value, "masked_fill(): mask " + shape_str(mask.sizes()) +
-                                      " must broadcast to the input shape " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, "masked_fill(): mask " + shape_str(mask.sizes()) +
+                                        " must broadcast to the input shape " + shape_str(x.sizes()));
   }
   return where(mask, composite::scalar_like(x, value), x);
 }
 
-Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) { return where(cond, composite::scalar_on(b, a), b); }
-Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) { return where(cond, a, composite::scalar_on(a, b)); }
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, composite::scalar_fitting(b, a, "where"), b);
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, composite::scalar_fitting(a, b, "where"));
+}
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
   return where(cond, composite::scalar_on(cond, a), composite::scalar_on(cond, b));
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) throw_error(ErrorKind::Value, "stack(): expected a non-empty list of Tensors");
+  if (tensors.empty()) throw_error(ErrorKind::Runtime, "stack(): expected a non-empty list of Tensors");
   const int64_t d = normalize_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].sizes() != tensors[0].sizes()) {
-      throw_error(ErrorKind::Value, "stack(): expects each tensor to be equal size, but got " +
-                                        shape_str(tensors[0].sizes()) + " at entry 0 and " +
-                                        shape_str(tensors[i].sizes()) + " at entry " + std::to_string(i));
+      throw_error(ErrorKind::Runtime, "stack(): expects each tensor to be equal size, but got " +
+                                          shape_str(tensors[0].sizes()) + " at entry 0 and " +
+                                          shape_str(tensors[i].sizes()) + " at entry " + std::to_string(i));
     }
     parts.push_back(tensors[i].unsqueeze(d));
   }
@@ -60,8 +64,8 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   const int64_t d = normalize_dim(dim, x.dim(), "split");
   const int64_t size = x.dim() == 0 ? 1 : x.size(d);
   if (split_size < 0 || (split_size == 0 && size != 0)) {
-    throw_error(ErrorKind::Value, "split(): split_size can only be 0 if dimension size is 0, but got split_size " +
-                                      std::to_string(split_size) + " for input " + shape_str(x.sizes()));
+    throw_error(ErrorKind::Runtime, "split(): split_size can only be 0 if dimension size is 0, but got split_size " +
+                                        std::to_string(split_size) + " for input " + shape_str(x.sizes()));
   }
   if (size == 0) return {x};
   std::vector<int64_t> sizes;
@@ -71,13 +75,13 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
 
 std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim) {
   const int64_t d = normalize_dim(dim, x.dim(), "split");
-  if (x.dim() == 0) throw_error(ErrorKind::Value, "split(): cannot split a 0-d tensor");
+  if (x.dim() == 0) throw_error(ErrorKind::Runtime, "split(): cannot split a 0-d tensor");
   int64_t total = 0;
   for (int64_t s : split_sizes) total += s;
   if (total != x.size(d) || std::any_of(split_sizes.begin(), split_sizes.end(), [](int64_t s) { return s < 0; })) {
-    throw_error(ErrorKind::Value, "split(): split_sizes " + shape_str(split_sizes) + " must be non-negative and sum to " +
-                                      std::to_string(x.size(d)) + " (dim " + std::to_string(d) + " of " +
-                                      shape_str(x.sizes()) + ")");
+    throw_error(ErrorKind::Runtime, "split(): split_sizes " + shape_str(split_sizes) +
+                                        " must be non-negative and sum to " + std::to_string(x.size(d)) + " (dim " +
+                                        std::to_string(d) + " of " + shape_str(x.sizes()) + ")");
   }
   std::vector<Tensor> pieces;
   int64_t start = 0;
@@ -89,9 +93,10 @@ std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim)
 }
 
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
-  if (chunks <= 0) throw_error(ErrorKind::Value, "chunk(): chunks must be greater than 0, got " + std::to_string(chunks));
+  if (chunks <= 0)
+    throw_error(ErrorKind::Runtime, "chunk(): chunks must be greater than 0, got " + std::to_string(chunks));
   const int64_t d = normalize_dim(dim, x.dim(), "chunk");
-  if (x.dim() == 0) throw_error(ErrorKind::Value, "chunk(): cannot chunk a 0-d tensor");
+  if (x.dim() == 0) throw_error(ErrorKind::Runtime, "chunk(): cannot chunk a 0-d tensor");
   return split(x, std::max<int64_t>(1, (x.size(d) + chunks - 1) / chunks), d);
 }
 
@@ -108,14 +113,14 @@ Tensor flip(const Tensor& x, IntArrayRef dims) {
 Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
     if (shifts.size() != 1) {
-      throw_error(ErrorKind::Value, "roll(): without dims, shifts must have one value, got " + shape_str(shifts));
+      throw_error(ErrorKind::Runtime, "roll(): without dims, shifts must have one value, got " + shape_str(shifts));
     }
     const int64_t flat_dim[] = {0};
     return roll(x.flatten(), shifts, flat_dim).view(x.sizes());
   }
   if (shifts.size() != dims.size()) {
-    throw_error(ErrorKind::Value, "roll(): shifts " + shape_str(shifts) + " and dims " + shape_str(dims) +
-                                      " must have the same length");
+    throw_error(ErrorKind::Runtime,
+                "roll(): shifts " + shape_str(shifts) + " and dims " + shape_str(dims) + " must have the same length");
   }
   Tensor out = x;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -133,24 +138,25 @@ Tensor triu(const Tensor& x, int64_t diagonal) { return triangle("triu", x, diag
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   if (indices.dtype() != DType::Int64) {
-    throw_error(ErrorKind::Type, "one_hot(): is only applicable to index tensors of dtype int64, got " +
-                                     composite::dtype_str(indices));
+    throw_error(ErrorKind::Runtime,
+                "one_hot(): is only applicable to index tensors of dtype int64, got " + composite::dtype_str(indices));
   }
   // Class values must be known on the host to size or check the result;
   // PyTorch reads them too. A meta tensor has no values to check.
   if (!indices.device().is_meta() && indices.numel() > 0) {
     const int64_t lowest = amin(indices).item<int64_t>();
     const int64_t highest = amax(indices).item<int64_t>();
-    if (lowest < 0) throw_error(ErrorKind::Value, "one_hot(): class values must be non-negative, got " + std::to_string(lowest));
+    if (lowest < 0)
+      throw_error(ErrorKind::Runtime, "one_hot(): class values must be non-negative, got " + std::to_string(lowest));
     if (num_classes == -1) num_classes = highest + 1;
     if (highest >= num_classes) {
-      throw_error(ErrorKind::Value, "one_hot(): class value " + std::to_string(highest) +
-                                        " is out of range for num_classes " + std::to_string(num_classes));
+      throw_error(ErrorKind::Runtime, "one_hot(): class value " + std::to_string(highest) +
+                                          " is out of range for num_classes " + std::to_string(num_classes));
     }
   }
   if (num_classes < 0) {
-    throw_error(ErrorKind::Value, "one_hot(): num_classes must be given for an empty or meta input, got " +
-                                      std::to_string(num_classes));
+    throw_error(ErrorKind::Runtime,
+                "one_hot(): num_classes must be given for an empty or meta input, got " + std::to_string(num_classes));
   }
   const Tensor classes = arange(num_classes, TensorOptions(DType::Int64, indices.device()));
   return eq(indices.unsqueeze(-1), classes).to(DType::Int64);
