@@ -337,29 +337,35 @@ void check_kernel_error(PluginHarness& harness, std::optional<Device> device, st
   }
   if (kernel == nullptr) throw CheckSkipped("no index_select kernel to provoke an out-of-range error with");
   const std::vector<unsigned char> zero_bytes(64, 0);
+  auto run_with_index = [&](int64_t bad) {
+    DeviceTensor x(api, kernel->dtype, {4}, zero_bytes.data());
+    DeviceTensor index(api, EMBER_DTYPE_INT64, {1}, &bad);
+    DeviceTensor out(api, kernel->dtype, {1}, zero_bytes.data());
+    ember_attr dim{sizeof(ember_attr), "dim", EMBER_ATTR_INT, 0, 0.0, nullptr, 0};
+    DLTensor inputs[] = {x.dl, index.dl};
+    ember_kernel_call call{};
+    call.struct_size = sizeof call;
+    call.op_name = "index_select";
+    call.inputs = inputs;
+    call.num_inputs = 2;
+    call.outputs = &out.dl;
+    call.num_outputs = 1;
+    call.attrs = &dim;
+    call.num_attrs = 1;
+    StatusCopy status = take_status(kernel->fn(&call, kernel->data));
+    // An asynchronous device may report the error when it is next synchronised.
+    if (status.ok) status = take_status(api->synchronize(0));
+    const std::string what = "index_select with index " + std::to_string(bad) + " into 4 elements";
+    expect(!status.ok, what + " reported no error (indices reach kernels in [0, size))");
+    expect(status.code == EMBER_STATUS_OUT_OF_RANGE,
+           what + " gave status code " + std::to_string(status.code) + ", not OUT_OF_RANGE");
+    expect(!status.message.empty(), "the error status has an empty message");
+    take_status(api->synchronize(0));
+    return status;
+  };
+  run_with_index(-1);
   const int64_t bad_index = 99;
-  DeviceTensor x(api, kernel->dtype, {4}, zero_bytes.data());
-  DeviceTensor index(api, EMBER_DTYPE_INT64, {1}, &bad_index);
-  DeviceTensor out(api, kernel->dtype, {1}, zero_bytes.data());
-  ember_attr dim{sizeof(ember_attr), "dim", EMBER_ATTR_INT, 0, 0.0, nullptr, 0};
-  DLTensor inputs[] = {x.dl, index.dl};
-  ember_kernel_call call{};
-  call.struct_size = sizeof call;
-  call.op_name = "index_select";
-  call.inputs = inputs;
-  call.num_inputs = 2;
-  call.outputs = &out.dl;
-  call.num_outputs = 1;
-  call.attrs = &dim;
-  call.num_attrs = 1;
-  StatusCopy status = take_status(kernel->fn(&call, kernel->data));
-  // An asynchronous device may report the error when it is next synchronised.
-  if (status.ok) status = take_status(api->synchronize(0));
-  expect(!status.ok, "index_select with index 99 into 4 elements reported no error");
-  expect(status.code == EMBER_STATUS_OUT_OF_RANGE,
-         "the out-of-range index gave status code " + std::to_string(status.code) + ", not OUT_OF_RANGE");
-  expect(!status.message.empty(), "the error status has an empty message");
-  take_status(api->synchronize(0));
+  const StatusCopy status = run_with_index(bad_index);
   note = "kernel error: '" + status.message + "'";
   if (!device) return;
   // The same failure through the core must arrive with the plugin's message.

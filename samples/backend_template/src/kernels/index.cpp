@@ -10,18 +10,18 @@ namespace emu {
 
 namespace {
 
-// Index value `at` of an int64 or int32 index tensor, made non-negative and
-// checked against `size`.
+// Index value `at` of an int64 or int32 index tensor, checked against
+// [0, size) (the catalogue's contract: the core has already wrapped the
+// indices that count from the end).
 // [guide:read_index]
 int64_t read_index(const DLTensor& index, const int64_t* at, int64_t size) {
   const int64_t raw = sdk::dtype_of(index) == EMBER_DTYPE_INT32 ? *sdk::element<const int32_t>(index, at)
                                                                 : *sdk::element<const int64_t>(index, at);
-  const int64_t value = raw < 0 ? raw + size : raw;
-  if (value < 0 || value >= size) {
+  if (raw < 0 || raw >= size) {
     sdk::fail(EMBER_STATUS_OUT_OF_RANGE,
               "index " + std::to_string(raw) + " is out of range for a dimension of size " + std::to_string(size));
   }
-  return value;
+  return raw;
 }
 // [/guide:read_index]
 
