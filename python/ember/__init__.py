@@ -31,6 +31,8 @@ from ._C import (
     manual_seed,
     is_grad_enabled,
     scalar_tensor,
+    set_num_threads,
+    get_num_threads,
 )
 from ._tensor import Size
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
