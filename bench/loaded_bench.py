@@ -14,9 +14,10 @@ first with the machine idle, then with one process spinning on one core
 - an LSTM-like loop: 20 time steps of a hand-written cell (batch 16, input
   32, hidden 64), forward and backward, SGD: many small ops per step.
 
-Each library runs in its own worker process; a round runs both idle, then
-both loaded, and a figure is the median over --rounds rounds of the
-per-round medians of the mean step time. Before the idle runs the script waits (up to --wait
+Each library runs in its own worker process; a round runs each idle, then
+each loaded, and a figure is the median over --rounds rounds of the
+per-round medians of the mean step time. --baseline PYTHONPATH adds a third
+column pair for another Ember build (an earlier commit's, say) found there. Before the idle runs the script waits (up to --wait
 seconds) for the one-minute load average to fall below --max-idle-load, and
 it prints the load it measured at, so other jobs on a shared machine show.
 """
@@ -35,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import python_bench  # noqa: E402  (the digits CNN step and the timing helper)
 
 LIBRARIES = ("ember", "torch")
+TITLES = {"ember": "Ember", "torch": "PyTorch", "baseline": "Ember baseline"}
 WORKLOADS = {
     "digits_cnn_step": ("digits CNN step, batch 64, Adam", 50),
     "lstm_step": ("LSTM-like loop step, 20 time steps, SGD", 10),
@@ -79,7 +81,8 @@ def run_worker(name, repeats, scale):
     seconds = {workload: python_bench.median_seconds(STEPS[workload](lib), max(1, inner // scale), repeats,
                                                      synchronize)
                for workload, (_, inner) in WORKLOADS.items()}
-    seconds["threads"] = lib.get_num_threads()
+    # A baseline build may predate ember.get_num_threads.
+    seconds["threads"] = lib.get_num_threads() if hasattr(lib, "get_num_threads") else "its default"
     print(json.dumps(seconds))
 
 
@@ -94,19 +97,22 @@ def wait_for_quiet(max_load, wait):
     return load_average()
 
 
-def measure(name, repeats, scale):
-    worker = subprocess.run([sys.executable, __file__, "--worker", name, "--repeats", str(repeats),
-                             "--scale", str(scale)], check=True, capture_output=True, text=True)
+def measure(runner, repeats, scale):
+    """runner: (column, module, PYTHONPATH or None for this process's)."""
+    column, module, pythonpath = runner
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    worker = subprocess.run([sys.executable, __file__, "--worker", module, "--repeats", str(repeats),
+                             "--scale", str(scale)], check=True, capture_output=True, text=True, env=env)
     return json.loads(worker.stdout)
 
 
-def measure_condition(repeats, scale, loaded):
-    """Both libraries, in turn, with or without a busy process beside them."""
+def measure_condition(runners, repeats, scale, loaded):
+    """Every library, in turn, with or without a busy process beside them."""
     busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) if loaded else None
     try:
         if busy:
             time.sleep(1.0)  # let the scheduler settle it on a core
-        return {name: measure(name, repeats, scale) for name in LIBRARIES}
+        return {runner[0]: measure(runner, repeats, scale) for runner in runners}
     finally:
         if busy:
             busy.kill()
@@ -129,17 +135,18 @@ def cpu_model():
 
 
 def print_report(idle, loaded, loads):
-    threads = {name: idle[0][name]["threads"] for name in LIBRARIES}
-    print(f"{time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs; "
-          f"threads: Ember {threads['ember']}, PyTorch {threads['torch']}; {len(idle)} rounds per condition")
+    columns = list(idle[0])
+    threads = ", ".join(f"{TITLES[c]} {idle[0][c]['threads']}" for c in columns)
+    print(f"{time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs; threads: {threads}; "
+          f"{len(idle)} rounds per condition")
     print(f"load average (1 min): {loads['idle_start']:.2f} at the start, {loads['end']:.2f} at the end "
           "(which counts the busy process of the loaded runs)\n")
-    print("| workload | Ember idle | Ember loaded | Ember slowdown | PyTorch idle | PyTorch loaded "
-          "| PyTorch slowdown |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| workload | " + " | ".join(f"{TITLES[c]} {what}" for c in columns
+                                       for what in ("idle", "loaded", "slowdown")) + " |")
+    print("|---|" + "---:|" * (3 * len(columns)))
     for workload, (title, _) in WORKLOADS.items():
         cells = []
-        for name in LIBRARIES:
+        for name in columns:
             quiet, busy = median_of(idle, name, workload), median_of(loaded, name, workload)
             cells += [f"{quiet * 1e3:.2f} ms", f"{busy * 1e3:.2f} ms", f"{busy / quiet:.2f}x"]
         print(f"| {title} | " + " | ".join(cells) + " |")
@@ -153,6 +160,7 @@ def main():
     parser.add_argument("--max-idle-load", type=float, default=0.5,
                         help="wait for the one-minute load average to fall below this before the idle runs")
     parser.add_argument("--wait", type=float, default=600, help="seconds to wait for that at most")
+    parser.add_argument("--baseline", metavar="PYTHONPATH", help="also time the Ember build found on this path")
     parser.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
     parser.add_argument("--scale", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -160,6 +168,9 @@ def main():
         run_worker(args.worker, args.repeats, args.scale)
         return 0
     scale = 10 if args.quick else 1
+    runners = [(name, name, None) for name in LIBRARIES]
+    if args.baseline:
+        runners.append(("baseline", "ember", args.baseline))
     loads = {"idle_start": wait_for_quiet(args.max_idle_load, args.wait)}
     if loads["idle_start"] >= args.max_idle_load:
         print(f"loaded_bench: load average still {loads['idle_start']:.2f} after {args.wait:.0f} s; "
@@ -167,8 +178,8 @@ def main():
     idle, loaded = [], []
     for number in range(1, args.rounds + 1):
         print(f"round {number}/{args.rounds}", file=sys.stderr, flush=True)
-        idle.append(measure_condition(args.repeats, scale, loaded=False))
-        loaded.append(measure_condition(args.repeats, scale, loaded=True))
+        idle.append(measure_condition(runners, args.repeats, scale, loaded=False))
+        loaded.append(measure_condition(runners, args.repeats, scale, loaded=True))
     loads["end"] = load_average()
     print_report(idle, loaded, loads)
     return 0

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <ember/ember_plugin.hpp>
