@@ -9,9 +9,10 @@
 // and the workers each claim the next unclaimed chunk until none is left.
 // Whoever runs first does the work: the caller never waits for a worker that
 // has not started, only for chunks a worker already claimed, and a
-// descheduled worker holds at most one chunk. Idle workers spin briefly, so
-// the back-to-back kernels of a Python loop find them awake, then sleep on a
-// futex; the caller wakes no more of them than there are chunks for them.
+// descheduled worker holds at most one chunk. Idle workers poll for a while,
+// so the kernels of a Python loop find them awake, yielding the core to any
+// thread that has work, then sleep on a futex; the caller wakes no more of
+// them than there are chunks for them.
 // One caller uses the pool at a time: another thread's parallel_for in the
 // meantime, and a parallel_for inside a chunk, run on their own thread.
 #include "parallel.h"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -35,8 +37,11 @@ namespace {
 constexpr int64_t kChunksPerThread = 4;
 // Threads beyond this are not started, whatever num_threads() says.
 constexpr int kMaxThreads = 1024;
-// Polls of a flag before sleeping: some tens of microseconds.
-constexpr int kSpinPolls = 1 << 11;
+// How long a waiting thread polls before it sleeps: a worker, longer than
+// the gaps between the parallel kernels of a Python training step (about
+// what libgomp spins); the caller, about one chunk.
+constexpr auto kWorkerSpin = std::chrono::microseconds(2000);
+constexpr auto kCallerSpin = std::chrono::microseconds(50);
 
 void relax_cpu() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -44,6 +49,24 @@ void relax_cpu() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
+}
+
+// Polls `ready` until it holds (true) or `spin` has passed (false), yielding
+// the core now and then so a spinning thread never delays another that has
+// work, such as oneDNN's OpenMP threads or another process.
+template <class Ready>
+bool spin_until(Ready&& ready, std::chrono::microseconds spin) {
+  const auto deadline = std::chrono::steady_clock::now() + spin;
+  for (uint32_t poll = 1;; ++poll) {
+    if (ready()) return true;
+    if (poll % 64 != 0) {
+      relax_cpu();
+    } else if (std::chrono::steady_clock::now() >= deadline) {
+      return false;
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 // True on a thread while it runs a chunk: a parallel_for there runs inline.
@@ -137,10 +160,7 @@ class ThreadPool {
   }
 
   void wait_until_done(uint32_t count) {
-    for (int poll = 0; poll < kSpinPolls; ++poll) {
-      if (done_.load(std::memory_order_acquire) == count) return;
-      relax_cpu();
-    }
+    if (spin_until([&] { return done_.load(std::memory_order_acquire) == count; }, kCallerSpin)) return;
     for (uint32_t done; (done = done_.load(std::memory_order_acquire)) != count;) {
       done_.wait(done, std::memory_order_acquire);
     }
@@ -166,10 +186,8 @@ class ThreadPool {
   }
 
   uint32_t await_wake(uint32_t seen) {
-    for (int poll = 0; poll < kSpinPolls; ++poll) {
-      const uint32_t now = wake_.load(std::memory_order_acquire);
-      if (now != seen) return now;
-      relax_cpu();
+    if (spin_until([&] { return wake_.load(std::memory_order_acquire) != seen; }, kWorkerSpin)) {
+      return wake_.load(std::memory_order_acquire);
     }
     wake_.wait(seen, std::memory_order_acquire);
     return wake_.load(std::memory_order_acquire);
