@@ -52,8 +52,8 @@ void relax_cpu() {
 }
 
 // Polls `ready` until it holds (true) or `spin` has passed (false), yielding
-// the core now and then so a spinning thread never delays another that has
-// work, such as oneDNN's OpenMP threads or another process.
+// the core now and then so that a thread with work (one of oneDNN's OpenMP
+// threads, another process) gets it first.
 template <class Ready>
 bool spin_until(Ready&& ready, std::chrono::microseconds spin) {
   const auto deadline = std::chrono::steady_clock::now() + spin;
