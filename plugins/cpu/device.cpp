@@ -9,6 +9,7 @@
 #include <ember/ember_plugin.hpp>
 
 #include "device.h"
+#include "parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -65,6 +66,17 @@ ember_status* synchronize(int32_t device) {
   return sdk::fence([&] { check_device(device); });
 }
 
+ember_status* set_threads(int32_t threads) {
+  return sdk::fence([&] {
+    set_num_threads(threads);
+    resize_thread_pool();
+  });
+}
+
+ember_status* get_threads(int32_t* threads) {
+  return sdk::fence([&] { *threads = num_threads(); });
+}
+
 ember_device_api make_device_api() {
   ember_device_api api{};
   api.struct_size = sizeof api;
@@ -78,6 +90,8 @@ ember_device_api make_device_api() {
   api.deallocate = deallocate;
   api.copy = copy;
   api.synchronize = synchronize;
+  api.set_num_threads = set_threads;
+  api.get_num_threads = get_threads;
   // Streams, events and supports_op stay NULL: their documented defaults (one
   // in-order stream, synchronous events, "a kernel is registered") fit.
   return api;

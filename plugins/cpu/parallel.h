@@ -1,16 +1,14 @@
-// parallel_for for kernels: OpenMP underneath (the runtime oneDNN already
-// uses, so matmul and elementwise work share one set of threads).
+// parallel_for for kernels: chunks of a range claimed by the calling thread
+// and a pool of workers (Note [Work-claiming parallel loop] in parallel.cpp).
 #ifndef EMBER_PLUGINS_CPU_PARALLEL_H_
 #define EMBER_PLUGINS_CPU_PARALLEL_H_
 
 #include <cstdint>
 #include <type_traits>
 
-namespace ember::cpu {
+#include "num_threads.h"
 
-// Threads a parallel_for may use: EMBER_NUM_THREADS if set to a positive
-// integer, else std::thread::hardware_concurrency().
-int num_threads();
+namespace ember::cpu {
 
 // Non-owning reference to a callable `void(int64_t begin, int64_t end)`.
 class RangeFn {
@@ -29,11 +27,18 @@ class RangeFn {
 
 void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn);
 
-// Calls fn(b, e) on disjoint chunks covering [begin, end), each at least
-// `grain` long (except when the range is shorter). A range of at most
+// Starts or stops workers so that the pool, once it exists, matches
+// num_threads() now rather than at the next parallel_for (which would do it
+// too); waits for a parallel_for that is running.
+void resize_thread_pool();
+
+// Calls fn(b, e) on disjoint chunks covering [begin, end), about `grain`
+// long or longer, on up to num_threads() threads; which thread runs which
+// chunk, and so the results, must not matter to fn. A range of at most
 // `grain` runs inline on the calling thread: no allocation, lock or wake-up,
-// so tiny tensors pay only for the comparison. Calls from inside a parallel
-// region also run inline. An exception thrown by fn is rethrown here.
+// so tiny tensors pay only for the comparison. So does a call from inside a
+// chunk, and one made while another thread's parallel_for holds the pool.
+// An exception thrown by fn is rethrown here once every chunk has run.
 template <class Fn>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, Fn&& fn) {
   if (end - begin <= grain) {

@@ -32,6 +32,8 @@ from ._C import (
     is_grad_enabled,
     scalar_tensor,
     OutOfMemoryError,
+    set_num_threads,
+    get_num_threads,
 )
 from ._tensor import Size
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)

@@ -28,6 +28,7 @@ void bind_custom_function(pybind11::module_& m);
 void bind_dlpack(pybind11::module_& m);
 void bind_indexing(pybind11::module_& m);
 void bind_plugins(pybind11::module_& m);
+void bind_threads(pybind11::module_& m);
 void bind_buffers(pybind11::module_& m);
 void bind_functional(pybind11::module_& m);
 void bind_foreach(pybind11::module_& m);

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_C, m) {
   bind_custom_function(m);
   bind_dlpack(m);
   bind_plugins(m);
+  bind_threads(m);
   bind_buffers(m);
   bind_functional(m);
   bind_foreach(m);

@@ -107,6 +107,8 @@ std::vector<std::string> current_abi_layout() {
       EMBER_FIELD(ember_device_api, event_synchronize),
       EMBER_FIELD(ember_device_api, synchronize),
       EMBER_FIELD(ember_device_api, supports_op),
+      EMBER_FIELD(ember_device_api, set_num_threads),
+      EMBER_FIELD(ember_device_api, get_num_threads),
       EMBER_STRUCT(ember_plugin),
       EMBER_FIELD(ember_plugin, struct_size),
       EMBER_FIELD(ember_plugin, abi_major),

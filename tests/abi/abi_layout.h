@@ -1,5 +1,5 @@
 // The layout of every public struct and enum of ember_plugin.h as this
-// compiler sees it, in the format of v1_0_layout.txt:
+// compiler sees it, in the format of the v1_<minor>_layout.txt baselines:
 //   field <struct> <field> <offset> <size>
 //   struct <struct> <size>
 //   enum <name> <value>

@@ -92,6 +92,20 @@ static ember_status* synchronize(int32_t device) {
   return NULL;
 }
 
+#ifndef MINOR_PLUGIN_FUTURE
+/* Slots of later minors lie past a 1.0 table's struct_size, where a real 1.0
+ * plugin has whatever memory follows its table: a core that reads them calls
+ * these and fails. */
+static ember_status* set_num_threads_past_struct_size(int32_t num_threads) {
+  (void)num_threads;
+  return g_host->status_create(EMBER_STATUS_INTERNAL, "the core called a slot past a 1.0 table's struct_size");
+}
+static ember_status* get_num_threads_past_struct_size(int32_t* num_threads) {
+  *num_threads = -1;
+  return g_host->status_create(EMBER_STATUS_INTERNAL, "the core called a slot past a 1.0 table's struct_size");
+}
+#endif
+
 static device_api_t g_device = {
     .known =
         {
@@ -104,6 +118,10 @@ static device_api_t g_device = {
             .deallocate = deallocate,
             .copy = copy,
             .synchronize = synchronize,
+#ifndef MINOR_PLUGIN_FUTURE
+            .set_num_threads = set_num_threads_past_struct_size,
+            .get_num_threads = get_num_threads_past_struct_size,
+#endif
         },
 };
 

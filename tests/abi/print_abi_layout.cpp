@@ -1,5 +1,5 @@
-// Prints the ABI layout (abi_layout.h); its output for ABI 1.0 is the
-// recorded baseline, v1_0_layout.txt.
+// Prints the ABI layout (abi_layout.h); its output for ABI 1.<minor> is
+// that minor's recorded baseline, v1_<minor>_layout.txt.
 #include <iostream>
 
 #include "abi_layout.h"

@@ -39,6 +39,17 @@ TEST(AbiCompat, V1_0PluginRunsInThisCore) {
   EXPECT_EQ(negated_on("v1_0"), (std::vector<float>{-1.5f, 0.0f, 2.0f, 4.25f, -3.0f, -6.0f}));
 }
 
+// The 1.1 thread-count slots lie past a 1.0 plugin's table: the core sets
+// the CPU plugin's count and leaves the 1.0 plugin alone.
+TEST(AbiCompat, V1_0PluginIsLeftOutOfTheThreadCount) {
+  load_plugin(test_plugin_path("v1_0_minor"));
+  const int initial = get_num_threads();
+  set_num_threads(3);
+  EXPECT_EQ(get_num_threads(), 3);
+  EXPECT_EQ(negated_on("v1_0"), (std::vector<float>{-1.5f, 0.0f, 2.0f, 4.25f, -3.0f, -6.0f}));
+  set_num_threads(initial);
+}
+
 // A core of a later minor, simulated: a larger host table claiming minor + 1.
 struct FutureHost {
   ember_host_api known;

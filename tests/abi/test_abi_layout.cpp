@@ -1,9 +1,10 @@
-// Note [ABI layout baseline]: v1_0_layout.txt records, for ABI 1.0 on LP64,
-// every field's offset and size, every struct's size and every enum value
-// of ember_plugin.h. A later minor may append fields (structs grow, never
-// shrink) and add enum values, but every line of the baseline must still
-// hold: a moved, resized or removed field, or a renumbered enum, is a break
-// that only a new major may make.
+// Note [ABI layout baseline]: v1_<minor>_layout.txt records, for each ABI
+// 1.<minor> on LP64, every field's offset and size, every struct's size and
+// every enum value of ember_plugin.h; each minor bump records its own file.
+// A later minor may append fields (structs grow, never shrink) and add enum
+// values, but every line of every earlier baseline must still hold: a moved,
+// resized or removed field, or a renumbered enum, is a break that only a new
+// major may make.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,12 +17,14 @@
 
 namespace {
 
-std::vector<std::string> baseline_lines() {
-  std::ifstream file(EMBER_ABI_BASELINE);
+std::vector<std::string> baseline_lines(int minor) {
+  const std::string path = std::string(EMBER_ABI_BASELINE_DIR) + "/v1_" + std::to_string(minor) + "_layout.txt";
+  std::ifstream file(path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(file, line);) {
     if (!line.empty() && line[0] != '#') lines.push_back(line);
   }
+  EXPECT_GT(lines.size(), 100u) << "cannot read " << path << " (every minor records its baseline)";
   return lines;
 }
 
@@ -40,36 +43,41 @@ std::pair<std::string, std::string> split_entry(const std::string& line) {
   return {key, rest};
 }
 
-TEST(AbiLayout, EveryV1_0EntryStillHolds) {
-  const std::vector<std::string> baseline = baseline_lines();
-  ASSERT_GT(baseline.size(), 100u) << "cannot read " << EMBER_ABI_BASELINE;
+TEST(AbiLayout, EveryBaselineEntryStillHolds) {
   std::map<std::string, std::string> current;
   for (const std::string& line : current_abi_layout()) current.insert(split_entry(line));
-  for (const std::string& line : baseline) {
-    const auto [key, recorded] = split_entry(line);
-    auto it = current.find(key);
-    ASSERT_NE(it, current.end()) << key << " is gone from ember_plugin.h";
-    if (key.starts_with("struct ")) {
-      // Structs grow at their end only: never smaller than in 1.0.
-      EXPECT_GE(std::stoull(it->second), std::stoull(recorded)) << key << " shrank";
-      if (EMBER_ABI_VERSION_MINOR == 0) EXPECT_EQ(it->second, recorded) << key << " changed size within 1.0";
-    } else {
-      EXPECT_EQ(it->second, recorded) << key << " moved or changed (baseline: " << line << ")";
+  for (int minor = 0; minor <= EMBER_ABI_VERSION_MINOR; ++minor) {
+    SCOPED_TRACE("baseline of ABI 1." + std::to_string(minor));
+    for (const std::string& line : baseline_lines(minor)) {
+      const auto [key, recorded] = split_entry(line);
+      auto it = current.find(key);
+      ASSERT_NE(it, current.end()) << key << " is gone from ember_plugin.h";
+      if (key.starts_with("struct ")) {
+        // Structs grow at their end only: never smaller than recorded.
+        EXPECT_GE(std::stoull(it->second), std::stoull(recorded)) << key << " shrank";
+        if (minor == EMBER_ABI_VERSION_MINOR)
+          EXPECT_EQ(it->second, recorded) << key << " changed size within its minor";
+      } else {
+        EXPECT_EQ(it->second, recorded) << key << " moved or changed (baseline: " << line << ")";
+      }
     }
   }
 }
 
-TEST(AbiLayout, NewFieldsOnlyAfterTheV1_0End) {
-  std::map<std::string, std::string> baseline;
-  for (const std::string& line : baseline_lines()) baseline.insert(split_entry(line));
-  for (const std::string& line : current_abi_layout()) {
-    const auto [key, value] = split_entry(line);
-    if (!key.starts_with("field ") || baseline.count(key) != 0) continue;
-    const std::string struct_name = key.substr(6, key.find(' ', 6) - 6);
-    const auto recorded_size = baseline.find("struct " + struct_name);
-    if (recorded_size == baseline.end()) continue;  // a struct added after 1.0
-    EXPECT_GE(std::stoull(value), std::stoull(recorded_size->second))
-        << key << " was inserted inside the 1.0 part of " << struct_name;
+TEST(AbiLayout, NewFieldsOnlyAfterEachBaselinesEnd) {
+  for (int minor = 0; minor <= EMBER_ABI_VERSION_MINOR; ++minor) {
+    SCOPED_TRACE("baseline of ABI 1." + std::to_string(minor));
+    std::map<std::string, std::string> baseline;
+    for (const std::string& line : baseline_lines(minor)) baseline.insert(split_entry(line));
+    for (const std::string& line : current_abi_layout()) {
+      const auto [key, value] = split_entry(line);
+      if (!key.starts_with("field ") || baseline.count(key) != 0) continue;
+      const std::string struct_name = key.substr(6, key.find(' ', 6) - 6);
+      const auto recorded_size = baseline.find("struct " + struct_name);
+      if (recorded_size == baseline.end()) continue;  // a struct added after this minor
+      EXPECT_GE(std::stoull(value), std::stoull(recorded_size->second))
+          << key << " was inserted inside the recorded part of " << struct_name;
+    }
   }
 }
 

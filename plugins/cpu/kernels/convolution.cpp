@@ -138,6 +138,8 @@ memory in_layout(const memory::desc& wanted, memory user, bool fill) {
 
 void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t) {
   const ConvGeometry g = geometry(call, t);
+  // Every output element sums over one weight's (C/groups, kh, kw) window.
+  use_onednn_threads(sdk::numel(*t.output) * t.weight->shape[1] * t.weight->shape[2] * t.weight->shape[3]);
   static PrimitiveCache<ConvKey, ConvPlan, ConvKeyHash> cache;
   const std::shared_ptr<const ConvPlan> plan = cache.get(make_key(pass, g, t), [&] { return make_plan(pass, g, t); });
   auto& engine = cpu_engine();

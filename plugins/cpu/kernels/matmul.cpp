@@ -144,6 +144,7 @@ DLTensor contiguous_copy(const DLTensor& t, std::vector<char>& storage,
 void matmul_onednn(ember_dtype dtype, const DLTensor* const (&t)[3]) {
   const auto type =
       dtype == EMBER_DTYPE_FLOAT32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
+  use_onednn_threads(sdk::numel(*t[2]) * t[0]->shape[t[0]->ndim - 1]);
   const std::shared_ptr<const MatmulPlan> cached = cached_plan(dtype, t, type);
   const MatmulPlan& plan = *cached;
   DLTensor views[3] = {*t[0], *t[1], *t[2]};
@@ -196,6 +197,7 @@ bool try_sgemm(const DLTensor* const (&t)[3]) {
   const int64_t m = t[2]->shape[0];
   const int64_t n = t[2]->shape[1];
   const int64_t k = t[0]->shape[1];
+  use_onednn_threads(m * n * k);
   const dnnl_status_t status =
       dnnl_sgemm(a.trans, b.trans, m, n, k, 1.0f, reinterpret_cast<const float*>(sdk::data_ptr(*t[0])), a.ld,
                  reinterpret_cast<const float*>(sdk::data_ptr(*t[1])), b.ld, 0.0f,

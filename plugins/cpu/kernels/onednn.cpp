@@ -1,5 +1,9 @@
 #include "onednn.h"
 
+#include <omp.h>
+
+#include <algorithm>
+
 namespace ember::cpu {
 
 dnnl::engine& cpu_engine() {
@@ -10,6 +14,23 @@ dnnl::engine& cpu_engine() {
 dnnl::stream& thread_stream() {
   thread_local dnnl::stream stream(cpu_engine());
   return stream;
+}
+
+// Note [oneDNN threads]
+// Debian's oneDNN runs on OpenMP (libdnnl links libgomp): a fork-join team
+// whose barrier waits for every thread, the stall Note [Work-claiming
+// parallel loop] removes from Ember's own loop. A oneDNN call therefore uses
+// the team only when its work pays for that risk: one thread per
+// kMacsPerThread multiply-adds (about 0.1 ms of one core), up to
+// num_threads(). Smaller calls, most of those of small models, run on the
+// calling thread alone, as MKL does for small products; on an idle machine
+// their second thread bought little. OpenMP's thread count is a per-thread
+// setting read when oneDNN builds a primitive (some bake it in) and when it
+// runs one, so it is set on every call, and PrimitiveCache drops its plans
+// when num_threads() changes.
+void use_onednn_threads(int64_t multiply_adds) {
+  constexpr int64_t kMacsPerThread = int64_t{1} << 23;
+  omp_set_num_threads(static_cast<int>(std::clamp<int64_t>(multiply_adds / kMacsPerThread, 1, num_threads())));
 }
 
 }  // namespace ember::cpu

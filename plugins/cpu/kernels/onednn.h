@@ -5,9 +5,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+
+#include "../num_threads.h"
 
 namespace ember::cpu {
 
@@ -16,22 +19,34 @@ dnnl::engine& cpu_engine();
 // Streams are not meant for concurrent use, so each calling thread has one.
 dnnl::stream& thread_stream();
 
+// Sets the OpenMP threads of this thread's next oneDNN calls (primitive
+// builds included) for a call of this many multiply-adds (Note [oneDNN
+// threads]).
+void use_onednn_threads(int64_t multiply_adds);
+
 // Note [Primitive cache]: building a oneDNN primitive costs far more than
 // running a small one, so plans are cached by everything their descriptors
 // depend on. Plans are built outside the lock (two threads may race to build
 // the same one, which is harmless); plans in use survive a flush of a full
-// cache because callers hold a shared_ptr.
+// cache because callers hold a shared_ptr. Plans are built for one thread
+// count (Note [oneDNN threads]): a change of num_threads() empties the cache.
 template <class Key, class Plan, class Hash>
 class PrimitiveCache {
  public:
   template <class Build>
   std::shared_ptr<const Plan> get(const Key& key, Build&& build) {
+    const int threads = num_threads();
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (threads != threads_) {
+        plans_.clear();
+        threads_ = threads;
+      }
       if (auto it = plans_.find(key); it != plans_.end()) return it->second;
     }
     auto plan = std::make_shared<const Plan>(build());
     std::lock_guard<std::mutex> lock(mutex_);
+    if (threads != threads_) return plan;
     if (plans_.size() >= kMaxEntries) plans_.clear();
     plans_.emplace(key, plan);
     return plan;
@@ -40,6 +55,7 @@ class PrimitiveCache {
  private:
   static constexpr size_t kMaxEntries = 512;
   std::mutex mutex_;
+  int threads_ = 0;  // num_threads() the cached plans were built for
   std::unordered_map<Key, std::shared_ptr<const Plan>, Hash> plans_;
 };
 

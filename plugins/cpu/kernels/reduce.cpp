@@ -175,6 +175,13 @@ constexpr int kLanes = 64;
 // Elements a task should cover before a reduction is split across threads.
 constexpr int64_t kReduceGrain = 32768;
 
+// How many partial results a single-output reduction combines: set by the
+// size alone, so the result is the same for every thread count.
+int64_t partial_count(int64_t numel) {
+  constexpr int64_t kMaxPartials = 64;
+  return std::clamp<int64_t>(numel / kReduceGrain, 1, kMaxPartials);
+}
+
 // Reduces n elements at p with the given element stride: independent lanes
 // (vectorisable without reassociating) and pairwise splitting above
 // kPairwiseBlock, so float32 sums stay accurate.
@@ -208,7 +215,7 @@ EMBER_CPU_ISA_CLONES typename Op::Acc reduce_run(const T* p, int64_t n, int64_t 
 }
 
 // A single output: split x in row-major chunks across threads and merge the
-// partial results in chunk order (deterministic for a given thread count).
+// partial results in chunk order.
 template <class Op, class T>
 typename Op::Acc reduce_all(const DLTensor& x) {
   using Acc = typename Op::Acc;
@@ -221,7 +228,7 @@ typename Op::Acc reduce_all(const DLTensor& x) {
     });
     return acc;
   };
-  const int64_t chunks = std::clamp<int64_t>(loop.numel() / kReduceGrain, 1, num_threads());
+  const int64_t chunks = partial_count(loop.numel());
   if (chunks == 1) return reduce_chunk(0, loop.numel());
   std::vector<Acc> partial(static_cast<size_t>(chunks));
   parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
@@ -363,7 +370,7 @@ int64_t arg_extremum_flat(const DLTensor& x) {
     });
     return best;
   };
-  const int64_t chunks = std::clamp<int64_t>(loop.numel() / kReduceGrain, 1, num_threads());
+  const int64_t chunks = partial_count(loop.numel());
   if (chunks == 1) return scan(0, loop.numel()).index;
   std::vector<Candidate<T>> partial(static_cast<size_t>(chunks));
   parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {

@@ -10,3 +10,4 @@
 #include "ember/plugins.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "ember/threads.h"

@@ -19,7 +19,8 @@
  *     whoever fills the struct to the sizeof() it was compiled with. A reader
  *     never touches a field that lies at or past the writer's struct_size;
  *     such a field takes its documented default. Structs only grow at the end;
- *     tests pin sizes and offsets of v1.0 (sdk/CHANGELOG.md lists every bump).
+ *     tests pin sizes and offsets of every minor (tests/abi/v1_<minor>_layout.txt;
+ *     sdk/CHANGELOG.md lists every bump).
  *   - Optional features hang off `extension` pointers as a chain of
  *     ember_extension records; a reader skips types it does not know.
  *
@@ -45,7 +46,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 0
+#define EMBER_ABI_VERSION_MINOR 1
 
 /* Name of the single exported entry point (see ember_plugin_init_fn). */
 #define EMBER_PLUGIN_INIT_SYMBOL "ember_plugin_init"
@@ -352,6 +353,18 @@ typedef struct ember_device_api {
    * op's dispatch dtype. */
   ember_status* (*supports_op)(const ember_op_query* query,
                                int32_t* supported /* out: 0 or 1 */);
+
+  /* ABI 1.1. Optional: sets how many host threads this plugin's kernels may
+   * use at once, the calling thread included (intra-op parallelism, what
+   * ember::set_num_threads sets), from the next kernel on. The core passes
+   * num_threads >= 1. Default when NULL: the plugin runs its kernels without
+   * host threads of its own, and the setting does not concern it. Called
+   * like device_count: never concurrently with another function of the
+   * plugin that is not thread-safe, but possibly while kernels run. */
+  ember_status* (*set_num_threads)(int32_t num_threads);
+  /* ABI 1.1. Optional: the thread count set_num_threads last set, or the
+   * plugin's default before any call (>= 1). Default when NULL: 1. */
+  ember_status* (*get_num_threads)(int32_t* num_threads /* out */);
 } ember_device_api;
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,19 @@
+#pragma once
+
+// Intra-op parallelism: how many host threads one kernel may use, as
+// torch.set_num_threads and torch.get_num_threads set and read it.
+
+namespace ember {
+
+// Sets how many threads each kernel of a plugin that runs kernels on host
+// threads (the CPU plugin) may use at once, the calling thread included,
+// from the next kernel on. Discovers plugins first and reaches every plugin
+// loaded by then. Throws a Runtime error unless num_threads >= 1.
+void set_num_threads(int num_threads);
+
+// The CPU plugin's thread count: the last set_num_threads() value, else its
+// default (docs/plugins.md "Threads"). 1 when no plugin provides the cpu
+// device or that plugin does not say.
+int get_num_threads();
+
+}  // namespace ember
