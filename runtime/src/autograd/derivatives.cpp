@@ -59,7 +59,10 @@ EMBER_UNARY_DERIVATIVE(d_sin, g* cos(x))
 EMBER_UNARY_DERIVATIVE(d_cos, neg(g * sin(x)))
 EMBER_UNARY_DERIVATIVE(d_tan, g*(pow(tan(x), 2.0) + 1.0))
 EMBER_UNARY_DERIVATIVE(d_tanh, g*(1.0 - pow(tanh(x), 2.0)))
-EMBER_UNARY_DERIVATIVE(d_sigmoid, g* sigmoid(x) * (1.0 - sigmoid(x)))
+EMBER_UNARY_DERIVATIVE(d_sigmoid, [&] {
+  const Tensor s = sigmoid(x);
+  return g * s * (1.0 - s);
+}())
 EMBER_UNARY_DERIVATIVE(d_erf, g* exp(neg(x * x)) * (2.0 / std::sqrt(M_PI)))
 EMBER_UNARY_DERIVATIVE(d_reciprocal, neg(g / (x * x)))
 #undef EMBER_UNARY_DERIVATIVE

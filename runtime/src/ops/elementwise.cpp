@@ -380,10 +380,35 @@ Tensor& div_(Tensor& a, const Tensor& b) {
   return binary_inplace(op, a, b, BinaryKind::TrueDivide);
 }
 
+namespace {
+
+// A unary primitive whose kernel for x's dtype gives that dtype back can
+// write into x itself: the Autograd step then keeps a copy of x only when
+// the derivative reads it, and no result is copied back.
+bool has_inplace_kernel(const Tensor& x, std::string_view name) {
+  const Op* op = dispatch::OpRegistry::get().find(name);
+  if (op == nullptr || op->schema().composite || op->schema().num_inputs != 1 || op->schema().num_outputs != 1 ||
+      !is_floating(x.dtype()) || x.device().is_meta() || op->kernel(x.device().type, x.dtype()) == nullptr) {
+    return false;
+  }
+  dispatch::OpCall call;
+  call.inputs = &x;
+  call.num_inputs = 1;
+  dispatch::TensorMeta out;
+  op->schema().meta(call, &out);
+  return out.dtype == x.dtype();
+}
+
+}  // namespace
+
 Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op, std::string_view name,
                       std::initializer_list<Tensor> operands) {
   const std::string inplace_name = std::string(name) + "_";
   check_no_internal_overlap(x, inplace_name);
+  if (operands.size() == 0 && has_inplace_kernel(x, name)) {
+    dispatch::call_into(op_named(name), {x}, x);
+    return x;
+  }
   bool recorded = x.requires_grad();
   for (const Tensor& t : operands) recorded |= t.defined() && t.requires_grad();
   recorded &= autograd::is_grad_enabled();
