@@ -154,15 +154,11 @@ def print_report(idle, loaded, loads):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of idle then loaded runs")
-    parser.add_argument("--repeats", type=int, default=5, help="timing runs per workload in a round")
-    parser.add_argument("--quick", action="store_true", help="a tenth of the steps per run, to check the script")
+    python_bench.add_run_arguments(parser, "rounds of idle then loaded runs")
     parser.add_argument("--max-idle-load", type=float, default=0.5,
                         help="wait for the one-minute load average to fall below this before the idle runs")
     parser.add_argument("--wait", type=float, default=600, help="seconds to wait for that at most")
     parser.add_argument("--baseline", metavar="PYTHONPATH", help="also time the Ember build found on this path")
-    parser.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
-    parser.add_argument("--scale", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         run_worker(args.worker, args.repeats, args.scale)

@@ -175,13 +175,19 @@ def print_table(rounds, found):
               f"| <= {target}x | {verdict} |")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3, help="alternating Ember/PyTorch rounds")
+def add_run_arguments(parser, rounds_help):
+    """The options every side-by-side benchmark here takes, the internal
+    --worker/--scale ones included."""
+    parser.add_argument("--rounds", type=int, default=3, help=rounds_help)
     parser.add_argument("--repeats", type=int, default=5, help="timing runs per workload in a round")
     parser.add_argument("--quick", action="store_true", help="a tenth of the calls per run, to check the script")
     parser.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
     parser.add_argument("--scale", type=int, default=1, help=argparse.SUPPRESS)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_run_arguments(parser, "alternating Ember/PyTorch rounds")
     args = parser.parse_args()
     if args.worker:
         run_worker(args.worker, args.repeats, args.scale)

@@ -3,17 +3,13 @@
 #include <ember/ember.h>
 
 #include "expect_error.h"
+#include "iota.h"
 
 namespace ember {
 namespace {
 
 using testing::expect_error;
-
-Tensor iota(IntArrayRef shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return arange(n, DType::Float32).view(shape);
-}
+using testing::iota;
 
 TEST(Views, ShareStorageAndBumpVersionTogether) {
   Tensor a = iota({2, 3});
