@@ -68,28 +68,31 @@ void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
     dispatch::call(op, call);
   }
   if (!needs_grad) return;
-  if (target != nullptr && writes_history && !target->impl()->is_view() && input_index_of(call, *target) < 0) {
+  const bool through_view = target != nullptr && target->impl()->is_view();
+  const int64_t self_input = target != nullptr ? input_index_of(call, *target) : -1;
+  const Tensor* node_inputs = call.inputs;
+  int64_t num_node_inputs = call.num_inputs;
+  std::vector<Tensor> with_target;
+  if (writes_history && !through_view && self_input < 0) {
     // An overwrite (copy_, fill_) still has an edge to the history it
     // replaced, which receives a zero gradient, as in PyTorch.
-    std::vector<Tensor> inputs(call.inputs, call.inputs + call.num_inputs);
-    inputs.push_back(*target);
-    BackwardFn overwrite = [inner = std::move(backward), num_inputs = static_cast<size_t>(call.num_inputs),
-                            sizes = target->sizes(), options = TensorOptions(target->dtype(), target->device())](
-                               const std::vector<Tensor>& grads, const std::vector<Tensor>& saved_values) {
+    with_target.assign(call.inputs, call.inputs + call.num_inputs);
+    with_target.push_back(*target);
+    node_inputs = with_target.data();
+    num_node_inputs = static_cast<int64_t>(with_target.size());
+    backward = [inner = std::move(backward), num_inputs = static_cast<size_t>(call.num_inputs), sizes = target->sizes(),
+                options = TensorOptions(target->dtype(), target->device())](const std::vector<Tensor>& grads,
+                                                                            const std::vector<Tensor>& saved_values) {
       std::vector<Tensor> out = inner(grads, saved_values);
       out.resize(num_inputs);
       out.push_back(zeros(sizes, options));
       return out;
     };
-    set_history(make_function_node(backward_name(op.name()), inputs.data(), static_cast<int64_t>(inputs.size()),
-                                   call.num_outputs, saved, std::move(overwrite)),
-                call.outputs, call.num_outputs);
-    return;
   }
-  auto node = make_function_node(backward_name(op.name()), call.inputs, call.num_inputs, call.num_outputs, saved,
+  auto node = make_function_node(backward_name(op.name()), node_inputs, num_node_inputs, call.num_outputs, saved,
                                  std::move(backward));
-  if (target != nullptr && target->impl()->is_view()) {
-    rebase_view_history(*target, node, input_index_of(call, *target));
+  if (through_view) {
+    rebase_view_history(*target, node, self_input);
   } else {
     set_history(node, call.outputs, call.num_outputs);
   }
