@@ -19,6 +19,11 @@ namespace ember {
 
 namespace autograd {
 struct AutogradMeta;
+// Deletes autograd state where its type is complete (the autograd layer), so
+// the core holds it without knowing it.
+struct AutogradMetaDeleter {
+  void operator()(AutogradMeta* meta) const;
+};
 class Node;
 }  // namespace autograd
 
@@ -84,7 +89,7 @@ class TensorImpl {
   DType dtype_;
   bool is_contiguous_;
   DispatchKeySet keys_;
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  std::unique_ptr<autograd::AutogradMeta, autograd::AutogradMetaDeleter> autograd_meta_;
   std::shared_ptr<TensorImpl> view_base_;
   std::atomic<uint32_t> history_version_{0};
 };

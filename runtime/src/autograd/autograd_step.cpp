@@ -35,7 +35,24 @@ int64_t input_index_of(const dispatch::OpCall& call, const Tensor& t) {
   return -1;
 }
 
+// Written once while the registry is built, before any call reads it.
+std::vector<DerivativeMaker>& derivative_table() {
+  static std::vector<DerivativeMaker> table;
+  return table;
+}
+
 }  // namespace
+
+void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative) {
+  auto& table = derivative_table();
+  if (table.size() <= index) table.resize(static_cast<size_t>(index) + 1, nullptr);
+  table[index] = derivative;
+}
+
+DerivativeMaker find_derivative(dispatch::OpIndex index) {
+  const auto& table = derivative_table();
+  return index < table.size() ? table[index] : nullptr;
+}
 
 void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
   Tensor* target = written_output(call);
@@ -50,7 +67,7 @@ void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
   std::vector<Tensor> saved;
   BackwardFn backward;
   if (needs_grad) {
-    const DerivativeMaker make = find_derivative(op.name());
+    const DerivativeMaker make = find_derivative(op.index());
     backward = make ? make(call, saved) : call.num_inputs == 0 ? no_inputs() : missing_derivative(op.name());
     // An in-place call overwrites what it reads: keep the old values.
     for (Tensor& s : saved) {

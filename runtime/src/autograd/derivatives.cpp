@@ -5,27 +5,25 @@
 // reduces over broadcast dims.
 #include <cmath>
 #include <string>
-#include <unordered_map>
 
 #include "autograd/derivatives.h"
 #include "autograd/record.h"
 #include "autograd/through_decomposition.h"
+#include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
-#include "core/shape.h"
 #include "ember/error.h"
 #include "ember/functional.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
-namespace {
 
 using dispatch::OpCall;
 using Grads = std::vector<Tensor>;
 
 // Saves the call's inputs and returns a backward over (g, inputs...).
 template <typename F>
-BackwardFn over_inputs(const OpCall& c, std::vector<Tensor>& saved, F f) {
+static BackwardFn over_inputs(const OpCall& c, std::vector<Tensor>& saved, F f) {
   for (int64_t i = 0; i < c.num_inputs; ++i) saved.push_back(c.inputs[i]);
   return [f](const Grads& grads, const Grads& in) -> Grads { return f(grads[0], in); };
 }
@@ -33,18 +31,18 @@ BackwardFn over_inputs(const OpCall& c, std::vector<Tensor>& saved, F f) {
 // lhs @ rhs in the layout of `operand`, whose gradient it is. For a
 // transposed operand (linear's weight, w.t()) the transposed product is
 // computed instead, so the gradient reaches w contiguous, with no copy.
-Tensor mm_shaped_like(const Tensor& operand, const Tensor& lhs, const Tensor& rhs) {
+static Tensor mm_shaped_like(const Tensor& operand, const Tensor& lhs, const Tensor& rhs) {
   const bool transposed = operand.stride(0) == 1 && operand.stride(1) == operand.size(0) && operand.size(1) > 1;
   return transposed ? mm(rhs.t(), lhs.t()).t() : mm(lhs, rhs);
 }
 
-#define EMBER_UNARY_DERIVATIVE(name, expr)                                 \
-  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {           \
-    return over_inputs(c, saved, [](const Tensor& g, const Grads& in) {    \
-      const Tensor& x = in[0];                                             \
-      (void)x;                                                             \
-      return Grads{expr};                                                  \
-    });                                                                    \
+#define EMBER_UNARY_DERIVATIVE(name, expr)                              \
+  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {        \
+    return over_inputs(c, saved, [](const Tensor& g, const Grads& in) { \
+      const Tensor& x = in[0];                                          \
+      (void)x;                                                          \
+      return Grads{expr};                                               \
+    });                                                                 \
   }
 
 EMBER_UNARY_DERIVATIVE(d_neg, neg(g))
@@ -56,48 +54,48 @@ EMBER_UNARY_DERIVATIVE(d_log1p, g / (x + 1.0))
 EMBER_UNARY_DERIVATIVE(d_sqrt, g / (sqrt(x) * 2.0))
 EMBER_UNARY_DERIVATIVE(d_rsqrt, g* pow(rsqrt(x), 3.0) * -0.5)
 EMBER_UNARY_DERIVATIVE(d_sin, g* cos(x))
-EMBER_UNARY_DERIVATIVE(d_cos, neg(g * sin(x)))
+EMBER_UNARY_DERIVATIVE(d_cos, neg(g* sin(x)))
 EMBER_UNARY_DERIVATIVE(d_tan, g*(pow(tan(x), 2.0) + 1.0))
 EMBER_UNARY_DERIVATIVE(d_tanh, g*(1.0 - pow(tanh(x), 2.0)))
 EMBER_UNARY_DERIVATIVE(d_sigmoid, [&] {
   const Tensor s = sigmoid(x);
   return g * s * (1.0 - s);
 }())
-EMBER_UNARY_DERIVATIVE(d_erf, g* exp(neg(x * x)) * (2.0 / std::sqrt(M_PI)))
+EMBER_UNARY_DERIVATIVE(d_erf, g* exp(neg(x* x)) * (2.0 / std::sqrt(M_PI)))
 EMBER_UNARY_DERIVATIVE(d_reciprocal, neg(g / (x * x)))
 #undef EMBER_UNARY_DERIVATIVE
 
 // Only the gradients of inputs that required grad when the op ran are
 // computed: the others have no edge to receive them (PyTorch's
 // needs_input_grad), which for a first layer's mm saves a whole product.
-#define EMBER_BINARY_DERIVATIVE(name, expr_a, expr_b)                                         \
-  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {                              \
-    const bool need_a = c.inputs[0].requires_grad(), need_b = c.inputs[1].requires_grad();    \
-    return over_inputs(c, saved, [need_a, need_b](const Tensor& g, const Grads& in) {         \
-      const Tensor& a = in[0];                                                                \
-      const Tensor& b = in[1];                                                                \
-      (void)a;                                                                                \
-      (void)b;                                                                                \
-      return Grads{need_a ? Tensor(expr_a) : Tensor(), need_b ? Tensor(expr_b) : Tensor()};   \
-    });                                                                                       \
+#define EMBER_BINARY_DERIVATIVE(name, expr_a, expr_b)                                       \
+  BackwardFn name(const OpCall& c, std::vector<Tensor>& saved) {                            \
+    const bool need_a = c.inputs[0].requires_grad(), need_b = c.inputs[1].requires_grad();  \
+    return over_inputs(c, saved, [need_a, need_b](const Tensor& g, const Grads& in) {       \
+      const Tensor& a = in[0];                                                              \
+      const Tensor& b = in[1];                                                              \
+      (void)a;                                                                              \
+      (void)b;                                                                              \
+      return Grads{need_a ? Tensor(expr_a) : Tensor(), need_b ? Tensor(expr_b) : Tensor()}; \
+    });                                                                                     \
   }
 
 EMBER_BINARY_DERIVATIVE(d_add, g, g)
 EMBER_BINARY_DERIVATIVE(d_sub, g, neg(g))
 EMBER_BINARY_DERIVATIVE(d_mul, g* b, g* a)
-EMBER_BINARY_DERIVATIVE(d_div, g / b, neg(g * a / (b * b)))
+EMBER_BINARY_DERIVATIVE(d_div, g / b, neg(g* a / (b * b)))
 // PyTorch's conventions: d/da is 0 where b == 0 (x ** 0 is constant, even at
 // x = 0, where pow(a, -1) is inf), and where a == 0 and b >= 0, d/db is 0
 // rather than NaN.
-EMBER_BINARY_DERIVATIVE(d_pow, where(eq(b, 0.0), zeros_like(g), g * b * pow(a, b - 1.0)),
-                        where(logical_and(eq(a, 0.0), ge(b, 0.0)), zeros_like(g), g * pow(a, b) * log(a)))
+EMBER_BINARY_DERIVATIVE(d_pow, where(eq(b, 0.0), zeros_like(g), g* b* pow(a, b - 1.0)),
+                        where(logical_and(eq(a, 0.0), ge(b, 0.0)), zeros_like(g), g* pow(a, b) * log(a)))
 // Ties split the gradient evenly, as PyTorch does.
 EMBER_BINARY_DERIVATIVE(d_maximum, g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5),
                         g*(lt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5))
 EMBER_BINARY_DERIVATIVE(d_minimum, g*(lt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5),
                         g*(gt(a, b).to(g.dtype()) + eq(a, b).to(g.dtype()) * 0.5))
 EMBER_BINARY_DERIVATIVE(d_floor_divide, zeros_like(g), zeros_like(g))
-EMBER_BINARY_DERIVATIVE(d_remainder, g, neg(g * floor_divide(a, b)))
+EMBER_BINARY_DERIVATIVE(d_remainder, g, neg(g* floor_divide(a, b)))
 EMBER_BINARY_DERIVATIVE(d_mm, mm_shaped_like(a, g, b.t()), mm_shaped_like(b, a.t(), g))
 EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2), g))
 #undef EMBER_BINARY_DERIVATIVE
@@ -121,9 +119,9 @@ BackwardFn d_copy(const OpCall& c, std::vector<Tensor>&) {
 
 // Reductions write keepdim-shaped outputs, so expanding the gradient back to
 // the input's shape is all a sum needs.
-DimVector reduced_sizes(const OpCall& c) { return c.inputs[0].sizes(); }
+static DimVector reduced_sizes(const OpCall& c) { return c.inputs[0].sizes(); }
 
-int64_t reduced_count(const OpCall& c) {
+static int64_t reduced_count(const OpCall& c) {
   const IntArrayRef dims = c.attr_ints("reduction", "dims");
   const Tensor& x = c.inputs[0];
   if (dims.empty()) return x.numel();
@@ -144,7 +142,7 @@ BackwardFn d_mean(const OpCall& c, std::vector<Tensor>&) {
   return [sizes, n](const Grads& grads, const Grads&) { return Grads{grads[0].expand(sizes) / n}; };
 }
 
-std::vector<int64_t> dims_of(const OpCall& c) { return c.attr_ints("reduction", "dims").vec(); }
+static std::vector<int64_t> dims_of(const OpCall& c) { return c.attr_ints("reduction", "dims").vec(); }
 
 BackwardFn d_prod(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[0]);
@@ -157,7 +155,7 @@ BackwardFn d_prod(const OpCall& c, std::vector<Tensor>& saved) {
 
 // The gradient goes to every element equal to the extreme, split evenly.
 template <bool kMax>
-BackwardFn d_extreme(const OpCall& c, std::vector<Tensor>& saved) {
+static BackwardFn d_extreme(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[0]);
   const std::vector<int64_t> dims = dims_of(c);
   return [dims](const Grads& grads, const Grads& in) {
@@ -289,8 +287,8 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
     const Tensor& g = grads[0];
     const Tensor& x = in[0];
     const Tensor& w = in[1];
-    static const dispatch::Op& backward_input = dispatch::op_named("conv2d_backward_input");
-    static const dispatch::Op& backward_weight = dispatch::op_named("conv2d_backward_weight");
+    static const dispatch::Op& backward_input = dispatch::op(dispatch::OpId::Conv2dBackwardInput);
+    static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
     if (!is_grad_enabled() && dispatch::use_composite_kernel(backward_input, g) &&
         dispatch::use_composite_kernel(backward_weight, g)) {
       const Tensor gc = g.contiguous();
@@ -322,12 +320,12 @@ BackwardFn d_max_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     if (!g.defined()) return Grads{Tensor()};
-    static const dispatch::Op& backward = dispatch::op_named("max_pool2d_backward");
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::MaxPool2dBackward);
     if (!is_grad_enabled() && g.device() == in[0].device() && dispatch::use_composite_kernel(backward, g)) {
-      return Grads{dispatch::call_single(
-          backward, {g, in[0]},
-          {dispatch::attr_ints("kernel_size", kernel), dispatch::attr_ints("stride", stride),
-           dispatch::attr_ints("padding", padding), dispatch::attr_ints("dilation", dilation)})};
+      return Grads{
+          dispatch::call_single(backward, {g, in[0]},
+                                {dispatch::attr_ints("kernel_size", kernel), dispatch::attr_ints("stride", stride),
+                                 dispatch::attr_ints("padding", padding), dispatch::attr_ints("dilation", dilation)})};
     }
     Tensor argmax;
     {
@@ -337,8 +335,8 @@ BackwardFn d_max_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
     const DimVector& sizes = in[0].sizes();
     const int64_t n = sizes[0], channels = sizes[1];
     const Tensor plane_grads = zeros({n, channels, sizes[2] * sizes[3]}, TensorOptions(g.dtype(), g.device()));
-    return Grads{scatter_add(plane_grads, 2, argmax.reshape({n, channels, -1}), g.reshape({n, channels, -1}))
-                     .reshape(sizes)};
+    return Grads{
+        scatter_add(plane_grads, 2, argmax.reshape({n, channels, -1}), g.reshape({n, channels, -1})).reshape(sizes)};
   };
 }
 
@@ -350,7 +348,7 @@ BackwardFn d_avg_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   const bool count_include_pad = c.attr_int("avg_pool2d", "count_include_pad") != 0;
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
-    static const dispatch::Op& backward = dispatch::op_named("avg_pool2d_backward");
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::AvgPool2dBackward);
     if (!is_grad_enabled() && dispatch::use_composite_kernel(backward, g)) {
       return Grads{dispatch::call_single(
           backward, {g},
@@ -359,8 +357,7 @@ BackwardFn d_avg_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
            dispatch::attr_ints("input_sizes", in[0].sizes())})};
     }
     return differentiate_decomposition(
-        [&](const Grads& args) { return avg_pool2d(args[0], kernel, stride, padding, count_include_pad); }, {in[0]},
-        g);
+        [&](const Grads& args) { return avg_pool2d(args[0], kernel, stride, padding, count_include_pad); }, {in[0]}, g);
   };
 }
 
@@ -411,32 +408,7 @@ BackwardFn d_cross_entropy(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
-const std::unordered_map<std::string_view, DerivativeMaker>& table() {
-  static const auto* t = new std::unordered_map<std::string_view, DerivativeMaker>{
-      {"neg", d_neg},         {"abs", d_abs},         {"sign", d_zero},       {"floor", d_zero},
-      {"ceil", d_zero},       {"round", d_zero},      {"trunc", d_zero},      {"exp", d_exp},
-      {"expm1", d_exp},       {"log", d_log},         {"log1p", d_log1p},     {"sqrt", d_sqrt},
-      {"rsqrt", d_rsqrt},     {"sin", d_sin},         {"cos", d_cos},         {"tan", d_tan},
-      {"tanh", d_tanh},       {"sigmoid", d_sigmoid}, {"erf", d_erf},         {"reciprocal", d_reciprocal},
-      {"add", d_add},         {"sub", d_sub},         {"mul", d_mul},         {"div", d_div},
-      {"pow", d_pow},         {"maximum", d_maximum}, {"minimum", d_minimum}, {"floor_divide", d_floor_divide},
-      {"remainder", d_remainder}, {"mm", d_mm},       {"bmm", d_bmm},         {"where", d_where},
-      {"copy", d_copy},       {"sum", d_sum},         {"mean", d_mean},       {"prod", d_prod},
-      {"amax", d_extreme<true>}, {"amin", d_extreme<false>}, {"index_select", d_index_select},
-      {"gather", d_gather},   {"scatter_add", d_scatter_add}, {"cat", d_cat},
-      {"cumsum", d_cumsum},   {"sort", d_sort},       {"softmax", d_softmax}, {"log_softmax", d_log_softmax},
-      {"conv2d", d_conv2d},   {"max_pool2d", d_max_pool2d}, {"avg_pool2d", d_avg_pool2d},
-      {"layer_norm", d_layer_norm}, {"cross_entropy", d_cross_entropy},
-  };
-  return *t;
-}
-
-}  // namespace
-
-DerivativeMaker find_derivative(std::string_view op) {
-  const auto& t = table();
-  auto it = t.find(op);
-  return it == t.end() ? nullptr : it->second;
-}
+BackwardFn d_amax(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<true>(c, saved); }
+BackwardFn d_amin(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<false>(c, saved); }
 
 }  // namespace ember::autograd

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "autograd/node.h"
@@ -14,8 +13,72 @@ namespace ember::autograd {
 // op, so in-place calls still see their inputs' old values.
 using DerivativeMaker = BackwardFn (*)(const dispatch::OpCall& call, std::vector<Tensor>& saved);
 
-// nullptr for ops without a derivative (their outputs then fail at backward).
-DerivativeMaker find_derivative(std::string_view op);
+// The derivative of the op at `index` in the registry, as the op's record
+// gives it (Note [One record per op]); nullptr when its outputs carry no
+// gradient. The registry fills the table once, before the first call.
+void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative);
+DerivativeMaker find_derivative(dispatch::OpIndex index);
+
+// The derivatives the op records name, by family.
+BackwardFn d_neg(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_abs(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_zero(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_exp(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_log(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_log1p(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_sqrt(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_rsqrt(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_sin(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_cos(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_tan(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_tanh(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_sigmoid(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_erf(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_reciprocal(const dispatch::OpCall&, std::vector<Tensor>&);
+
+BackwardFn d_add(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_sub(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_mul(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_div(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_pow(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_maximum(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_minimum(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_floor_divide(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_remainder(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_where(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_copy(const dispatch::OpCall&, std::vector<Tensor>&);
+
+BackwardFn d_sum(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_prod(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_mean(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_amax(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_amin(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_cumsum(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_sort(const dispatch::OpCall&, std::vector<Tensor>&);
+
+BackwardFn d_mm(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_bmm(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_index_select(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_gather(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_scatter_add(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_cat(const dispatch::OpCall&, std::vector<Tensor>&);
+
+BackwardFn d_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_log_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_conv2d(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_max_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_avg_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_layer_norm(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_cross_entropy(const dispatch::OpCall&, std::vector<Tensor>&);
+
+// Views (autograd/view_derivatives.cpp).
+BackwardFn d_view(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_permute(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_transpose(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_expand(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_slice(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_select(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_as_strided(const dispatch::OpCall&, std::vector<Tensor>&);
 
 // The Autograd dispatch step (Note [Dispatch keys]): runs the op below the
 // Autograd key and records it when any input requires a gradient.

@@ -56,7 +56,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   check_no_internal_overlap(*this, "copy_");
   Tensor source = input_for_inplace(*this, src.expand(sizes()), "copy_");
   if (device().is_meta() || source.device() == device()) {
-    static const dispatch::Op& op = dispatch::OpRegistry::get().at("copy");
+    static const dispatch::Op& op = dispatch::op(dispatch::OpId::Copy);
     dispatch::call_into(op, {source}, *this);
     return *this;
   }
@@ -80,7 +80,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("fill");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Fill);
   const DType d = dtype();
   if (is_integral(d, true) && value.is_floating()) {
     throw_error(ErrorKind::Type, "fill_: cannot fill a " + std::string(dtype_name(d)) +

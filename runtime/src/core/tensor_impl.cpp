@@ -1,6 +1,5 @@
 #include <string>
 
-#include "autograd/node.h"
 #include "core/shape.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
@@ -34,19 +33,6 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRe
       keys_(DispatchKeySet::of_backend(storage_->device().type)) {}
 
 TensorImpl::~TensorImpl() = default;
-
-autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
-  if (!autograd_meta_) {
-    autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
-    keys_ = keys_ | DispatchKeySet::of(DispatchKey::Autograd);
-  }
-  return *autograd_meta_;
-}
-
-void TensorImpl::reset_autograd_meta() {
-  autograd_meta_.reset();
-  keys_ = keys_ - DispatchKeySet::of(DispatchKey::Autograd);
-}
 
 // Note [Tensor.data assignment]
 // `t.data = d` in PyTorch swaps what `t` views for what `d` views and keeps

@@ -7,8 +7,7 @@ LocalDispatchKeys& local_dispatch_keys() {
   return keys;
 }
 
-ExcludeDispatchKeysGuard::ExcludeDispatchKeysGuard(DispatchKeySet keys)
-    : previous_(local_dispatch_keys().excluded) {
+ExcludeDispatchKeysGuard::ExcludeDispatchKeysGuard(DispatchKeySet keys) : previous_(local_dispatch_keys().excluded) {
   local_dispatch_keys().excluded = previous_ | keys;
 }
 

@@ -2,52 +2,15 @@
 
 #include <array>
 #include <atomic>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <vector>
 
-#include "autograd/derivatives.h"
-#include "core/dlpack.h"
+#include "dispatch/step_table.h"
 #include "ember/error.h"
-#include "ember/ops.h"
-#include "plugin/device_registry.h"
-#include "plugin/status.h"
+#include "ember/tensor.h"
 
 namespace ember::dispatch {
 namespace {
-
-// Temporary memory handed to one kernel call, returned when it ends.
-struct ScratchBlocks {
-  plugin::CachingAllocator* allocator = nullptr;
-  std::vector<void*> blocks;
-  ~ScratchBlocks() {
-    for (void* p : blocks) allocator->release(p);
-  }
-};
-
-ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void** ptr) {
-  auto* scratch = static_cast<ScratchBlocks*>(call->host_context);
-  try {
-    *ptr = scratch->allocator->allocate(size);
-    scratch->blocks.push_back(*ptr);
-    return nullptr;
-  } catch (const std::exception& e) {
-    return plugin::make_status(EMBER_STATUS_OUT_OF_MEMORY, e.what());
-  }
-}
-
-DLTensor to_dl_tensor(const Tensor& t, DLDevice device) {
-  TensorImpl* impl = t.impl();
-  DLTensor dl;
-  dl.data = impl->storage()->data();
-  dl.device = device;
-  dl.ndim = static_cast<int32_t>(impl->sizes().size());
-  dl.dtype = to_dl_dtype(impl->dtype());
-  dl.shape = const_cast<int64_t*>(impl->sizes().data());
-  dl.strides = const_cast<int64_t*>(impl->strides().data());
-  dl.byte_offset = static_cast<uint64_t>(impl->storage_offset()) * itemsize(impl->dtype());
-  return dl;
-}
 
 std::string describe_devices(const Op& op, const OpCall& call) {
   std::string s = op.name() + ": expected all tensors to be on the same device, but found tensors on";
@@ -78,101 +41,50 @@ Device call_device(const Op& op, const OpCall& call) {
   return device;
 }
 
-[[noreturn]] void throw_missing_kernel(const Op& op, Device device, DType dtype) {
-  const plugin::DeviceBackend& backend = plugin::backend_for(device);
-  throw_error(ErrorKind::NotImplemented,
-              op.name() + ": no kernel for dtype " + std::string(dtype_name(dtype)) + " on device '" +
-                  device.type_name() + "' (plugin '" + backend.plugin_name + "')");
+// A view op's "kernel": a new TensorImpl over input 0's storage with the
+// layout the meta function gives.
+void run_view(const Op& op, OpCall& call) {
+  TensorMeta meta;
+  op.schema().meta(call, &meta);
+  const Tensor& base = call.inputs[0];
+  auto impl =
+      std::make_shared<TensorImpl>(base.impl()->storage(), meta.dtype, meta.sizes, meta.strides, meta.storage_offset);
+  impl->set_view_base(base.impl_ptr());
+  call.outputs[0] = Tensor(std::move(impl));
 }
 
-void run_kernel(const Op& op, OpCall& call, Device device) {
-  const OpSchema& schema = op.schema();
-  const Tensor& dtype_source =
-      schema.dispatch_dtype_from < 0 ? call.outputs[0] : call.inputs[schema.dispatch_dtype_from];
-  const DType dtype = dtype_source.dtype();
-  const BackendKernel* kernel = op.kernel(device.type, dtype);
-  if (kernel == nullptr) throw_missing_kernel(op, device, dtype);
-
-  const DLDevice dl_device{kernel->backend->api->dl_device_type, device.index};
-  constexpr int64_t kInline = 8;
-  std::array<DLTensor, kInline> inline_inputs;
-  std::vector<DLTensor> heap_inputs;
-  DLTensor* inputs = inline_inputs.data();
-  if (call.num_inputs > kInline) {
-    heap_inputs.resize(static_cast<size_t>(call.num_inputs));
-    inputs = heap_inputs.data();
-  }
-  for (int64_t i = 0; i < call.num_inputs; ++i) inputs[i] = to_dl_tensor(call.inputs[i], dl_device);
-  std::array<DLTensor, kInline> outputs;
-  if (call.num_outputs > kInline) {
-    throw_error(ErrorKind::Runtime, op.name() + ": too many outputs");
-  }
-  for (int64_t i = 0; i < call.num_outputs; ++i) outputs[i] = to_dl_tensor(call.outputs[i], dl_device);
-
-  ScratchBlocks scratch;
-  scratch.allocator = &kernel->backend->allocator(device.index);
-  ember_kernel_call kc{};
-  kc.struct_size = sizeof(ember_kernel_call);
-  kc.op_name = op.name().c_str();
-  kc.device_index = device.index;
-  kc.inputs = inputs;
-  kc.num_inputs = call.num_inputs;
-  kc.outputs = outputs.data();
-  kc.num_outputs = call.num_outputs;
-  kc.attrs = call.attrs;
-  kc.num_attrs = call.num_attrs;
-  kc.allocate_scratch = &allocate_scratch;
-  kc.host_context = &scratch;
-
-  ember_status* status = nullptr;
-  if (kernel->flags & EMBER_KERNEL_THREAD_SAFE) {
-    status = kernel->fn(&kc, kernel->data);
-  } else {
-    std::lock_guard<std::mutex> lock(kernel->backend->serial_lock);
-    status = kernel->fn(&kc, kernel->data);
-  }
-  if (status != nullptr) {
-    plugin::throw_if_error(status, op.name() + " (" + std::string(dtype_name(dtype)) + ") on " + device.str() +
-                                       ", plugin '" + kernel->backend->plugin_name + "'");
-  }
-}
-
-// The backend step: outputs from the meta function, then the kernel (the
-// meta device stops after allocation: it has no data to compute).
-void run_backend(const Op& op, OpCall& call, Device device) {
-  constexpr int kMaxOutputs = 4;
-  bool missing = false;
-  for (int64_t i = 0; i < call.num_outputs; ++i) missing |= !call.outputs[i].defined();
-  if (missing) {
-    std::array<TensorMeta, kMaxOutputs> metas;
-    op.schema().meta(call, metas.data());
-    for (int64_t i = 0; i < call.num_outputs; ++i) {
-      if (!call.outputs[i].defined()) call.outputs[i] = empty(metas[i].sizes, TensorOptions(metas[i].dtype, device));
-    }
-  }
-  if (device.is_meta()) return;
-  run_kernel(op, call, device);
-}
-
-}  // namespace
-
-void call(const Op& op, OpCall& c) {
+DispatchKeySet call_keys(const OpCall& c) {
   DispatchKeySet keys;
   for (int64_t i = 0; i < c.num_inputs; ++i) keys = keys | c.inputs[i].impl()->keys();
   for (int64_t i = 0; i < c.num_outputs; ++i) {
     if (c.outputs[i].defined()) keys = keys | c.outputs[i].impl()->keys();
   }
   const LocalDispatchKeys& local = local_dispatch_keys();
-  keys = (keys | local.included) - local.excluded;
-  // Trace and Python get their steps in later layers.
-  if (keys.has(DispatchKey::Autograd)) {
-    autograd::run_autograd_step(op, c);
-    return;
+  return (keys | local.included) - local.excluded;
+}
+
+}  // namespace
+
+void call(const Op& op, OpCall& c) {
+  const DispatchKeySet keys = call_keys(c);
+  DispatchKeySet functionality = keys - keys.backends();
+  while (!functionality.empty()) {
+    const auto key = static_cast<DispatchKey>(functionality.highest());
+    if (const StepFn run = step(key)) {
+      run(op, c);
+      return;
+    }
+    functionality = functionality - DispatchKeySet::of(key);
   }
   if (keys.backends().empty()) {
     throw_error(ErrorKind::Runtime, op.name() + ": no tensor argument to take the device from");
   }
-  run_backend(op, c, call_device(op, c));
+  const Device device = call_device(op, c);
+  if (op.schema().is_view()) {
+    run_view(op, c);
+    return;
+  }
+  backend_step()(op, c, device);
 }
 
 namespace {
@@ -211,8 +123,8 @@ thread_local int t_decomposition_depth = 0;
 
 bool use_composite_kernel(const Op& op, const Tensor& x) {
   const Device device = x.device();
-  return g_composite_kernels.load(std::memory_order_relaxed) && t_decomposition_depth == 0 &&
-         !device.is_meta() && op.kernel(device.type, x.dtype()) != nullptr;
+  return g_composite_kernels.load(std::memory_order_relaxed) && t_decomposition_depth == 0 && !device.is_meta() &&
+         op.kernel(device.type, x.dtype()) != nullptr;
 }
 
 DecompositionGuard::DecompositionGuard() { ++t_decomposition_depth; }

@@ -14,8 +14,7 @@ void call(const Op& op, OpCall& call);
 
 // Convenience for the op functions: inputs and attributes in, the op's
 // outputs (allocated) back.
-Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs,
-                   std::initializer_list<ember_attr> attrs = {});
+Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs = {});
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
                std::initializer_list<ember_attr> attrs = {});
 

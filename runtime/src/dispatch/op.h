@@ -19,10 +19,14 @@ struct DeviceBackend;
 
 namespace ember::dispatch {
 
-// Shape and dtype of an output, as a meta function computes it.
+// Shape and dtype of an output, as a meta function computes it. A view op's
+// meta function also gives the strides and storage offset of the view over
+// its input's storage.
 struct TensorMeta {
   DimVector sizes;
   DType dtype = DType::Float32;
+  DimVector strides;
+  int64_t storage_offset = 0;
 };
 
 // The arguments of one op call as the dispatcher sees them. Outputs that are
@@ -46,17 +50,30 @@ struct OpCall {
 // happens in the op's public function, before dispatch.
 using MetaFn = void (*)(const OpCall& call, TensorMeta* outputs);
 
+// A primitive is what backends implement. A composite has a decomposition in
+// the core; a backend kernel for it is an optional fused override. A view is
+// the core's own aliasing of input 0's storage: no backend takes part.
+enum class OpKind : uint8_t { Primitive, Composite, View };
+
+// Dense index of an op in the registry; the ops layer names them (OpId in
+// ops/op_id.h). Names are for the ABI and messages only.
+using OpIndex = uint16_t;
+
 struct OpSchema {
   std::string name;
-  int num_inputs = 0;      // -1: any number (cat)
+  OpIndex index = 0;
+  int num_inputs = 0;  // -1: any number (cat)
   int num_outputs = 1;
   MetaFn meta = nullptr;
   // Which tensor's dtype selects the kernel: an input index, or -1 for
   // output 0 (factories).
   int dispatch_dtype_from = 0;
-  // A composite has a decomposition in the core; a backend kernel for it is
-  // an optional fused override.
-  bool composite = false;
+  OpKind kind = OpKind::Primitive;
+  // The ABI minor whose catalogue introduced the op.
+  int abi_minor = 0;
+
+  bool is_composite() const { return kind == OpKind::Composite; }
+  bool is_view() const { return kind == OpKind::View; }
 };
 
 // A plugin's kernel for one (op, device type, dtype).
@@ -67,9 +84,16 @@ struct BackendKernel {
   plugin::DeviceBackend* backend = nullptr;
 };
 
-// An op of the catalogue with its kernel tables. Tables are read without a
-// lock: entries are published with release stores and never freed while the
-// process runs (Note [Lock-free kernel tables]).
+// Note [Lock-free kernel tables]
+// Every call reads its op's kernel table, so reading takes no lock: a slot
+// is an atomic pointer, published by the loader with a release store after
+// the kernel it points to is complete, and read with an acquire load. Ops
+// and kernel entries are never freed while the process runs (plugins are
+// never unloaded), so a pointer read once stays valid for the whole call,
+// however the table changes meanwhile.
+
+// An op of the catalogue with its kernel tables (Note [Lock-free kernel
+// tables]).
 class Op {
  public:
   explicit Op(OpSchema schema);
@@ -78,6 +102,7 @@ class Op {
 
   const OpSchema& schema() const { return schema_; }
   const std::string& name() const { return schema_.name; }
+  OpIndex index() const { return schema_.index; }
 
   const BackendKernel* kernel(DeviceTypeId type, DType dtype) const {
     return kernels_[type][static_cast<int>(dtype)].load(std::memory_order_acquire);

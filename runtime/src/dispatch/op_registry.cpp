@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "dispatch/step_table.h"
 #include "ember/error.h"
 
 namespace ember::dispatch {
@@ -13,9 +14,13 @@ const OpRegistry& OpRegistry::get() {
   return *registry;
 }
 
-OpRegistry::OpRegistry() { register_catalogue(*this); }
+OpRegistry::OpRegistry() {
+  register_catalogue(*this);
+  install_runtime_steps();
+}
 
 void OpRegistry::add(OpSchema schema) {
+  schema.index = static_cast<OpIndex>(ops_.size());
   auto op = std::make_unique<Op>(std::move(schema));
   by_name_.emplace(op->name(), op.get());
   ops_.push_back(std::move(op));

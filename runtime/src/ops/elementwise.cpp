@@ -11,65 +11,51 @@
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ops/op_record.h"
 
 namespace ember {
 namespace {
 
 using dispatch::Op;
-
-using dispatch::op_named;
+using dispatch::OpId;
+using ops::DTypeRule;
 
 [[noreturn]] void throw_dtype(const char* op, DType dtype) {
   throw_error(ErrorKind::NotImplemented,
               std::string(op) + ": not implemented for dtype " + std::string(dtype_name(dtype)));
 }
 
-enum class UnaryDomain {
-  Numeric,        // every dtype but bool
-  FloatPromoting, // integers become the default float dtype first
-  Rounding,       // floats only; integers are returned as a copy
-  Integral,       // integers and bool
-  Any,            // every dtype (logical ops)
-};
-
-Tensor unary(const Op& op, const Tensor& x, UnaryDomain domain) {
-  const char* name = op.name().c_str();
+Tensor unary(OpId id, const Tensor& x) {
+  const ops::OpRecord& record = ops::record(id);
+  const Op& op = dispatch::op(id);
   const DType d = x.dtype();
-  switch (domain) {
-    case UnaryDomain::Numeric:
-      if (d == DType::Bool) throw_dtype(name, d);
+  switch (record.dtype_rule) {
+    case DTypeRule::Numeric:
+      if (d == DType::Bool) throw_dtype(record.name, d);
       break;
-    case UnaryDomain::FloatPromoting:
+    case DTypeRule::FloatPromoting:
       if (!is_floating(d)) return dispatch::call_single(op, {x.to(default_float_dtype())});
       break;
-    case UnaryDomain::Rounding:
+    case DTypeRule::Rounding:
       if (!is_floating(d)) return x.clone();
       break;
-    case UnaryDomain::Integral:
-      if (!is_integral(d, true)) throw_dtype(name, d);
+    case DTypeRule::Integral:
+      if (!is_integral(d, true)) throw_dtype(record.name, d);
       break;
-    case UnaryDomain::Any:
+    default:
       break;
   }
   return dispatch::call_single(op, {x});
 }
 
-enum class BinaryKind {
-  Arithmetic,  // result in the common dtype
-  TrueDivide,  // integers promote to the default float dtype
-  Bitwise,     // integers and bool only
-  Compare,     // bool result, compared in the common dtype
-};
-
-DType binary_compute_dtype(const char* name, DType common, BinaryKind kind) {
-  switch (kind) {
-    case BinaryKind::TrueDivide:
+DType binary_compute_dtype(const char* name, DType common, DTypeRule rule) {
+  switch (rule) {
+    case DTypeRule::TrueDivide:
       return is_floating(common) ? common : default_float_dtype();
-    case BinaryKind::Bitwise:
+    case DTypeRule::Bitwise:
       if (!is_integral(common, true)) throw_dtype(name, common);
       return common;
-    case BinaryKind::Arithmetic:
-    case BinaryKind::Compare:
+    default:
       break;
   }
   return common;
@@ -77,8 +63,10 @@ DType binary_compute_dtype(const char* name, DType common, BinaryKind kind) {
 
 void check_same_device(const char* name, const Tensor& a, const Tensor& b) {
   if (a.device() != b.device()) {
-    throw_error(ErrorKind::Runtime, std::string(name) + ": expected all tensors to be on the same device, but found "
-                                        "at least two devices, " + a.device().str() + " and " + b.device().str() + "!");
+    throw_error(ErrorKind::Runtime, std::string(name) +
+                                        ": expected all tensors to be on the same device, but found "
+                                        "at least two devices, " +
+                                        a.device().str() + " and " + b.device().str() + "!");
   }
 }
 
@@ -91,34 +79,34 @@ void check_bool_arithmetic(const char* name, DType compute) {
   }
 }
 
-Tensor binary_with_dtype(const Op& op, const Tensor& a, const Tensor& b, BinaryKind kind, DType common) {
-  const char* name = op.name().c_str();
+Tensor binary_with_dtype(OpId id, const Tensor& a, const Tensor& b, DType common) {
+  const ops::OpRecord& record = ops::record(id);
+  const char* name = record.name;
   check_same_device(name, a, b);
-  const DType compute = binary_compute_dtype(name, common, kind);
+  const DType compute = binary_compute_dtype(name, common, record.dtype_rule);
   check_bool_arithmetic(name, compute);
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  return dispatch::call_single(op, {a.to(compute).expand(shape), b.to(compute).expand(shape)});
+  return dispatch::call_single(dispatch::op(id), {a.to(compute).expand(shape), b.to(compute).expand(shape)});
 }
 
-Tensor binary(const Op& op, const Tensor& a, const Tensor& b, BinaryKind kind) {
-  return binary_with_dtype(op, a, b, kind, result_type(a, b));
-}
+Tensor binary(OpId id, const Tensor& a, const Tensor& b) { return binary_with_dtype(id, a, b, result_type(a, b)); }
 
-Tensor binary_scalar(const Op& op, const Tensor& a, const Scalar& b, BinaryKind kind) {
+Tensor binary_scalar(OpId id, const Tensor& a, const Scalar& b) {
   const DType common = result_type(a, b);
-  return binary_with_dtype(op, a, scalar_tensor(b, TensorOptions(common, a.device())), kind, common);
+  return binary_with_dtype(id, a, scalar_tensor(b, TensorOptions(common, a.device())), common);
 }
 
 // A scalar on the left of a non-commutative op.
-Tensor scalar_binary(const Op& op, const Scalar& a, const Tensor& b, BinaryKind kind) {
+Tensor scalar_binary(OpId id, const Scalar& a, const Tensor& b) {
   const DType common = result_type(b, a);
-  return binary_with_dtype(op, scalar_tensor(a, TensorOptions(common, b.device())), b, kind, common);
+  return binary_with_dtype(id, scalar_tensor(a, TensorOptions(common, b.device())), b, common);
 }
 
-Tensor& binary_inplace(const Op& op, Tensor& a, const Tensor& b, BinaryKind kind) {
-  const char* name = op.name().c_str();
+Tensor& binary_inplace(OpId id, Tensor& a, const Tensor& b) {
+  const ops::OpRecord& record = ops::record(id);
+  const char* name = record.name;
   check_same_device(name, a, b);
-  const DType compute = binary_compute_dtype(name, result_type(a, b), kind);
+  const DType compute = binary_compute_dtype(name, result_type(a, b), record.dtype_rule);
   check_inplace_result_type(compute, a.dtype(), std::string(name) + "_");
   check_bool_arithmetic(name, compute);
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -129,6 +117,7 @@ Tensor& binary_inplace(const Op& op, Tensor& a, const Tensor& b, BinaryKind kind
   check_no_internal_overlap(a, std::string(name) + "_");
   // Kernels accept an output identical to an input but no partial overlap.
   const Tensor rhs = input_for_inplace(a, b, std::string(name) + "_").to(compute).expand(shape);
+  const Op& op = dispatch::op(id);
   if (compute == a.dtype()) {
     dispatch::call_into(op, {a, rhs}, a);
   } else {
@@ -145,240 +134,68 @@ Tensor neg(const Tensor& x) {
                 "neg: negation, the `-` operator, on a bool tensor is not supported; "
                 "use the `~` or logical_not() operator instead");
   }
-  static const Op& op = op_named("neg");
-  return unary(op, x, UnaryDomain::Numeric);
+  return unary(OpId::Neg, x);
 }
-Tensor abs(const Tensor& x) {
-  static const Op& op = op_named("abs");
-  return unary(op, x, UnaryDomain::Numeric);
-}
-Tensor sign(const Tensor& x) {
-  static const Op& op = op_named("sign");
-  return unary(op, x, UnaryDomain::Numeric);
-}
-Tensor exp(const Tensor& x) {
-  static const Op& op = op_named("exp");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor log(const Tensor& x) {
-  static const Op& op = op_named("log");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor log1p(const Tensor& x) {
-  static const Op& op = op_named("log1p");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor expm1(const Tensor& x) {
-  static const Op& op = op_named("expm1");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor sqrt(const Tensor& x) {
-  static const Op& op = op_named("sqrt");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor rsqrt(const Tensor& x) {
-  static const Op& op = op_named("rsqrt");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor sin(const Tensor& x) {
-  static const Op& op = op_named("sin");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor cos(const Tensor& x) {
-  static const Op& op = op_named("cos");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor tan(const Tensor& x) {
-  static const Op& op = op_named("tan");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor tanh(const Tensor& x) {
-  static const Op& op = op_named("tanh");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor sigmoid(const Tensor& x) {
-  static const Op& op = op_named("sigmoid");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor erf(const Tensor& x) {
-  static const Op& op = op_named("erf");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor reciprocal(const Tensor& x) {
-  static const Op& op = op_named("reciprocal");
-  return unary(op, x, UnaryDomain::FloatPromoting);
-}
-Tensor floor(const Tensor& x) {
-  static const Op& op = op_named("floor");
-  return unary(op, x, UnaryDomain::Rounding);
-}
-Tensor ceil(const Tensor& x) {
-  static const Op& op = op_named("ceil");
-  return unary(op, x, UnaryDomain::Rounding);
-}
-Tensor round(const Tensor& x) {
-  static const Op& op = op_named("round");
-  return unary(op, x, UnaryDomain::Rounding);
-}
-Tensor trunc(const Tensor& x) {
-  static const Op& op = op_named("trunc");
-  return unary(op, x, UnaryDomain::Rounding);
-}
-Tensor logical_not(const Tensor& x) {
-  static const Op& op = op_named("logical_not");
-  return unary(op, x, UnaryDomain::Any);
-}
-Tensor bitwise_not(const Tensor& x) {
-  static const Op& op = op_named("bitwise_not");
-  return unary(op, x, UnaryDomain::Integral);
-}
+Tensor abs(const Tensor& x) { return unary(OpId::Abs, x); }
+Tensor sign(const Tensor& x) { return unary(OpId::Sign, x); }
+Tensor exp(const Tensor& x) { return unary(OpId::Exp, x); }
+Tensor log(const Tensor& x) { return unary(OpId::Log, x); }
+Tensor log1p(const Tensor& x) { return unary(OpId::Log1p, x); }
+Tensor expm1(const Tensor& x) { return unary(OpId::Expm1, x); }
+Tensor sqrt(const Tensor& x) { return unary(OpId::Sqrt, x); }
+Tensor rsqrt(const Tensor& x) { return unary(OpId::Rsqrt, x); }
+Tensor sin(const Tensor& x) { return unary(OpId::Sin, x); }
+Tensor cos(const Tensor& x) { return unary(OpId::Cos, x); }
+Tensor tan(const Tensor& x) { return unary(OpId::Tan, x); }
+Tensor tanh(const Tensor& x) { return unary(OpId::Tanh, x); }
+Tensor sigmoid(const Tensor& x) { return unary(OpId::Sigmoid, x); }
+Tensor erf(const Tensor& x) { return unary(OpId::Erf, x); }
+Tensor reciprocal(const Tensor& x) { return unary(OpId::Reciprocal, x); }
+Tensor floor(const Tensor& x) { return unary(OpId::Floor, x); }
+Tensor ceil(const Tensor& x) { return unary(OpId::Ceil, x); }
+Tensor round(const Tensor& x) { return unary(OpId::Round, x); }
+Tensor trunc(const Tensor& x) { return unary(OpId::Trunc, x); }
+Tensor logical_not(const Tensor& x) { return unary(OpId::LogicalNot, x); }
+Tensor bitwise_not(const Tensor& x) { return unary(OpId::BitwiseNot, x); }
 
-Tensor add(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("add");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor sub(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("sub");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor mul(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("mul");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor div(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("div");
-  return binary(op, a, b, BinaryKind::TrueDivide);
-}
-Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("floor_divide");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor remainder(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("remainder");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor pow(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("pow");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("maximum");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("minimum");
-  return binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor bitwise_and(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("bitwise_and");
-  return binary(op, a, b, BinaryKind::Bitwise);
-}
-Tensor bitwise_or(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("bitwise_or");
-  return binary(op, a, b, BinaryKind::Bitwise);
-}
-Tensor bitwise_xor(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("bitwise_xor");
-  return binary(op, a, b, BinaryKind::Bitwise);
-}
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("logical_and");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor logical_or(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("logical_or");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor logical_xor(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("logical_xor");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor eq(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("eq");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor ne(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("ne");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor lt(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("lt");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor le(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("le");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor gt(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("gt");
-  return binary(op, a, b, BinaryKind::Compare);
-}
-Tensor ge(const Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("ge");
-  return binary(op, a, b, BinaryKind::Compare);
-}
+Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::Add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::Sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::Div, a, b); }
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return binary(OpId::FloorDivide, a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return binary(OpId::Remainder, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return binary(OpId::Pow, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::Minimum, a, b); }
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseAnd, a, b); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseOr, a, b); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseXor, a, b); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return binary(OpId::LogicalAnd, a, b); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return binary(OpId::LogicalOr, a, b); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return binary(OpId::LogicalXor, a, b); }
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(OpId::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(OpId::Ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(OpId::Lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(OpId::Le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(OpId::Gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(OpId::Ge, a, b); }
 
-Tensor add(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("add");
-  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor sub(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("sub");
-  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor mul(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("mul");
-  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor div(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("div");
-  return binary_scalar(op, a, b, BinaryKind::TrueDivide);
-}
-Tensor pow(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("pow");
-  return binary_scalar(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor eq(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("eq");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
-Tensor ne(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("ne");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
-Tensor lt(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("lt");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
-Tensor le(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("le");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
-Tensor gt(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("gt");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
-Tensor ge(const Tensor& a, const Scalar& b) {
-  static const Op& op = op_named("ge");
-  return binary_scalar(op, a, b, BinaryKind::Compare);
-}
+Tensor add(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Add, a, b); }
+Tensor sub(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Sub, a, b); }
+Tensor mul(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Mul, a, b); }
+Tensor div(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Div, a, b); }
+Tensor pow(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Pow, a, b); }
+Tensor eq(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Eq, a, b); }
+Tensor ne(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Ne, a, b); }
+Tensor lt(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Lt, a, b); }
+Tensor le(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Le, a, b); }
+Tensor gt(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Gt, a, b); }
+Tensor ge(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::Ge, a, b); }
 
-Tensor& add_(Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("add");
-  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor& sub_(Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("sub");
-  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor& mul_(Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("mul");
-  return binary_inplace(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor& div_(Tensor& a, const Tensor& b) {
-  static const Op& op = op_named("div");
-  return binary_inplace(op, a, b, BinaryKind::TrueDivide);
-}
+Tensor& add_(Tensor& a, const Tensor& b) { return binary_inplace(OpId::Add, a, b); }
+Tensor& sub_(Tensor& a, const Tensor& b) { return binary_inplace(OpId::Sub, a, b); }
+Tensor& mul_(Tensor& a, const Tensor& b) { return binary_inplace(OpId::Mul, a, b); }
+Tensor& div_(Tensor& a, const Tensor& b) { return binary_inplace(OpId::Div, a, b); }
 
 namespace {
 
@@ -387,8 +204,9 @@ namespace {
 // the derivative reads it, and no result is copied back.
 bool has_inplace_kernel(const Tensor& x, std::string_view name) {
   const Op* op = dispatch::OpRegistry::get().find(name);
-  if (op == nullptr || op->schema().composite || op->schema().num_inputs != 1 || op->schema().num_outputs != 1 ||
-      !is_floating(x.dtype()) || x.device().is_meta() || op->kernel(x.device().type, x.dtype()) == nullptr) {
+  if (op == nullptr || op->schema().kind != dispatch::OpKind::Primitive || op->schema().num_inputs != 1 ||
+      op->schema().num_outputs != 1 || !is_floating(x.dtype()) || x.device().is_meta() ||
+      op->kernel(x.device().type, x.dtype()) == nullptr) {
     return false;
   }
   dispatch::OpCall call;
@@ -406,7 +224,7 @@ Tensor& apply_inplace(Tensor& x, const std::function<Tensor(const Tensor&)>& op,
   const std::string inplace_name = std::string(name) + "_";
   check_no_internal_overlap(x, inplace_name);
   if (operands.size() == 0 && has_inplace_kernel(x, name)) {
-    dispatch::call_into(op_named(name), {x}, x);
+    dispatch::call_into(dispatch::op_named(name), {x}, x);
     return x;
   }
   bool recorded = x.requires_grad();
@@ -430,8 +248,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", a, b);
   const DType common = result_type(a, b);
   const DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
-  static const Op& op = op_named("where");
-  return dispatch::call_single(op,
+  return dispatch::call_single(dispatch::op(OpId::Where),
                                {cond.expand(shape), a.to(common).expand(shape), b.to(common).expand(shape)});
 }
 
@@ -445,13 +262,7 @@ Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
-Tensor operator-(const Scalar& a, const Tensor& b) {
-  static const Op& op = op_named("sub");
-  return scalar_binary(op, a, b, BinaryKind::Arithmetic);
-}
-Tensor operator/(const Scalar& a, const Tensor& b) {
-  static const Op& op = op_named("div");
-  return scalar_binary(op, a, b, BinaryKind::TrueDivide);
-}
+Tensor operator-(const Scalar& a, const Tensor& b) { return scalar_binary(OpId::Sub, a, b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return scalar_binary(OpId::Div, a, b); }
 
 }  // namespace ember

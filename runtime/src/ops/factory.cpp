@@ -163,12 +163,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   }
   const int64_t n = arange_length(start, end, step, all_integral);
   Tensor t = empty({n}, TensorOptions(dtype, options.device));
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("arange");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Arange);
   if (is_floating(dtype)) {
     dispatch::call_into(op, {}, t, {dispatch::attr_float("start", s), dispatch::attr_float("step", st)});
   } else {
     if (!all_integral) throw_error(ErrorKind::Type, "arange: an integer dtype needs integer start, end and step");
-    dispatch::call_into(op, {}, t, {dispatch::attr_int("start", start.to_int()), dispatch::attr_int("step", step.to_int())});
+    dispatch::call_into(op, {}, t,
+                        {dispatch::attr_int("start", start.to_int()), dispatch::attr_int("step", step.to_int())});
   }
   return t;
 }
@@ -190,8 +191,8 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
 template <typename T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions options) {
   if (numel_of(shape) != static_cast<int64_t>(values.size())) {
-    throw_error(ErrorKind::Value, "tensor: " + std::to_string(values.size()) + " values do not fill shape " +
-                                      shape_str(shape));
+    throw_error(ErrorKind::Value,
+                "tensor: " + std::to_string(values.size()) + " values do not fill shape " + shape_str(shape));
   }
   const DType natural = natural_dtype_of<T>();
   if (options.dtype && *options.dtype != natural) {

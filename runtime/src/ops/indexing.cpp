@@ -62,10 +62,11 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   }
   const int64_t d = normalize_dim(dim, x.dim(), "index_select");
   if (x.dim() == 0 && index.numel() != 1) {
-    throw_error(ErrorKind::Index, "index_select(): a 0-D tensor takes exactly one index, got " + std::to_string(index.numel()));
+    throw_error(ErrorKind::Index,
+                "index_select(): a 0-D tensor takes exactly one index, got " + std::to_string(index.numel()));
   }
-  const Tensor out = dispatch::call_single(op_named("index_select"), {at_least_1d(x), index.reshape({-1})},
-                                           {dispatch::attr_int("dim", d)});
+  const Tensor out = dispatch::call_single(dispatch::op(dispatch::OpId::IndexSelect),
+                                           {at_least_1d(x), index.reshape({-1})}, {dispatch::attr_int("dim", d)});
   return x.dim() == 0 ? out.reshape({}) : out;
 }
 
@@ -74,8 +75,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   const int64_t d = normalize_dim(dim, x.dim(), "gather");
   check_gather_shapes("gather", x, d, index);
   return with_runtime_range_errors([&] {
-    const Tensor out =
-        dispatch::call_single(op_named("gather"), {at_least_1d(x), at_least_1d(index)}, {dispatch::attr_int("dim", d)});
+    const Tensor out = dispatch::call_single(dispatch::op(dispatch::OpId::Gather), {at_least_1d(x), at_least_1d(index)},
+                                             {dispatch::attr_int("dim", d)});
     return index.dim() == 0 ? out.reshape({}) : out;
   });
 }
@@ -95,10 +96,11 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
     }
   }
   if (src.device() != x.device()) {
-    throw_error(ErrorKind::Runtime, "scatter_add(): src is on " + src.device().str() + " but the tensor is on " + x.device().str());
+    throw_error(ErrorKind::Runtime,
+                "scatter_add(): src is on " + src.device().str() + " but the tensor is on " + x.device().str());
   }
   return with_runtime_range_errors([&] {
-    const Tensor out = dispatch::call_single(op_named("scatter_add"),
+    const Tensor out = dispatch::call_single(dispatch::op(dispatch::OpId::ScatterAdd),
                                              {at_least_1d(x), at_least_1d(index), at_least_1d(src.to(x.dtype()))},
                                              {dispatch::attr_int("dim", d)});
     return x.dim() == 0 ? out.reshape({}) : out;
@@ -149,7 +151,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   call.num_outputs = 1;
   call.attrs = attrs;
   call.num_attrs = 1;
-  dispatch::call(op_named("cat"), call);
+  dispatch::call(dispatch::op(dispatch::OpId::Cat), call);
   return out;
 }
 

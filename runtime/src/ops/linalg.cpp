@@ -36,13 +36,13 @@ void check_matmul_operands(const char* name, const Tensor& a, const Tensor& b, i
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_matmul_operands("mm", a, b, 2);
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("mm");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Mm);
   return dispatch::call_single(op, {a, b});
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   check_matmul_operands("bmm", a, b, 3);
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("bmm");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Bmm);
   return dispatch::call_single(op, {a, b});
 }
 

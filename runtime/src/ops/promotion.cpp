@@ -27,9 +27,7 @@ std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> l
   return higher;
 }
 
-DType finish(const PromotionState& s) {
-  return *combine(s.dimensioned, combine(s.zero_dim, s.scalar));
-}
+DType finish(const PromotionState& s) { return *combine(s.dimensioned, combine(s.zero_dim, s.scalar)); }
 
 }  // namespace
 

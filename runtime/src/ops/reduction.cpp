@@ -1,7 +1,7 @@
 #include <string>
 
-#include "core/shape.h"
 #include "autograd/record.h"
+#include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
 #include "ember/error.h"
@@ -70,8 +70,8 @@ Tensor arg_reduce(const char* name, const Tensor& x, std::optional<int64_t> dim,
                                       "input.numel() == 0; input shape " +
                                       shape_str(x.sizes()));
   }
-  Tensor out = dispatch::call_single(op_named(name), {x},
-                                     {dispatch::attr_int("dim", -1), dispatch::attr_bool("keepdim", true)});
+  Tensor out =
+      dispatch::call_single(op_named(name), {x}, {dispatch::attr_int("dim", -1), dispatch::attr_bool("keepdim", true)});
   return keepdim ? out : out.view(IntArrayRef{});
 }
 
@@ -102,8 +102,12 @@ Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return reduce("amin", x, dims, keepdim);
 }
 
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_reduce("argmax", x, dim, keepdim); }
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_reduce("argmin", x, dim, keepdim); }
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_reduce("argmax", x, dim, keepdim);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_reduce("argmin", x, dim, keepdim);
+}
 
 ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
   const int64_t dims[] = {dim};

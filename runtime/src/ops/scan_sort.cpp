@@ -12,7 +12,7 @@ namespace ember {
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   const int64_t d = normalize_dim(dim, x.dim(), "cumsum");
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("cumsum");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Cumsum);
   const Tensor in = dtype ? x.to(*dtype) : x;
   // Kernels see at least one dimension; a 0-d input is a line of one.
   if (in.dim() == 0) return dispatch::call_single(op, {in.reshape({1})}, {dispatch::attr_int("dim", 0)}).view({});
@@ -21,7 +21,7 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
 
 ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
   const int64_t d = normalize_dim(dim, x.dim(), "sort");
-  static const dispatch::Op& op = dispatch::OpRegistry::get().at("sort");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::Sort);
   const Tensor input = x.dim() == 0 ? x.reshape({1}) : x;
   Tensor outputs[2];
   const ember_attr attrs[] = {dispatch::attr_int("dim", x.dim() == 0 ? 0 : d),

@@ -11,7 +11,9 @@ std::vector<CatalogueOp> catalogue_ops() {
   std::vector<CatalogueOp> ops;
   for (const auto& op : dispatch::OpRegistry::get().ops()) {
     const dispatch::OpSchema& schema = op->schema();
-    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.composite});
+    // Views are the core's own aliasing: no backend registers them.
+    if (schema.is_view()) continue;
+    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.is_composite()});
   }
   return ops;
 }

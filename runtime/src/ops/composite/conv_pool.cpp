@@ -108,7 +108,7 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
                                         shape_str(bias->sizes()));
   }
   swept_size(op, x, {kh, kw}, stride, padding, dilation);
-  static const dispatch::Op& fused = dispatch::op_named("conv2d");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::Conv2d);
   Tensor out;
   if (x.device() == w.device() && dispatch::use_composite_kernel(fused, x)) {
     out = dispatch::call_single(fused, {x, w},
@@ -239,7 +239,7 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
   const Tensor swept = ceil_mode ? pad_for_ceil_mode(x4, a) : x4;
   const auto [ho, wo] = swept_size("max_pool2d", swept, a.kernel, a.stride, a.padding, a.dilation);
   const TensorOptions index_options(DType::Int64, x.device());
-  static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::MaxPool2d);
   if (dispatch::use_composite_kernel(fused, swept)) {
     Tensor outputs[2];
     const ember_attr attrs[] = {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
@@ -273,7 +273,7 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
 
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  static const dispatch::Op& fused = dispatch::op_named("max_pool2d");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::MaxPool2d);
   if (dispatch::use_composite_kernel(fused, x)) {
     return max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode).values;
   }
@@ -290,7 +290,7 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
   const PoolArgs a = pool_args("avg_pool2d", kernel_size, stride, padding, {1});
   const Tensor x4 = as_batched("avg_pool2d", x);
   swept_size("avg_pool2d", x4, a.kernel, a.stride, a.padding, a.dilation);
-  static const dispatch::Op& fused = dispatch::op_named("avg_pool2d");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::AvgPool2d);
   if (dispatch::use_composite_kernel(fused, x4)) {
     return as_input_rank(dispatch::call_single(fused, {x4},
                                                {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),

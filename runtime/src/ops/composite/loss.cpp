@@ -93,7 +93,7 @@ Tensor cross_entropy_loss(const Tensor& logits, const Tensor& target, const std:
                 "cross_entropy(): label_smoothing must be between 0.0 and 1.0, got " + std::to_string(label_smoothing));
   }
   if (logits.dim() == 0) throw_error(ErrorKind::Runtime, "cross_entropy(): input must have at least 1 dim");
-  static const dispatch::Op& fused = dispatch::op_named("cross_entropy");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::CrossEntropy);
   // The fused kernel covers the common case: [N, C] logits, class indices,
   // no class weights.
   if (logits.dim() == 2 && !weight && target.dtype() == DType::Int64 && target.device() == logits.device() &&

@@ -68,7 +68,7 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const std::opti
   }
   check_param("layer_norm", "weight", weight, normalized_shape);
   check_param("layer_norm", "bias", bias, normalized_shape);
-  static const dispatch::Op& fused = dispatch::op_named("layer_norm");
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::LayerNorm);
   const bool params_fit = (!weight || (weight->dtype() == x.dtype() && weight->device() == x.device())) &&
                           (!bias || (bias->dtype() == x.dtype() && bias->device() == x.device()));
   if (params_fit && dispatch::use_composite_kernel(fused, x)) {

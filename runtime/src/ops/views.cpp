@@ -1,11 +1,16 @@
 // View ops: new metadata over the same storage, never a copy (except
-// reshape, which copies when strides cannot express the new shape).
+// reshape, which copies when strides cannot express the new shape). Each
+// public function validates and normalises its arguments, then dispatches
+// the catalogue's view op (Note [Dispatch steps]): its meta function gives
+// the layout, the Autograd step records it like any op.
 #include <algorithm>
 #include <numeric>
 #include <string>
 
 #include "autograd/record.h"
 #include "core/shape.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
@@ -13,13 +18,13 @@
 namespace ember {
 namespace {
 
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, offset);
-  impl->set_view_base(base.impl_ptr());
-  return Tensor(std::move(impl));
-}
+using dispatch::attr_int;
+using dispatch::attr_ints;
+using dispatch::OpId;
 
-using Grads = std::vector<Tensor>;
+Tensor view_op(OpId id, const Tensor& base, std::initializer_list<ember_attr> attrs) {
+  return dispatch::call_single(dispatch::op(id), {base}, attrs);
+}
 
 // size * stride for a view's new stride (Note [Checked size arithmetic]).
 int64_t checked_stride(int64_t size, int64_t stride, const char* op) {
@@ -29,30 +34,6 @@ int64_t checked_stride(int64_t size, int64_t stride, const char* op) {
                                         std::to_string(stride) + " does not fit in int64");
   }
   return *product;
-}
-
-// Views whose gradient is the incoming one laid back into the base's shape.
-Tensor reshaping_view(const char* name, const Tensor& base, Tensor view) {
-  if (!autograd::any_requires_grad({base})) return view;
-  const DimVector sizes = base.sizes();
-  return autograd::record_unary(name, base, std::move(view), [sizes](const Grads& g, const Grads&) {
-    return Grads{g[0].reshape(sizes)};
-  });
-}
-
-Tensor indexing_view(const char* name, const Tensor& base, Tensor view, int64_t dim, int64_t start, int64_t step,
-                     bool keeps_dim) {
-  if (!autograd::any_requires_grad({base})) return view;
-  const DimVector sizes = base.sizes();
-  const DType dtype = base.dtype();
-  const int64_t count = keeps_dim ? view.sizes()[dim] : 1;
-  return autograd::record_unary(name, base, std::move(view),
-                                [sizes, dtype, dim, start, step, count, keeps_dim](const Grads& g, const Grads&) {
-                                  const Tensor grad = keeps_dim ? g[0] : g[0].unsqueeze(dim);
-                                  const Tensor index = arange(start, start + count * step, step, DType::Int64)
-                                                           .to(grad.device());
-                                  return Grads{autograd::place_along(grad, sizes, dtype, dim, index)};
-                                });
 }
 
 }  // namespace
@@ -70,14 +51,12 @@ Tensor Tensor::view(IntArrayRef shape) const {
                     shape_str(sizes()) + " and stride " + shape_str(strides()) +
                     " (at least one dimension spans across two contiguous subspaces); use reshape instead");
   }
-  return reshaping_view("ViewBackward0", *this, make_view(*this, new_sizes, *strides_opt, storage_offset()));
+  return view_op(OpId::View, *this, {attr_ints("sizes", new_sizes)});
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   const DimVector new_sizes = infer_view_shape(shape, numel(), "reshape");
-  if (auto s = view_strides(sizes(), strides(), new_sizes)) {
-    return reshaping_view("ViewBackward0", *this, make_view(*this, new_sizes, *s, storage_offset()));
-  }
+  if (view_strides(sizes(), strides(), new_sizes)) return view_op(OpId::View, *this, {attr_ints("sizes", new_sizes)});
   return clone().view(new_sizes);
 }
 
@@ -100,35 +79,22 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     throw_error(ErrorKind::Runtime, "permute: number of dims " + std::to_string(dims.size()) +
                                         " does not match the tensor's " + std::to_string(dim()) + " dims");
   }
-  DimVector new_sizes(dims.size());
-  DimVector new_strides(dims.size());
+  DimVector normalized(dims.size());
   DimVector seen(dims.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = normalize_dim(dims[i], dim(), "permute");
     if (seen[d]++)
       throw_error(ErrorKind::Runtime, "permute: repeated dim " + std::to_string(d) + " in " + shape_str(dims));
-    new_sizes[i] = sizes()[d];
-    new_strides[i] = strides()[d];
+    normalized[i] = d;
   }
-  Tensor out = make_view(*this, new_sizes, new_strides, storage_offset());
-  if (!autograd::any_requires_grad({*this})) return out;
-  DimVector inverse(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) inverse[normalize_dim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
-  return autograd::record_unary("PermuteBackward0", *this, std::move(out), [inverse](const Grads& g, const Grads&) {
-    return Grads{g[0].permute(inverse)};
-  });
+  return view_op(OpId::Permute, *this, {attr_ints("dims", normalized)});
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   if (dim() == 0) return *this;
   const int64_t a = normalize_dim(dim0, dim(), "transpose");
   const int64_t b = normalize_dim(dim1, dim(), "transpose");
-  DimVector new_sizes = sizes();
-  DimVector new_strides = strides();
-  std::swap(new_sizes[a], new_sizes[b]);
-  std::swap(new_strides[a], new_strides[b]);
-  return autograd::record_unary("TransposeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()),
-                                [a, b](const Grads& g, const Grads&) { return Grads{g[0].transpose(a, b)}; });
+  return view_op(OpId::Transpose, *this, {attr_int("dim0", a), attr_int("dim1", b)});
 }
 
 Tensor Tensor::t() const {
@@ -146,13 +112,11 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   if (std::equal(shape.begin(), shape.end(), sizes().begin(), sizes().end())) return *this;
   const size_t lead = shape.size() - sizes().size();
   DimVector new_sizes(shape.size());
-  DimVector new_strides(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i < lead) {
       if (shape[i] < 0)
         throw_error(ErrorKind::Runtime, "expand: -1 is not allowed in a leading, non-existing dimension");
       new_sizes[i] = shape[i];
-      new_strides[i] = 0;
       continue;
     }
     const int64_t old = sizes()[i - lead];
@@ -164,46 +128,30 @@ Tensor Tensor::expand(IntArrayRef shape) const {
                                           shape_str(shape) + ".  Tensor sizes: " + shape_str(sizes()));
     }
     new_sizes[i] = want;
-    new_strides[i] = old == want ? strides()[i - lead] : 0;
   }
-  Tensor out = make_view(*this, new_sizes, new_strides, storage_offset());
-  if (!autograd::any_requires_grad({*this})) return out;
-  const DimVector base_sizes = sizes();
-  return autograd::record_unary("ExpandBackward0", *this, std::move(out), [base_sizes](const Grads& g, const Grads&) {
-    return Grads{autograd::sum_to(g[0], base_sizes)};
-  });
+  return view_op(OpId::Expand, *this, {attr_ints("sizes", new_sizes)});
 }
 
 Tensor Tensor::squeeze() const {
-  DimVector new_sizes;
-  DimVector new_strides;
+  DimVector dims;
   for (int64_t d = 0; d < dim(); ++d) {
-    if (sizes()[d] == 1) continue;
-    new_sizes.push_back(sizes()[d]);
-    new_strides.push_back(strides()[d]);
+    if (sizes()[d] == 1) dims.push_back(d);
   }
-  return reshaping_view("SqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  return view_op(OpId::Squeeze, *this, {attr_ints("dims", dims)});
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
   if (dim() == 0) return *this;
   const int64_t n = normalize_dim(d, dim(), "squeeze");
   if (sizes()[n] != 1) return *this;
-  DimVector new_sizes = sizes();
-  DimVector new_strides = strides();
-  new_sizes.erase(n);
-  new_strides.erase(n);
-  return reshaping_view("SqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  const int64_t dims[] = {n};
+  return view_op(OpId::Squeeze, *this, {attr_ints("dims", dims)});
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t n = normalize_dim(d, dim() + 1, "unsqueeze");
-  DimVector new_sizes = sizes();
-  DimVector new_strides = strides();
-  const int64_t stride = n < dim() ? checked_stride(sizes()[n], strides()[n], "unsqueeze") : 1;
-  new_sizes.insert(n, 1);
-  new_strides.insert(n, stride);
-  return reshaping_view("UnsqueezeBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset()));
+  if (n < dim()) checked_stride(sizes()[n], strides()[n], "unsqueeze");
+  return view_op(OpId::Unsqueeze, *this, {attr_int("dim", n)});
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
@@ -217,15 +165,11 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   };
   const int64_t s = start ? clamp(*start) : 0;
   const int64_t e = std::max(s, end ? clamp(*end) : size);
-  DimVector new_sizes = sizes();
-  DimVector new_strides = strides();
-  // ceil((e - s) / step) without forming e - s + step, which wraps for a huge step.
-  new_sizes[n] = e == s ? 0 : (e - s - 1) / step + 1;
   // A dim of one element never moves by its stride, so a step too large to
   // scale the stride by only matters when two or more elements remain.
-  if (new_sizes[n] > 1) new_strides[n] = checked_stride(step, strides()[n], "slice");
-  const int64_t offset = new_sizes[n] == 0 ? storage_offset() : storage_offset() + s * strides()[n];
-  return indexing_view("SliceBackward0", *this, make_view(*this, new_sizes, new_strides, offset), n, s, step, true);
+  if (e != s && (e - s - 1) / step + 1 > 1) checked_stride(step, strides()[n], "slice");
+  return view_op(OpId::Slice, *this,
+                 {attr_int("dim", n), attr_int("start", s), attr_int("end", e), attr_int("step", step)});
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -255,13 +199,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
     throw_error(ErrorKind::Index, "select: index " + std::to_string(index) + " out of range for tensor of size " +
                                       shape_str(sizes()) + " at dimension " + std::to_string(n));
   }
-  const int64_t i = index < 0 ? index + size : index;
-  DimVector new_sizes = sizes();
-  DimVector new_strides = strides();
-  new_sizes.erase(n);
-  new_strides.erase(n);
-  return indexing_view("SelectBackward0", *this, make_view(*this, new_sizes, new_strides, storage_offset() + i * strides()[n]),
-                       n, i, 1, false);
+  return view_op(OpId::Select, *this, {attr_int("dim", n), attr_int("index", index < 0 ? index + size : index)});
 }
 
 Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::optional<int64_t> offset) const {
@@ -288,28 +226,8 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes, IntArrayRef new_strides, std::o
                                         " elements, but it has only " +
                                         std::to_string(available / static_cast<int64_t>(element_size())));
   }
-  Tensor out = make_view(*this, new_sizes, new_strides, off);
-  if (!autograd::any_requires_grad({*this})) return out;
-  const DimVector base_sizes = sizes();
-  const DimVector base_strides = strides();
-  const int64_t base_offset = storage_offset();
-  const DimVector view_sizes(new_sizes);
-  const DimVector view_strides_copy(new_strides);
-  const int64_t storage_elements = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
-  // Both the base and the view address one storage: add the gradient into a
-  // flat image of that storage at the view's offsets (overlaps accumulate),
-  // then read the base's elements back out of it.
-  return autograd::record_unary(
-      "AsStridedBackward0", *this, std::move(out),
-      [base_sizes, base_strides, base_offset, view_sizes, view_strides_copy, off, storage_elements](
-          const Grads& g, const Grads&) {
-        const TensorOptions index_options(DType::Int64, g[0].device());
-        const Tensor positions = arange(storage_elements, index_options);
-        const Tensor view_positions = positions.as_strided(view_sizes, view_strides_copy, off).reshape({-1});
-        const Tensor flat = scatter_add(zeros({storage_elements}, TensorOptions(g[0].dtype(), g[0].device())), 0,
-                                        view_positions, g[0].reshape({-1}));
-        return Grads{flat.as_strided(base_sizes, base_strides, base_offset).clone()};
-      });
+  return view_op(OpId::AsStrided, *this,
+                 {attr_ints("sizes", new_sizes), attr_ints("strides", new_strides), attr_int("storage_offset", off)});
 }
 
 }  // namespace ember

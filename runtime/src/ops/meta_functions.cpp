@@ -1,0 +1,280 @@
+// Meta functions of the catalogue's ops: output sizes and dtypes (and, for
+// views, strides and offset) from the inputs' metadata and the attributes.
+// Arguments are validated by each op's public function before dispatch, so a
+// meta function only derives output metadata.
+#include "ops/meta_functions.h"
+
+#include <string>
+#include <utility>
+
+#include "core/shape.h"
+#include "ember/error.h"
+
+namespace ember::ops {
+
+using dispatch::OpCall;
+using dispatch::TensorMeta;
+
+void meta_like_input0(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_bool_like_input0(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = DType::Bool;
+}
+
+void meta_like_input1(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[1].sizes();
+  out[0].dtype = call.inputs[1].dtype();
+}
+
+// Factories and copy write into a tensor the caller made.
+void meta_needs_output(const OpCall&, TensorMeta*) {
+  throw_error(ErrorKind::Runtime, "this op writes into a given output tensor and cannot allocate one");
+}
+
+static DimVector keepdim_sizes(const OpCall& call, IntArrayRef dims) {
+  DimVector sizes = call.inputs[0].sizes();
+  if (dims.empty()) {
+    for (auto& s : sizes) s = 1;
+  } else {
+    for (int64_t d : dims) sizes[d] = 1;
+  }
+  return sizes;
+}
+
+static DType sum_dtype(DType in) { return is_integral(in, true) ? DType::Int64 : in; }
+
+void meta_sum_like(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = keepdim_sizes(call, call.attr_ints("sum", "dims"));
+  out[0].dtype = sum_dtype(call.inputs[0].dtype());
+}
+
+void meta_reduce_same_dtype(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = keepdim_sizes(call, call.attr_ints("reduction", "dims"));
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_arg_reduce(const OpCall& call, TensorMeta* out) {
+  const int64_t dim = call.attr_int("argmax/argmin", "dim");
+  DimVector sizes = call.inputs[0].sizes();
+  if (dim < 0) {
+    for (auto& s : sizes) s = 1;
+  } else {
+    sizes[dim] = 1;
+  }
+  out[0].sizes = sizes;
+  out[0].dtype = DType::Int64;
+}
+
+void meta_mm(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = {call.inputs[0].size(0), call.inputs[1].size(1)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_bmm(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = {call.inputs[0].size(0), call.inputs[0].size(1), call.inputs[1].size(2)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_index_select(const OpCall& call, TensorMeta* out) {
+  DimVector sizes = call.inputs[0].sizes();
+  if (!sizes.empty()) sizes[call.attr_int("index_select", "dim")] = call.inputs[1].numel();
+  out[0].sizes = sizes;
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_gather(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[1].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_cat(const OpCall& call, TensorMeta* out) {
+  const int64_t dim = call.attr_int("cat", "dim");
+  DimVector sizes = call.inputs[0].sizes();
+  std::optional<int64_t> total = 0;
+  for (int64_t i = 0; i < call.num_inputs && total; ++i) total = checked_add(*total, call.inputs[i].size(dim));
+  if (!total) {
+    throw_error(ErrorKind::Runtime, "cat: the sizes along dim " + std::to_string(dim) + " add up past 2^63 - 1");
+  }
+  sizes[dim] = *total;
+  out[0].sizes = sizes;
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_cumsum(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = sum_dtype(call.inputs[0].dtype());
+}
+
+void meta_sort(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.inputs[0].sizes();
+  out[0].dtype = call.inputs[0].dtype();
+  out[1].sizes = call.inputs[0].sizes();
+  out[1].dtype = DType::Int64;
+}
+
+// [N, C_out, Ho, Wo] of a window sweep over a [N, C, H, W] input, with
+// Ho = (H + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
+static DimVector swept_sizes(const OpCall& call, const char* op, int64_t channels, int64_t kernel_h, int64_t kernel_w) {
+  const Tensor& x = call.inputs[0];
+  const IntArrayRef stride = call.attr_ints(op, "stride");
+  const IntArrayRef padding = call.attr_ints(op, "padding");
+  const ember_attr* dilation = call.find_attr("dilation");
+  const int64_t kernel[] = {kernel_h, kernel_w};
+  DimVector sizes{x.size(0), channels, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t d = dilation != nullptr ? dilation->ints[i] : 1;
+    sizes[2 + i] = (x.size(2 + i) + 2 * padding[i] - d * (kernel[i] - 1) - 1) / stride[i] + 1;
+  }
+  return sizes;
+}
+
+void meta_conv2d(const OpCall& call, TensorMeta* out) {
+  const Tensor& w = call.inputs[1];
+  out[0].sizes = swept_sizes(call, "conv2d", w.size(0), w.size(2), w.size(3));
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_max_pool2d(const OpCall& call, TensorMeta* out) {
+  const IntArrayRef kernel = call.attr_ints("max_pool2d", "kernel_size");
+  out[0].sizes = swept_sizes(call, "max_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].dtype = call.inputs[0].dtype();
+  out[1].sizes = out[0].sizes;
+  out[1].dtype = DType::Int64;
+}
+
+void meta_avg_pool2d(const OpCall& call, TensorMeta* out) {
+  const IntArrayRef kernel = call.attr_ints("avg_pool2d", "kernel_size");
+  out[0].sizes = swept_sizes(call, "avg_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+// reduction: 0 "none" gives one loss per row, 1 "mean" and 2 "sum" a scalar.
+void meta_cross_entropy(const OpCall& call, TensorMeta* out) {
+  if (call.attr_int("cross_entropy", "reduction") == 0) out[0].sizes = {call.inputs[0].size(0)};
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+// Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
+// the shape they produce (max_pool2d_backward's is its input x's).
+void meta_input_sizes(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("backward op", "input_sizes");
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_weight_sizes(const OpCall& call, TensorMeta* out) {
+  out[0].sizes = call.attr_ints("backward op", "weight_sizes");
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+// Views: sizes, strides and offset over input 0's storage, from attributes
+// the op's public function validated and normalised.
+static void view_of(const OpCall& call, TensorMeta* out, DimVector sizes, DimVector strides, int64_t offset) {
+  out[0].sizes = std::move(sizes);
+  out[0].strides = std::move(strides);
+  out[0].storage_offset = offset;
+  out[0].dtype = call.inputs[0].dtype();
+}
+
+void meta_view(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const DimVector sizes = call.attr_ints("view", "sizes");
+  view_of(call, out, sizes, *view_strides(x.sizes(), x.strides(), sizes), x.storage_offset());
+}
+
+void meta_permute(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const IntArrayRef dims = call.attr_ints("permute", "dims");
+  DimVector sizes(dims.size()), strides(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    sizes[i] = x.sizes()[dims[i]];
+    strides[i] = x.strides()[dims[i]];
+  }
+  view_of(call, out, sizes, strides, x.storage_offset());
+}
+
+void meta_transpose(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const int64_t a = call.attr_int("transpose", "dim0");
+  const int64_t b = call.attr_int("transpose", "dim1");
+  DimVector sizes = x.sizes(), strides = x.strides();
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  view_of(call, out, sizes, strides, x.storage_offset());
+}
+
+void meta_expand(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const IntArrayRef shape = call.attr_ints("expand", "sizes");
+  const size_t lead = shape.size() - x.sizes().size();
+  DimVector strides(shape.size(), 0);
+  for (size_t i = lead; i < shape.size(); ++i) {
+    if (x.sizes()[i - lead] == shape[i]) strides[i] = x.strides()[i - lead];
+  }
+  view_of(call, out, DimVector(shape), strides, x.storage_offset());
+}
+
+void meta_squeeze(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const IntArrayRef dims = call.attr_ints("squeeze", "dims");
+  DimVector sizes, strides;
+  for (int64_t d = 0, next = 0; d < x.dim(); ++d) {
+    const bool dropped = next < static_cast<int64_t>(dims.size()) && dims[next] == d;
+    if (dropped) {
+      ++next;
+      continue;
+    }
+    sizes.push_back(x.sizes()[d]);
+    strides.push_back(x.strides()[d]);
+  }
+  view_of(call, out, sizes, strides, x.storage_offset());
+}
+
+// The new dim's stride is the one a contiguous layout would give it, which
+// the public function checked fits in int64.
+void meta_unsqueeze(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const int64_t dim = call.attr_int("unsqueeze", "dim");
+  DimVector sizes = x.sizes(), strides = x.strides();
+  const int64_t stride = dim < x.dim() ? x.sizes()[dim] * x.strides()[dim] : 1;
+  sizes.insert(dim, 1);
+  strides.insert(dim, stride);
+  view_of(call, out, sizes, strides, x.storage_offset());
+}
+
+// start and end are clamped to [0, size] with end >= start; a step too large
+// to scale the stride by only matters when two or more elements remain,
+// which the public function checked.
+void meta_slice(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const int64_t dim = call.attr_int("slice", "dim");
+  const int64_t start = call.attr_int("slice", "start");
+  const int64_t end = call.attr_int("slice", "end");
+  const int64_t step = call.attr_int("slice", "step");
+  DimVector sizes = x.sizes(), strides = x.strides();
+  // ceil((end - start) / step) without forming end - start + step, which wraps for a huge step.
+  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;
+  if (sizes[dim] > 1) strides[dim] = step * x.strides()[dim];
+  const int64_t offset = sizes[dim] == 0 ? x.storage_offset() : x.storage_offset() + start * x.strides()[dim];
+  view_of(call, out, sizes, strides, offset);
+}
+
+void meta_select(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const int64_t dim = call.attr_int("select", "dim");
+  const int64_t index = call.attr_int("select", "index");
+  DimVector sizes = x.sizes(), strides = x.strides();
+  sizes.erase(dim);
+  strides.erase(dim);
+  view_of(call, out, sizes, strides, x.storage_offset() + index * x.strides()[dim]);
+}
+
+void meta_as_strided(const OpCall& call, TensorMeta* out) {
+  view_of(call, out, DimVector(call.attr_ints("as_strided", "sizes")),
+          DimVector(call.attr_ints("as_strided", "strides")), call.attr_int("as_strided", "storage_offset"));
+}
+
+}  // namespace ember::ops

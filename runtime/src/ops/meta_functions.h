@@ -1,0 +1,38 @@
+#pragma once
+
+#include "dispatch/op.h"
+
+namespace ember::ops {
+
+// The meta functions the op records name (ops/meta_functions.cpp).
+void meta_like_input0(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_bool_like_input0(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_like_input1(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_needs_output(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_sum_like(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_reduce_same_dtype(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_arg_reduce(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_mm(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_bmm(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_index_select(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_gather(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_cat(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_cumsum(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_sort(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_conv2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_max_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_avg_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_cross_entropy(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_input_sizes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_weight_sizes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_view(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_permute(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_transpose(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_expand(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_squeeze(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_unsqueeze(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_slice(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_select(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_as_strided(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+
+}  // namespace ember::ops

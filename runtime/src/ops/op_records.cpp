@@ -1,0 +1,190 @@
+// The catalogue's records (Note [One record per op]), one table per family,
+// in OpId order. Attributes are named as sdk/docs/ops.md names them.
+#include <array>
+#include <vector>
+
+#include "ops/meta_functions.h"
+#include "ops/op_record.h"
+
+namespace ember::ops {
+namespace {
+
+using autograd::DerivativeMaker;
+using dispatch::MetaFn;
+using dispatch::OpKind;
+
+// Outputs that carry no gradient: bool or integer results, and the backward
+// ops only derivatives call (with grad mode off).
+constexpr DerivativeMaker kNoGradient = nullptr;
+
+constexpr OpRecord unary(OpId id, const char* name, DTypeRule rule, DerivativeMaker derivative,
+                         MetaFn meta = meta_like_input0) {
+  return {id, name, 1, 1, "", meta, derivative, rule};
+}
+
+constexpr OpRecord binary(OpId id, const char* name, DTypeRule rule, DerivativeMaker derivative) {
+  return {id, name, 2, 1, "", rule == DTypeRule::Compare ? meta_bool_like_input0 : meta_like_input0, derivative, rule};
+}
+
+constexpr OpRecord primitive(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
+                             MetaFn meta, DerivativeMaker derivative, int dispatch_dtype_from = 0) {
+  return {id,
+          name,
+          num_inputs,
+          num_outputs,
+          attributes,
+          meta,
+          derivative,
+          DTypeRule::Custom,
+          OpKind::Primitive,
+          0,
+          dispatch_dtype_from};
+}
+
+constexpr OpRecord composite(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
+                             MetaFn meta, DerivativeMaker derivative, int abi_minor = 0) {
+  return {id,   name,       num_inputs,        num_outputs,       attributes,
+          meta, derivative, DTypeRule::Custom, OpKind::Composite, abi_minor};
+}
+
+constexpr OpRecord view(OpId id, const char* name, const char* attributes, MetaFn meta, DerivativeMaker derivative) {
+  return {id, name, 1, 1, attributes, meta, derivative, DTypeRule::Custom, OpKind::View};
+}
+
+using namespace autograd;  // the derivatives, d_*
+
+constexpr OpRecord kUnary[] = {
+    unary(OpId::Neg, "neg", DTypeRule::Numeric, d_neg),
+    unary(OpId::Abs, "abs", DTypeRule::Numeric, d_abs),
+    unary(OpId::Sign, "sign", DTypeRule::Numeric, d_zero),
+    unary(OpId::Exp, "exp", DTypeRule::FloatPromoting, d_exp),
+    unary(OpId::Log, "log", DTypeRule::FloatPromoting, d_log),
+    unary(OpId::Log1p, "log1p", DTypeRule::FloatPromoting, d_log1p),
+    unary(OpId::Expm1, "expm1", DTypeRule::FloatPromoting, d_exp),
+    unary(OpId::Sqrt, "sqrt", DTypeRule::FloatPromoting, d_sqrt),
+    unary(OpId::Rsqrt, "rsqrt", DTypeRule::FloatPromoting, d_rsqrt),
+    unary(OpId::Sin, "sin", DTypeRule::FloatPromoting, d_sin),
+    unary(OpId::Cos, "cos", DTypeRule::FloatPromoting, d_cos),
+    unary(OpId::Tan, "tan", DTypeRule::FloatPromoting, d_tan),
+    unary(OpId::Tanh, "tanh", DTypeRule::FloatPromoting, d_tanh),
+    unary(OpId::Sigmoid, "sigmoid", DTypeRule::FloatPromoting, d_sigmoid),
+    unary(OpId::Erf, "erf", DTypeRule::FloatPromoting, d_erf),
+    unary(OpId::Reciprocal, "reciprocal", DTypeRule::FloatPromoting, d_reciprocal),
+    unary(OpId::Floor, "floor", DTypeRule::Rounding, d_zero),
+    unary(OpId::Ceil, "ceil", DTypeRule::Rounding, d_zero),
+    unary(OpId::Round, "round", DTypeRule::Rounding, d_zero),
+    unary(OpId::Trunc, "trunc", DTypeRule::Rounding, d_zero),
+    unary(OpId::BitwiseNot, "bitwise_not", DTypeRule::Integral, kNoGradient),
+    unary(OpId::LogicalNot, "logical_not", DTypeRule::Any, kNoGradient, meta_bool_like_input0),
+};
+
+constexpr OpRecord kBinary[] = {
+    binary(OpId::Add, "add", DTypeRule::Arithmetic, d_add),
+    binary(OpId::Sub, "sub", DTypeRule::Arithmetic, d_sub),
+    binary(OpId::Mul, "mul", DTypeRule::Arithmetic, d_mul),
+    binary(OpId::Div, "div", DTypeRule::TrueDivide, d_div),
+    binary(OpId::FloorDivide, "floor_divide", DTypeRule::Arithmetic, d_floor_divide),
+    binary(OpId::Remainder, "remainder", DTypeRule::Arithmetic, d_remainder),
+    binary(OpId::Pow, "pow", DTypeRule::Arithmetic, d_pow),
+    binary(OpId::Maximum, "maximum", DTypeRule::Arithmetic, d_maximum),
+    binary(OpId::Minimum, "minimum", DTypeRule::Arithmetic, d_minimum),
+    binary(OpId::BitwiseAnd, "bitwise_and", DTypeRule::Bitwise, kNoGradient),
+    binary(OpId::BitwiseOr, "bitwise_or", DTypeRule::Bitwise, kNoGradient),
+    binary(OpId::BitwiseXor, "bitwise_xor", DTypeRule::Bitwise, kNoGradient),
+    binary(OpId::LogicalAnd, "logical_and", DTypeRule::Compare, kNoGradient),
+    binary(OpId::LogicalOr, "logical_or", DTypeRule::Compare, kNoGradient),
+    binary(OpId::LogicalXor, "logical_xor", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Eq, "eq", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Ne, "ne", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Lt, "lt", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Le, "le", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Gt, "gt", DTypeRule::Compare, kNoGradient),
+    binary(OpId::Ge, "ge", DTypeRule::Compare, kNoGradient),
+    primitive(OpId::Where, "where", 3, 1, "", meta_like_input1, d_where, /*dispatch_dtype_from=*/1),
+};
+
+// Factories have no tensor input: their derivative-less records pass no
+// gradient anywhere (what they overwrite gets none).
+constexpr OpRecord kCopyAndFactories[] = {
+    primitive(OpId::Copy, "copy", 1, 1, "", meta_needs_output, d_copy),
+    primitive(OpId::Fill, "fill", 0, 1, "value", meta_needs_output, kNoGradient, -1),
+    primitive(OpId::Arange, "arange", 0, 1, "start step", meta_needs_output, kNoGradient, -1),
+    primitive(OpId::Uniform, "uniform", 0, 1, "low high seed offset", meta_needs_output, kNoGradient, -1),
+    primitive(OpId::Normal, "normal", 0, 1, "mean std seed offset", meta_needs_output, kNoGradient, -1),
+};
+
+constexpr OpRecord kReductionsScansSorting[] = {
+    primitive(OpId::Sum, "sum", 1, 1, "dims keepdim", meta_sum_like, d_sum),
+    primitive(OpId::Prod, "prod", 1, 1, "dims keepdim", meta_sum_like, d_prod),
+    primitive(OpId::Mean, "mean", 1, 1, "dims keepdim", meta_reduce_same_dtype, d_mean),
+    primitive(OpId::Amax, "amax", 1, 1, "dims keepdim", meta_reduce_same_dtype, d_amax),
+    primitive(OpId::Amin, "amin", 1, 1, "dims keepdim", meta_reduce_same_dtype, d_amin),
+    primitive(OpId::Argmax, "argmax", 1, 1, "dim keepdim", meta_arg_reduce, kNoGradient),
+    primitive(OpId::Argmin, "argmin", 1, 1, "dim keepdim", meta_arg_reduce, kNoGradient),
+    primitive(OpId::Cumsum, "cumsum", 1, 1, "dim", meta_cumsum, d_cumsum),
+    primitive(OpId::Sort, "sort", 1, 2, "dim descending stable", meta_sort, d_sort),
+};
+
+constexpr OpRecord kLinalgAndIndexing[] = {
+    primitive(OpId::Mm, "mm", 2, 1, "", meta_mm, d_mm),
+    primitive(OpId::Bmm, "bmm", 2, 1, "", meta_bmm, d_bmm),
+    primitive(OpId::IndexSelect, "index_select", 2, 1, "dim", meta_index_select, d_index_select),
+    primitive(OpId::Gather, "gather", 2, 1, "dim", meta_gather, d_gather),
+    primitive(OpId::ScatterAdd, "scatter_add", 3, 1, "dim", meta_like_input0, d_scatter_add),
+    primitive(OpId::Cat, "cat", -1, 1, "dim", meta_cat, d_cat),
+};
+
+constexpr OpRecord kComposites[] = {
+    composite(OpId::Softmax, "softmax", 1, 1, "dim", meta_like_input0, d_softmax),
+    composite(OpId::LogSoftmax, "log_softmax", 1, 1, "dim", meta_like_input0, d_log_softmax),
+    composite(OpId::Conv2d, "conv2d", 2, 1, "stride padding dilation groups", meta_conv2d, d_conv2d),
+    composite(OpId::Conv2dBackwardInput, "conv2d_backward_input", 2, 1, "stride padding dilation groups input_sizes",
+              meta_input_sizes, kNoGradient),
+    composite(OpId::Conv2dBackwardWeight, "conv2d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
+              meta_weight_sizes, kNoGradient),
+    composite(OpId::MaxPool2d, "max_pool2d", 1, 2, "kernel_size stride padding dilation", meta_max_pool2d,
+              d_max_pool2d),
+    composite(OpId::MaxPool2dBackward, "max_pool2d_backward", 2, 1, "kernel_size stride padding dilation",
+              meta_like_input1, kNoGradient, /*abi_minor=*/1),
+    composite(OpId::AvgPool2d, "avg_pool2d", 1, 1, "kernel_size stride padding count_include_pad", meta_avg_pool2d,
+              d_avg_pool2d),
+    composite(OpId::AvgPool2dBackward, "avg_pool2d_backward", 1, 1,
+              "kernel_size stride padding count_include_pad input_sizes", meta_input_sizes, kNoGradient),
+    composite(OpId::LayerNorm, "layer_norm", 3, 1, "normalized_ndim eps", meta_like_input0, d_layer_norm),
+    composite(OpId::CrossEntropy, "cross_entropy", 2, 1, "ignore_index reduction label_smoothing", meta_cross_entropy,
+              d_cross_entropy),
+};
+
+// view, squeeze and unsqueeze keep the elements in order: one derivative.
+constexpr OpRecord kViews[] = {
+    view(OpId::View, "view", "sizes", meta_view, d_view),
+    view(OpId::Permute, "permute", "dims", meta_permute, d_permute),
+    view(OpId::Transpose, "transpose", "dim0 dim1", meta_transpose, d_transpose),
+    view(OpId::Expand, "expand", "sizes", meta_expand, d_expand),
+    view(OpId::Squeeze, "squeeze", "dims", meta_squeeze, d_view),
+    view(OpId::Unsqueeze, "unsqueeze", "dim", meta_unsqueeze, d_view),
+    view(OpId::Slice, "slice", "dim start end step", meta_slice, d_slice),
+    view(OpId::Select, "select", "dim index", meta_select, d_select),
+    view(OpId::AsStrided, "as_strided", "sizes strides storage_offset", meta_as_strided, d_as_strided),
+};
+
+std::vector<OpRecord> all_records() {
+  std::vector<OpRecord> all;
+  for (std::span<const OpRecord> family :
+       {std::span<const OpRecord>(kUnary), std::span<const OpRecord>(kBinary),
+        std::span<const OpRecord>(kCopyAndFactories), std::span<const OpRecord>(kReductionsScansSorting),
+        std::span<const OpRecord>(kLinalgAndIndexing), std::span<const OpRecord>(kComposites),
+        std::span<const OpRecord>(kViews)}) {
+    all.insert(all.end(), family.begin(), family.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+std::span<const OpRecord> op_records() {
+  static const std::vector<OpRecord> records = all_records();
+  return records;
+}
+
+}  // namespace ember::ops

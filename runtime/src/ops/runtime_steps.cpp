@@ -1,0 +1,15 @@
+// The runtime's own dispatch steps (Note [Dispatch steps]). The ops layer
+// sits above both autograd and the plugin layer, so it is the one that can
+// name their steps; the dispatcher below knows them only as table entries.
+#include "autograd/derivatives.h"
+#include "dispatch/step_table.h"
+#include "plugin/backend_step.h"
+
+namespace ember::dispatch {
+
+void install_runtime_steps() {
+  set_step(DispatchKey::Autograd, &autograd::run_autograd_step);
+  set_backend_step(&plugin::run_backend_step);
+}
+
+}  // namespace ember::dispatch

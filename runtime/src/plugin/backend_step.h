@@ -1,0 +1,14 @@
+#pragma once
+
+#include "dispatch/op.h"
+#include "ember/device.h"
+
+namespace ember::plugin {
+
+// The dispatcher's backend step for every op that is not a view: allocates
+// the outputs the call leaves undefined from the op's meta function, then
+// runs the kernel the device's plugin registered for (op, dtype), or fails
+// naming op, dtype, device and plugin.
+void run_backend_step(const dispatch::Op& op, dispatch::OpCall& call, Device device);
+
+}  // namespace ember::plugin
