@@ -6,6 +6,10 @@
 //                           and freeing the result back to the cache.
 //   BM_Dispatch_AddInplace  `add_(x, b)`: the same without the allocation.
 //   BM_Dispatch_Empty       `empty({1})`: allocation and TensorImpl only.
+//   BM_Dispatch_Transpose   `x.transpose(0, 1)` of a [1, 1] tensor: a view op
+//                           (validation, layout, a TensorImpl sharing storage).
+//   BM_Dispatch_Expand      `x.expand({4, 1})`: the broadcast view binary ops insert.
+//   BM_Dispatch_View        `x.view({1, 1})` of a [1] tensor.
 #include <benchmark/benchmark.h>
 #include <ember/ember.h>
 
@@ -48,8 +52,44 @@ void BM_Dispatch_Empty(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+template <typename MakeView>
+void run_view(benchmark::State& state, const ember::Tensor& x, MakeView make_view) {
+  { const ember::Tensor warm = make_view(x); }
+  for (auto _ : state) {
+    ember::Tensor v = make_view(x);
+    benchmark::DoNotOptimize(v.impl());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+ember::Tensor one_by_one() {
+  const int64_t shape[] = {1, 1};
+  return ember::full(shape, 1.0f, ember::DType::Float32);
+}
+
+void BM_Dispatch_Transpose(benchmark::State& state) {
+  run_view(state, one_by_one(), [](const ember::Tensor& x) { return x.transpose(0, 1); });
+}
+
+void BM_Dispatch_Expand(benchmark::State& state) {
+  run_view(state, one_by_one(), [](const ember::Tensor& x) {
+    const int64_t shape[] = {4, 1};
+    return x.expand(shape);
+  });
+}
+
+void BM_Dispatch_View(benchmark::State& state) {
+  run_view(state, one_element(1.0f), [](const ember::Tensor& x) {
+    const int64_t shape[] = {1, 1};
+    return x.view(shape);
+  });
+}
+
 }  // namespace
 
+BENCHMARK(BM_Dispatch_Transpose)->Unit(benchmark::kNanosecond)->UseRealTime();
+BENCHMARK(BM_Dispatch_Expand)->Unit(benchmark::kNanosecond)->UseRealTime();
+BENCHMARK(BM_Dispatch_View)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_Add)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_AddInplace)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_Empty)->Unit(benchmark::kNanosecond)->UseRealTime();
