@@ -25,11 +25,18 @@ using ember::ops::OpRecord;
 // Ops whose outputs carry no gradient although no elementwise dtype rule
 // makes them bool or integer: each entry says why.
 const std::set<std::string> kGradientFreeByNature = {
-    "fill", "arange", "uniform", "normal",  // no tensor input
-    "argmax", "argmin",                     // int64 indices
+    "fill",
+    "arange",
+    "uniform",
+    "normal",  // no tensor input
+    "argmax",
+    "argmin",  // int64 indices
     // Backward kernels: derivatives call them only with grad mode off and
     // differentiate the decomposition otherwise.
-    "conv2d_backward_input", "conv2d_backward_weight", "max_pool2d_backward", "avg_pool2d_backward",
+    "conv2d_backward_input",
+    "conv2d_backward_weight",
+    "max_pool2d_backward",
+    "avg_pool2d_backward",
 };
 
 bool bool_or_integer_result(DTypeRule rule) {

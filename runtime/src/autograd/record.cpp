@@ -37,12 +37,6 @@ void set_history(const std::shared_ptr<Node>& node, Tensor* outputs, int64_t num
   }
 }
 
-void record(const std::string& name, const Tensor* inputs, int64_t num_inputs, Tensor* outputs, int64_t num_outputs,
-            const std::vector<Tensor>& saved, BackwardFn backward) {
-  set_history(make_function_node(name, inputs, num_inputs, num_outputs, saved, std::move(backward)), outputs,
-              num_outputs);
-}
-
 const Tensor& name_history(const Tensor& out, const std::string& name) {
   AutogradMeta* meta = out.impl()->autograd_meta();
   if (meta != nullptr && meta->grad_fn != nullptr && meta->grad_fn.use_count() == 1) meta->grad_fn->rename(name);
@@ -62,12 +56,6 @@ std::string backward_name(std::string_view op) {
     upper = false;
   }
   return name + "Backward0";
-}
-
-Tensor record_unary(const std::string& name, const Tensor& in, Tensor out, BackwardFn backward,
-                    const std::vector<Tensor>& saved) {
-  if (any_requires_grad({in})) record(name, &in, 1, &out, 1, saved, std::move(backward));
-  return out;
 }
 
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {

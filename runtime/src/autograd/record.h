@@ -22,11 +22,6 @@ std::shared_ptr<Node> make_function_node(const std::string& name, const Tensor* 
 // outputs are never differentiable).
 void set_history(const std::shared_ptr<Node>& node, Tensor* outputs, int64_t num_outputs);
 
-// Records one op: make_function_node, then set_history. Call only when
-// any_requires_grad() is true.
-void record(const std::string& name, const Tensor* inputs, int64_t num_inputs, Tensor* outputs, int64_t num_outputs,
-            const std::vector<Tensor>& saved, BackwardFn backward);
-
 // Gives a composite op's result the node name PyTorch's own op shows
 // (MseLossBackward0 rather than the MeanBackward0 its decomposition ends
 // in), by renaming the node that made it when only this result holds that
@@ -36,11 +31,6 @@ const Tensor& name_history(const Tensor& out, const std::string& name);
 // PyTorch's name for the backward node of a catalogue op: "index_select"
 // gives "IndexSelectBackward0".
 std::string backward_name(std::string_view op);
-
-// For view ops and conversions computed outside the dispatcher: records
-// `out = f(in)` when needed and returns out.
-Tensor record_unary(const std::string& name, const Tensor& in, Tensor out, BackwardFn backward,
-                    const std::vector<Tensor>& saved = {});
 
 // Sums `grad` down to `shape`, undoing broadcasting.
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);

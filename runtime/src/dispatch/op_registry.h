@@ -11,7 +11,7 @@
 namespace ember::dispatch {
 
 // Every op the core knows. Filled once, at first use, from the catalogue
-// (ops/catalogue.cpp); immutable afterwards, so lookups take no lock.
+// records (ops/op_records.cpp, through ops/catalogue.cpp); immutable afterwards, so lookups take no lock.
 class OpRegistry {
  public:
   static const OpRegistry& get();
