@@ -81,7 +81,7 @@ def main():
     missing = undefined_citations(root)
     for path, line, title in missing:
         print(f"{path}:{line}: Note [{title}] is cited but defined nowhere "
-              f"(define it once as a comment block starting `// Note [{title}]`)")
+              f"(define it once: a comment block whose first line is `Note [{title}]`)")
     if missing:
         print(f"{len(missing)} citation(s) of undefined notes")
         return 1
