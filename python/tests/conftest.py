@@ -86,17 +86,20 @@ def pytest_collection_modifyitems(config, items):
     # Runs before -k and -m deselect anything, so that every collected test
     # counts when stale lines are looked for.
     if config.getoption("device"):
+        config.hook.pytest_deselected(items=[item for item in items if _device_of(item) is None])
         items[:] = [item for item in items if _device_of(item) is not None]
     collected = {}
+    expected_failures = {}
     for item in items:
         device = _device_of(item)
         if device is None:
             continue
         device_type = ember.device(device).type
-        lists = collected.setdefault(device_type, set())
+        if device_type not in expected_failures:
+            expected_failures[device_type] = read_expected_failures(device_type)
         test_id = _listed_id(item, device)
-        lists.add(test_id)
-        entry = read_expected_failures(device_type).get(test_id)
+        collected.setdefault(device_type, set()).add(test_id)
+        entry = expected_failures[device_type].get(test_id)
         if entry is not None:
             item.add_marker(pytest.mark.xfail(
                 strict=True, raises=NotImplementedError,
@@ -106,7 +109,7 @@ def pytest_collection_modifyitems(config, items):
     whole_folder = _collects_whole_folder(config)
     for device_type, test_ids in collected.items():
         functions = {test_id.split("[", 1)[0] for test_id in test_ids}
-        for test_id, (number, _) in read_expected_failures(device_type).items():
+        for test_id, (number, _) in expected_failures[device_type].items():
             if test_id not in test_ids and (whole_folder or test_id.split("[", 1)[0] in functions):
                 stale.append(f"expected_failures/{device_type}.txt:{number}: {test_id} is not a test: remove the line")
     config.stash[_stale_entries] = stale
