@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fails naming file:line for every design-note citation whose note is defined
-nowhere in the tree.
+nowhere in the tree, and for every second definition of a note.
 
 Code cites a design decision by its title in square brackets after the word
 Note, and defines it once as a comment block whose first line begins with the
@@ -52,9 +52,9 @@ def normalised(title):
 
 
 def scan(text):
-    """Returns (definitions, citations): the titles defined, and each citation
-    as (title, line number)."""
-    definitions = {normalised(m.group(1)) for line in text.splitlines() if (m := DEFINITION.match(line))}
+    """Returns (definitions, citations): each as (title, line number)."""
+    definitions = [(normalised(m.group(1)), number) for number, line in enumerate(text.splitlines(), start=1)
+                   if (m := DEFINITION.match(line))]
     citations = []
     for match in CITATION.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
@@ -62,28 +62,38 @@ def scan(text):
     return definitions, citations
 
 
-def undefined_citations(root):
-    defined = set()
+def note_problems(root):
+    """Each problem as `path:line: what is wrong`, in the order of the files."""
+    defined = {}
+    problems = []
     cited = []
     for path in searched_files(root):
         with open(path, encoding="utf-8", errors="replace") as file:
             text = file.read()
         definitions, citations = scan(text)
-        defined |= definitions
-        cited.extend((os.path.relpath(path, root), line, title) for title, line in citations)
-    return [(path, line, title) for path, line, title in cited if title not in defined]
+        where = os.path.relpath(path, root)
+        for title, line in definitions:
+            if title in defined:
+                problems.append(f"{where}:{line}: Note [{title}] is defined a second time (first in "
+                                f"{defined[title]}): cite it there instead")
+            else:
+                defined[title] = f"{where}:{line}"
+        cited.extend((where, line, title) for title, line in citations)
+    problems.extend(f"{where}:{line}: Note [{title}] is cited but defined nowhere (define it once: a comment "
+                    f"block whose first line is `Note [{title}]`)"
+                    for where, line, title in cited if title not in defined)
+    return problems
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", nargs="?", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     root = parser.parse_args().root
-    missing = undefined_citations(root)
-    for path, line, title in missing:
-        print(f"{path}:{line}: Note [{title}] is cited but defined nowhere "
-              f"(define it once: a comment block whose first line is `Note [{title}]`)")
-    if missing:
-        print(f"{len(missing)} citation(s) of undefined notes")
+    problems = note_problems(root)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) with design notes")
         return 1
     return 0
 

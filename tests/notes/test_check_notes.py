@@ -1,5 +1,6 @@
 """scripts/check_notes.py on small trees: what counts as a citation and as a
-definition, and that an undefined citation fails naming file:line."""
+definition, and that an undefined citation or a second definition fails
+naming file:line."""
 
 import os
 import subprocess
@@ -31,7 +32,8 @@ def test_citations_of_defined_notes_pass(tmp_path):
     write(tmp_path, "docs/c.md", f"## {note('Gamma')}\n\nWhy gamma.\n")
     write(tmp_path, "sdk/d.h", f"/*\n * {note('Delta')}: why delta.\n */\n")
     # Citations, one wrapped over comment lines and one over Markdown lines.
-    write(tmp_path, "plugins/e.cpp", f"int x;  // ({note('Alpha')})\n// see (Note\n// [Beta\n// beta]) and {note('Delta')}\n")
+    write(tmp_path, "plugins/e.cpp",
+          f"int x;  // ({note('Alpha')})\n// see (Note\n// [Beta\n// beta]) and {note('Delta')}\n")
     write(tmp_path, "docs/f.md", f"As {note('Gamma')}\nsays, and Note\n[Beta beta].\n")
     result = run_check(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -45,7 +47,7 @@ def test_undefined_citation_fails_naming_file_and_line(tmp_path):
     result = run_check(tmp_path)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert len(lines) == 3 and lines[2] == "2 citation(s) of undefined notes", result.stdout
+    assert len(lines) == 3 and lines[2] == "2 problem(s) with design notes", result.stdout
     assert lines[0].startswith(os.path.join("runtime", "src", "b.cpp") + ":3: " + note("Missing one"))
     assert lines[1].startswith(os.path.join("samples", "c.py") + ":1: " + note("Absent"))
 
@@ -57,6 +59,15 @@ def test_a_citation_is_not_its_own_definition(tmp_path):
     result = run_check(tmp_path)
     assert result.returncode == 1
     assert result.stdout.startswith(os.path.join("tests", "a.cpp") + ":1: " + note("Alpha"))
+
+
+def test_a_second_definition_fails(tmp_path):
+    write(tmp_path, "plugins/a.cpp", f"// {note('Alpha')}\n// Why alpha.\n")
+    write(tmp_path, "runtime/b.h", f"int z;\n// {note('Alpha')}: why alpha, again.\n")
+    result = run_check(tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith(os.path.join("runtime", "b.h") + ":2: " + note("Alpha") +
+                                    " is defined a second time (first in " + os.path.join("plugins", "a.cpp") + ":1)")
 
 
 def test_build_and_hidden_folders_are_not_searched(tmp_path):
