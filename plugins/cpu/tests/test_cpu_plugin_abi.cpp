@@ -255,8 +255,8 @@ double ulps_from(float got, double exact) {
   return std::fabs(got - exact) / ulp;
 }
 
-// Note [Vector math clones]: contiguous stretches run through libmvec's
-// widest variant the CPU has, strided ones through the scalar functions;
+// Contiguous stretches run through libmvec's widest variant the CPU has,
+// strided ones through the scalar functions (Note [Vector math clones]);
 // both stay within libmvec's 4 ulp, and special values keep their meaning.
 TEST_F(CpuPluginAbi, VectorMathIsWithinFourUlpContiguousAndStrided) {
   constexpr int64_t n = 100003;  // not a multiple of any vector width: the loops' tails run too

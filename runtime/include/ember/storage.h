@@ -33,6 +33,23 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
+  // Note [Version counter]
+  // The counter says how many in-place writes the memory has taken, so that
+  // autograd can tell whether a tensor it saved still holds the values it
+  // saw. It counts writes, not values: a write that stores what was there
+  // still bumps it.
+  // - Who bumps it: dispatch::call_into, after every kernel it runs into an
+  //   existing tensor (in-place ops, fill_, copy_, and factories filling the
+  //   memory they made), and Tensor::copy_ after a copy across devices. A
+  //   fresh storage starts at 0; making a view does not bump, and every view
+  //   shares its storage's count.
+  // - How a saved tensor is checked: autograd::SavedTensor records version()
+  //   when the forward op saves its input or output, and unpack() compares
+  //   it in the backward pass; a difference is a RuntimeError naming the
+  //   tensor, the op that saved it and both versions (PyTorch's "modified by
+  //   an inplace operation" error), never a gradient from changed data.
+  // - Views use the same count to notice that their history is stale after a
+  //   write through another view (Note [In-place writes through views]).
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 

@@ -7,7 +7,7 @@
  * describing the plugin. Tensors cross the boundary as DLPack `DLTensor`s;
  * no C++ object ever does.
  *
- * Version rules (Note [ABI versioning]):
+ * Note [ABI versioning]: the version rules.
  *   - EMBER_ABI_VERSION_MAJOR changes only when an existing field or function
  *     changes meaning or position. Host and plugin must agree on the major;
  *     a plugin of another major is refused before any of its functions other
