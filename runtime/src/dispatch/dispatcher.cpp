@@ -12,6 +12,8 @@
 #include "ember/ops.h"
 #include "plugin/device_registry.h"
 #include "plugin/status.h"
+#include "plugin/stream_state.h"
+#include "plugin/supports_op.h"
 
 namespace ember::dispatch {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 // Temporary memory handed to one kernel call, returned when it ends.
 struct ScratchBlocks {
   plugin::CachingAllocator* allocator = nullptr;
+  const std::shared_ptr<const plugin::StreamState>* stream = nullptr;  // the kernel's
   std::vector<void*> blocks;
   ~ScratchBlocks() {
     for (void* p : blocks) allocator->release(p);
@@ -28,7 +31,7 @@ struct ScratchBlocks {
 ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void** ptr) {
   auto* scratch = static_cast<ScratchBlocks*>(call->host_context);
   try {
-    *ptr = scratch->allocator->allocate(size);
+    *ptr = scratch->allocator->allocate(size, *scratch->stream);
     scratch->blocks.push_back(*ptr);
     return nullptr;
   } catch (const std::exception& e) {
@@ -92,6 +95,10 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   const DType dtype = dtype_source.dtype();
   const BackendKernel* kernel = op.kernel(device.type, dtype);
   if (kernel == nullptr) throw_missing_kernel(op, device, dtype);
+  if (plugin::answers_supports_op(*kernel->backend)) {
+    plugin::check_supports_op(*kernel->backend, device, op.name(), call.inputs, call.num_inputs, call.outputs,
+                              call.num_outputs, call.attrs, call.num_attrs);
+  }
 
   const DLDevice dl_device{kernel->backend->api->dl_device_type, device.index};
   constexpr int64_t kInline = 8;
@@ -109,12 +116,15 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   }
   for (int64_t i = 0; i < call.num_outputs; ++i) outputs[i] = to_dl_tensor(call.outputs[i], dl_device);
 
+  const auto& stream = plugin::current_stream_state(device);
   ScratchBlocks scratch;
   scratch.allocator = &kernel->backend->allocator(device.index);
+  scratch.stream = &stream;
   ember_kernel_call kc{};
   kc.struct_size = sizeof(ember_kernel_call);
   kc.op_name = op.name().c_str();
   kc.device_index = device.index;
+  kc.stream = plugin::handle_of(stream);
   kc.inputs = inputs;
   kc.num_inputs = call.num_inputs;
   kc.outputs = outputs.data();
