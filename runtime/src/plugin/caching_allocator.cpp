@@ -51,22 +51,25 @@ void* CachingAllocator::allocate(size_t nbytes, const StreamRef& stream) {
   if (nbytes == 0) return nullptr;
   size_t size = round_size(nbytes);
   std::lock_guard lock(mutex_);
-  void* ptr = nullptr;
-  if (auto it = free_blocks_.find({id_of(stream), size}); it != free_blocks_.end()) {
-    ptr = it->second;
+  BlockEntry* entry = nullptr;
+  const uint64_t stream_id = id_of(stream);
+  auto it = free_blocks_.lower_bound(size);
+  while (it != free_blocks_.end() && it->first == size && it->second->second.free_stream_id != stream_id) ++it;
+  if (it != free_blocks_.end() && it->first == size) {
+    entry = it->second;
     free_blocks_.erase(it);
     ++stats_.num_cache_hits;
   } else {
-    ptr = allocate_from_device(size, nbytes);
+    entry = allocate_from_device(size, nbytes);
   }
-  blocks_[ptr].stream = stream;
+  if (stream) entry->second.stream = stream;  // a free block holds none
   ++stats_.num_allocs;
   stats_.allocated += size;
   stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
-  return ptr;
+  return entry->first;
 }
 
-void* CachingAllocator::allocate_from_device(size_t size, size_t requested) {
+CachingAllocator::BlockEntry* CachingAllocator::allocate_from_device(size_t size, size_t requested) {
   auto try_allocate = [&](void** ptr) {
     return call_device(backend_, EMBER_DEVICE_ALLOCATOR_THREAD_SAFE,
                        [&] { return backend_.api->allocate(device_index_, size, kAlignment, ptr); });
@@ -92,37 +95,49 @@ void* CachingAllocator::allocate_from_device(size_t size, size_t requested) {
     throw Error(ErrorKind::Runtime, "plugin '" + backend_.plugin_name + "' returned no memory for " +
                                         std::to_string(size) + " bytes on " + backend_.device_name(device_index_));
   }
-  blocks_.emplace(ptr, Block{size, nullptr, {}});
+  BlockEntry& entry = *blocks_.emplace(ptr, Block{size, nullptr, {}}).first;
   stats_.reserved += size;
   ++stats_.num_device_allocs;
-  return ptr;
+  return &entry;
+}
+
+inline void CachingAllocator::cache_free_block(uint64_t stream_id, BlockEntry* entry) noexcept {
+  try {
+    entry->second.free_stream_id = stream_id;
+    free_blocks_.emplace(entry->second.size, entry);
+  } catch (...) {
+    // No room to cache it: keep it counted as reserved rather than lose track.
+  }
 }
 
 void CachingAllocator::release(void* ptr) noexcept {
   if (ptr == nullptr) return;
-  // Dropped after the lock: the last reference to a stream retires it here.
-  StreamRef stream;
-  std::vector<StreamRef> uses;
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   auto it = blocks_.find(ptr);
   if (it == blocks_.end()) {
     log().error("release of {} on {}, which this allocator never handed out", ptr, backend_.device_name(device_index_));
     return;
   }
   Block& block = it->second;
-  stream = std::move(block.stream);
-  uses = std::move(block.uses);
-  block.uses.clear();
   stats_.allocated -= block.size;
-  if (!uses.empty()) {
-    defer_until_uses_done(ptr, block.size, id_of(stream), uses);
+  if (!block.stream && block.uses.empty()) {
+    cache_free_block(0, &*it);
     return;
   }
-  try {
-    free_blocks_.emplace(FreeKey{id_of(stream), block.size}, ptr);
-  } catch (...) {
-    // No room to cache it: keep it counted as reserved rather than lose track.
+  release_on_streams(lock, *it);
+}
+
+void CachingAllocator::release_on_streams(std::unique_lock<std::mutex>& lock, BlockEntry& entry) noexcept {
+  // Dropped after the lock: the last reference to a stream retires it, which
+  // takes the lock again.
+  const StreamRef stream = std::exchange(entry.second.stream, nullptr);
+  const std::vector<StreamRef> uses = std::exchange(entry.second.uses, {});
+  if (uses.empty()) {
+    cache_free_block(id_of(stream), &entry);
+  } else {
+    defer_until_uses_done(entry.first, entry.second.size, id_of(stream), uses);
   }
+  lock.unlock();
 }
 
 void CachingAllocator::record_stream(void* ptr, const StreamRef& stream) {
@@ -158,12 +173,12 @@ void CachingAllocator::defer_until_uses_done(void* ptr, size_t size, uint64_t st
       }
     }
   }
+  if (pending.events.empty()) {
+    cache_free_block(stream_id, &*blocks_.find(ptr));
+    return;
+  }
   try {
-    if (pending.events.empty()) {
-      free_blocks_.emplace(FreeKey{stream_id, size}, ptr);
-    } else {
-      pending_.push_back(std::move(pending));
-    }
+    pending_.push_back(std::move(pending));
   } catch (...) {
     // No room to track it: it stays reserved and is never reused.
   }
@@ -171,13 +186,7 @@ void CachingAllocator::defer_until_uses_done(void* ptr, size_t size, uint64_t st
 
 void CachingAllocator::return_completed_pending() noexcept {
   auto done = std::partition(pending_.begin(), pending_.end(), [](const PendingBlock& p) { return !p.events.empty(); });
-  for (auto it = done; it != pending_.end(); ++it) {
-    try {
-      free_blocks_.emplace(FreeKey{it->stream_id, it->size}, it->ptr);
-    } catch (...) {
-      // As in release(): counted as reserved, never reused.
-    }
-  }
+  for (auto it = done; it != pending_.end(); ++it) cache_free_block(it->stream_id, &*blocks_.find(it->ptr));
   pending_.erase(done, pending_.end());
 }
 
@@ -202,12 +211,9 @@ void CachingAllocator::retire_stream(uint64_t stream_id) noexcept {
     if (pending.stream_id == stream_id) pending.stream_id = 0;
   }
   return_completed_pending();
-  auto first = free_blocks_.lower_bound({stream_id, 0});
-  auto last = free_blocks_.lower_bound({stream_id + 1, 0});
-  std::vector<std::pair<FreeKey, void*>> moved;
-  for (auto it = first; it != last; ++it) moved.emplace_back(FreeKey{0, it->first.second}, it->second);
-  free_blocks_.erase(first, last);
-  free_blocks_.insert(moved.begin(), moved.end());
+  for (auto [size, entry] : free_blocks_) {
+    if (entry->second.free_stream_id == stream_id) entry->second.free_stream_id = 0;
+  }
 }
 
 void CachingAllocator::wait_pending_blocks() noexcept {
@@ -231,8 +237,8 @@ void CachingAllocator::empty_cache() {
 
 void CachingAllocator::release_cached_blocks() {
   wait_pending_blocks();
-  for (auto [key, ptr] : free_blocks_) {
-    const size_t size = key.second;
+  for (auto [size, entry] : free_blocks_) {
+    void* ptr = entry->first;
     ember_status* status = call_device(backend_, EMBER_DEVICE_ALLOCATOR_THREAD_SAFE,
                                        [&] { return backend_.api->deallocate(device_index_, ptr); });
     if (status != nullptr) {

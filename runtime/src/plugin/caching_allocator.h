@@ -68,6 +68,7 @@ class CachingAllocator {
     size_t size = 0;
     StreamRef stream;             // while live: the stream it was allocated on
     std::vector<StreamRef> uses;  // while live: other streams from record_stream
+    uint64_t free_stream_id = 0;  // while cached: the stream whose requests it serves
   };
   // A freed block waiting for events on the streams that used it.
   struct PendingBlock {
@@ -76,9 +77,14 @@ class CachingAllocator {
     uint64_t stream_id = 0;                                                 // the free list it returns to
     std::vector<std::pair<uint64_t, std::unique_ptr<PluginEvent>>> events;  // (stream id, event)
   };
-  using FreeKey = std::pair<uint64_t, size_t>;  // (stream id, size class)
+  // An entry of blocks_: its address is stable, so free lists point to it and
+  // a cache hit needs no lookup.
+  using BlockEntry = std::pair<void* const, Block>;
 
-  void* allocate_from_device(size_t size, size_t requested);
+  BlockEntry* allocate_from_device(size_t size, size_t requested);
+  void cache_free_block(uint64_t stream_id, BlockEntry* entry) noexcept;
+  // release() of a block that names streams; unlocks before dropping them.
+  void release_on_streams(std::unique_lock<std::mutex>& lock, BlockEntry& entry) noexcept;
   // With mutex_ held.
   void release_cached_blocks();
   void wait_pending_blocks() noexcept;
@@ -88,7 +94,9 @@ class CachingAllocator {
   DeviceBackend& backend_;
   int32_t device_index_;
   mutable std::mutex mutex_;
-  std::multimap<FreeKey, void*> free_blocks_;
+  // Size class -> cached blocks of every stream. Most blocks serve the default
+  // stream, so a lookup by size alone usually takes the first block of its class.
+  std::multimap<size_t, BlockEntry*> free_blocks_;
   std::unordered_map<void*, Block> blocks_;  // every block held from the plugin
   std::vector<PendingBlock> pending_;
   MemoryStats stats_;

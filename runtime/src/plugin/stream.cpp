@@ -29,9 +29,9 @@ struct CurrentStreams {
 };
 thread_local CurrentStreams t_current;
 
-const std::shared_ptr<const StreamState> kDefaultStream;
-
 }  // namespace
+
+constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_streams_set = false;
 
 bool has_streams(const DeviceBackend& backend) {
   return backend.has(offsetof(ember_device_api, stream_synchronize)) && backend.api->stream_create != nullptr &&
@@ -71,7 +71,7 @@ StreamState::~StreamState() {
   }
 }
 
-const std::shared_ptr<const StreamState>& current_stream_state(Device device) noexcept {
+const std::shared_ptr<const StreamState>& current_stream_state_of_thread(Device device) noexcept {
   if (device.type < 0 || device.type >= kMaxDeviceTypes) return kDefaultStream;
   const auto& streams = t_current.by_type[device.type];
   if (device.index < 0 || static_cast<size_t>(device.index) >= streams.size()) return kDefaultStream;
@@ -154,6 +154,7 @@ Stream current_stream(Device device) {
 
 void set_current_stream(const Stream& stream) {
   const Device device = stream.device();
+  plugin::t_streams_set = true;
   auto& streams = plugin::t_current.by_type[device.type];
   if (static_cast<size_t>(device.index) >= streams.size()) streams.resize(static_cast<size_t>(device.index) + 1);
   streams[device.index] = stream.state();

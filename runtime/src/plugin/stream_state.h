@@ -23,8 +23,18 @@ struct StreamState {
   ~StreamState();
 };
 
+// Whether this thread ever set a current stream. Read on every kernel call
+// and allocation, so it is constinit (no lazy-initialisation check) and in
+// the initial-exec TLS model (one load, no __tls_get_addr call; one byte of
+// the static TLS space glibc keeps for libraries loaded later).
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_streams_set;
+inline const std::shared_ptr<const StreamState> kDefaultStream;
+const std::shared_ptr<const StreamState>& current_stream_state_of_thread(Device device) noexcept;
+
 // The current stream of `device` on this thread: null for the default stream.
-const std::shared_ptr<const StreamState>& current_stream_state(Device device) noexcept;
+inline const std::shared_ptr<const StreamState>& current_stream_state(Device device) noexcept {
+  return t_streams_set ? current_stream_state_of_thread(device) : kDefaultStream;
+}
 inline ember_stream_t handle_of(const std::shared_ptr<const StreamState>& state) {
   return state ? state->handle : nullptr;
 }
