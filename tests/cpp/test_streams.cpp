@@ -3,7 +3,8 @@
 // their stream and out of reuse while a recorded stream may use them, and a
 // stream is never mixed with another device's tensors. The "streamed" toy
 // plugin (tests/plugins/toy_device.c) has numbered streams and a neg kernel
-// that writes the number of the stream it ran on; the XPU plugin, where
+// that takes 64 KiB of scratch and writes the number of the stream it ran
+// on; the XPU plugin, where
 // built and an OpenCL device exists, runs the same model on real queues.
 #include <gtest/gtest.h>
 
@@ -85,6 +86,22 @@ TEST_F(StreamsOnToy, AFreedBlockServesOnlyItsOwnStream) {
   EXPECT_NE(block_of(on_default), on_stream);
   StreamGuard guard(stream);
   EXPECT_EQ(block_of(block(device_)), on_stream);
+}
+
+TEST_F(StreamsOnToy, KernelScratchMemoryFollowsTheKernelsStream) {
+  const Stream stream = Stream::create(device_);
+  const Tensor x = empty({3}, TensorOptions(DType::Float32, device_));
+  {
+    StreamGuard guard(stream);
+    neg(x);  // takes and returns 64 KiB of scratch on `stream`
+  }
+  const int64_t scratch_floats = (64 << 10) / 4;
+  const uint64_t device_allocs = memory_stats(device_).num_device_allocs;
+  const Tensor on_default = empty({scratch_floats}, TensorOptions(DType::Float32, device_));
+  EXPECT_EQ(memory_stats(device_).num_device_allocs, device_allocs + 1);
+  StreamGuard guard(stream);
+  const Tensor on_stream = empty({scratch_floats}, TensorOptions(DType::Float32, device_));
+  EXPECT_EQ(memory_stats(device_).num_device_allocs, device_allocs + 1);
 }
 
 TEST_F(StreamsOnToy, RecordStreamKeepsABlockOutOfReuseUntilTheStreamIsSynchronized) {

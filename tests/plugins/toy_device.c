@@ -10,7 +10,8 @@
  *   TOY_STREAMS           optional: stream and event slots (streams are
  *                         numbered handles, events complete at once) and the
  *                         TOY_KERNEL_OP kernel writes the number of the stream
- *                         it was called on into every element of its output
+ *                         it was called on into every element of its output,
+ *                         after taking TOY_SCRATCH_BYTES of scratch memory
  *   TOY_REFUSES_OPS       optional: a supports_op that says no to everything
  * It has two devices of TOY_CAPACITY bytes each, declares nothing
  * thread-safe, and answers a concurrent call into its allocator with an
@@ -190,8 +191,12 @@ static ember_device_api g_device = {
 
 #if defined(TOY_KERNEL_OP) && defined(TOY_STREAMS)
 /* Host memory, a contiguous float32 output: enough for the stream tests. */
+#define TOY_SCRATCH_BYTES ((size_t)64 << 10)
 static ember_status* stream_number_kernel(const ember_kernel_call* call, void* data) {
   (void)data;
+  void* scratch = NULL;
+  ember_status* status = call->allocate_scratch(call, TOY_SCRATCH_BYTES, &scratch);
+  if (status != NULL) return status;
   const DLTensor* out = &call->outputs[0];
   int64_t count = 1;
   for (int32_t d = 0; d < out->ndim; ++d) count *= out->shape[d];
