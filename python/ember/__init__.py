@@ -78,3 +78,17 @@ __version__ = "1.0.0"
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+from ._streams import Stream, Event
+from ._device_module import device_module as _device_module, plugin_device_types as _plugin_device_types
+
+# ember.cuda and ember.xpu exist whether or not a plugin provides them (their
+# is_available() says); other device types appear once a plugin provides them.
+cuda = _device_module("cuda")
+xpu = _device_module("xpu")
+
+
+def __getattr__(name):
+    if not name.startswith("_") and name in _plugin_device_types():
+        return _device_module(name)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_C, m) {
   bind_functional(m);
   bind_foreach(m);
   bind_catalogue(m);
+  bind_streams(m);
 }

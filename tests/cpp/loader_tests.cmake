@@ -14,3 +14,13 @@ ember_add_cpp_test(ember_test_caching_allocator SOURCES cpp/test_caching_allocat
 ember_use_test_plugins(ember_test_caching_allocator)
 ember_add_cpp_test(ember_test_kernel_errors SOURCES cpp/test_kernel_errors.cpp)
 ember_use_test_plugins(ember_test_kernel_errors)
+
+# Streams and events, on the streamed toy plugin and, where built, the XPU plugin.
+# XPU program binaries go to the build's caches, as for the XPU plugin's own tests.
+ember_add_cpp_test(ember_test_streams SOURCES cpp/test_streams.cpp ENVIRONMENT
+  "EMBER_XPU_CACHE_DIR=${CMAKE_BINARY_DIR}/xpu-program-cache" "POCL_CACHE_DIR=${CMAKE_BINARY_DIR}/xpu-pocl-cache")
+ember_use_test_plugins(ember_test_streams)
+if(TARGET ember_plugin_xpu)
+  target_compile_definitions(ember_test_streams PRIVATE EMBER_XPU_PLUGIN_PATH="$<TARGET_FILE:ember_plugin_xpu>")
+  add_dependencies(ember_test_streams ember_plugin_xpu)
+endif()

@@ -7,12 +7,19 @@
  *                         fails with "kernel exploded"
  *   TOY_NULL_KERNEL       optional: registers that kernel with a NULL function
  *   TOY_TRUNCATE_AT_COPY  optional: its ember_device_api ends before `copy`
+ *   TOY_STREAMS           optional: stream and event slots (streams are
+ *                         numbered handles, events complete at once) and the
+ *                         TOY_KERNEL_OP kernel writes the number of the stream
+ *                         it was called on into every element of its output,
+ *                         after taking TOY_SCRATCH_BYTES of scratch memory
+ *   TOY_REFUSES_OPS       optional: a supports_op that says no to everything
  * It has two devices of TOY_CAPACITY bytes each, declares nothing
  * thread-safe, and answers a concurrent call into its allocator with an
  * error, so a test can see whether the core serialises calls.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -103,6 +110,55 @@ static ember_status* toy_copy(const ember_copy_args* args) {
 
 static ember_status* toy_synchronize(int32_t device) { return bad_device(device); }
 
+#ifdef TOY_STREAMS
+static uintptr_t g_next_stream = 1;
+
+static ember_status* toy_stream_create(int32_t device, ember_stream_t* stream) {
+  *stream = (ember_stream_t)g_next_stream++;
+  return bad_device(device);
+}
+
+static ember_status* toy_stream_or_event_call(int32_t device, void* handle) {
+  (void)handle;
+  return bad_device(device);
+}
+
+static ember_status* toy_stream_destroy(int32_t device, ember_stream_t stream) {
+  return toy_stream_or_event_call(device, stream);
+}
+
+static ember_status* toy_stream_synchronize(int32_t device, ember_stream_t stream) {
+  return toy_stream_or_event_call(device, stream);
+}
+
+static ember_status* toy_event_create(int32_t device, ember_event_t* event) {
+  *event = (ember_event_t)malloc(1);
+  return bad_device(device);
+}
+
+static ember_status* toy_event_destroy(int32_t device, ember_event_t event) {
+  free(event);
+  return bad_device(device);
+}
+
+static ember_status* toy_event_on_stream(int32_t device, ember_event_t event, ember_stream_t stream) {
+  (void)stream;
+  return toy_stream_or_event_call(device, event);
+}
+
+static ember_status* toy_event_synchronize(int32_t device, ember_event_t event) {
+  return toy_stream_or_event_call(device, event);
+}
+#endif
+
+#ifdef TOY_REFUSES_OPS
+static ember_status* toy_supports_op(const ember_op_query* query, int32_t* supported) {
+  (void)query;
+  *supported = 0;
+  return NULL;
+}
+#endif
+
 static ember_device_api g_device = {
 #ifdef TOY_TRUNCATE_AT_COPY
     .struct_size = offsetof(ember_device_api, copy),
@@ -118,14 +174,44 @@ static ember_device_api g_device = {
     .deallocate = toy_deallocate,
     .copy = toy_copy,
     .synchronize = toy_synchronize,
+#ifdef TOY_STREAMS
+    .stream_create = toy_stream_create,
+    .stream_destroy = toy_stream_destroy,
+    .stream_synchronize = toy_stream_synchronize,
+    .event_create = toy_event_create,
+    .event_destroy = toy_event_destroy,
+    .event_record = toy_event_on_stream,
+    .event_wait = toy_event_on_stream,
+    .event_synchronize = toy_event_synchronize,
+#endif
+#ifdef TOY_REFUSES_OPS
+    .supports_op = toy_supports_op,
+#endif
 };
 
-#ifdef TOY_KERNEL_OP
+#if defined(TOY_KERNEL_OP) && defined(TOY_STREAMS)
+/* Host memory, a contiguous float32 output: enough for the stream tests. */
+#define TOY_SCRATCH_BYTES ((size_t)64 << 10)
+static ember_status* stream_number_kernel(const ember_kernel_call* call, void* data) {
+  (void)data;
+  void* scratch = NULL;
+  ember_status* status = call->allocate_scratch(call, TOY_SCRATCH_BYTES, &scratch);
+  if (status != NULL) return status;
+  const DLTensor* out = &call->outputs[0];
+  int64_t count = 1;
+  for (int32_t d = 0; d < out->ndim; ++d) count *= out->shape[d];
+  float* values = (float*)((char*)out->data + out->byte_offset);
+  for (int64_t i = 0; i < count; ++i) values[i] = (float)(uintptr_t)call->stream;
+  return NULL;
+}
+#define TOY_KERNEL stream_number_kernel
+#elif defined(TOY_KERNEL_OP)
 static ember_status* exploding_kernel(const ember_kernel_call* call, void* data) {
   (void)call;
   (void)data;
   return g_host->status_create(EMBER_STATUS_INTERNAL, "kernel exploded");
 }
+#define TOY_KERNEL exploding_kernel
 #endif
 
 static ember_status* toy_register_kernels(ember_registrar* registrar) {
@@ -138,7 +224,7 @@ static ember_status* toy_register_kernels(ember_registrar* registrar) {
 #ifdef TOY_NULL_KERNEL
   kernel.kernel = NULL;
 #else
-  kernel.kernel = exploding_kernel;
+  kernel.kernel = TOY_KERNEL;
 #endif
   kernel.flags = EMBER_KERNEL_THREAD_SAFE;
   return g_host->register_kernel(registrar, &kernel);

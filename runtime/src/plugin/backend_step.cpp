@@ -12,6 +12,8 @@
 #include "ember/ops.h"
 #include "plugin/device_registry.h"
 #include "plugin/status.h"
+#include "plugin/stream_state.h"
+#include "plugin/supports_op.h"
 
 namespace ember::plugin {
 
@@ -26,6 +28,7 @@ namespace {
 // Temporary memory handed to one kernel call, returned when it ends.
 struct ScratchBlocks {
   CachingAllocator* allocator = nullptr;
+  const std::shared_ptr<const StreamState>* stream = nullptr;  // the kernel's
   std::vector<void*> blocks;
   ~ScratchBlocks() {
     for (void* p : blocks) allocator->release(p);
@@ -35,7 +38,7 @@ struct ScratchBlocks {
 ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void** ptr) {
   auto* scratch = static_cast<ScratchBlocks*>(call->host_context);
   try {
-    *ptr = scratch->allocator->allocate(size);
+    *ptr = scratch->allocator->allocate(size, *scratch->stream);
     scratch->blocks.push_back(*ptr);
     return nullptr;
   } catch (const std::exception& e) {
@@ -70,6 +73,10 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   const DType dtype = dtype_source.dtype();
   const BackendKernel* kernel = op.kernel(device.type, dtype);
   if (kernel == nullptr) throw_missing_kernel(op, device, dtype);
+  if (answers_supports_op(*kernel->backend)) {
+    check_supports_op(*kernel->backend, device, op.name(), call.inputs, call.num_inputs, call.outputs,
+                      call.num_outputs, call.attrs, call.num_attrs);
+  }
 
   const DLDevice dl_device{kernel->backend->api->dl_device_type, device.index};
   constexpr int64_t kInline = 8;
@@ -87,12 +94,15 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   }
   for (int64_t i = 0; i < call.num_outputs; ++i) outputs[i] = to_dl_tensor(call.outputs[i], dl_device);
 
+  const auto& stream = current_stream_state(device);
   ScratchBlocks scratch;
   scratch.allocator = &kernel->backend->allocator(device.index);
+  scratch.stream = &stream;
   ember_kernel_call kc{};
   kc.struct_size = sizeof(ember_kernel_call);
   kc.op_name = op.name().c_str();
   kc.device_index = device.index;
+  kc.stream = handle_of(stream);
   kc.inputs = inputs;
   kc.num_inputs = call.num_inputs;
   kc.outputs = outputs.data();

@@ -8,6 +8,7 @@
 #include "plugin/device_call.h"
 #include "plugin/loader.h"
 #include "plugin/status.h"
+#include "plugin/stream_state.h"
 
 namespace ember::plugin {
 
@@ -142,6 +143,9 @@ void copy_on(DeviceBackend& backend, ember_copy_kind kind, int32_t src_device, c
   args.dst = dst;
   args.dst_offset = dst_offset;
   args.num_bytes = nbytes;
+  // The current stream of the device that runs the copy (its source within one device type).
+  args.stream = handle_of(
+      current_stream_state(Device(backend.type, kind == EMBER_COPY_HOST_TO_DEVICE ? dst_device : src_device)));
   std::string route = kind == EMBER_COPY_HOST_TO_DEVICE ? "host to " + backend.device_name(dst_device)
                       : kind == EMBER_COPY_DEVICE_TO_HOST
                           ? backend.device_name(src_device) + " to host"
@@ -159,7 +163,7 @@ void check_not_meta(Device device) {
 std::shared_ptr<Storage> allocate_storage(Device device, size_t nbytes) {
   if (device.is_meta()) return std::make_shared<Storage>(nullptr, nbytes, device, nullptr, nullptr);
   CachingAllocator& allocator = backend_for(device).allocator(device.index);
-  void* data = allocator.allocate(nbytes);
+  void* data = allocator.allocate(nbytes, current_stream_state(device));
   try {
     return std::make_shared<Storage>(data, nbytes, device, release_block, &allocator);
   } catch (...) {
@@ -196,13 +200,15 @@ void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src
 void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes, size_t dst_offset) {
   check_not_meta(dst_device);
   if (nbytes == 0) return;
-  copy_on(backend_for(dst_device), EMBER_COPY_HOST_TO_DEVICE, 0, host_src, 0, dst_device.index, dst, dst_offset, nbytes);
+  copy_on(backend_for(dst_device), EMBER_COPY_HOST_TO_DEVICE, 0, host_src, 0, dst_device.index, dst, dst_offset,
+          nbytes);
 }
 
 void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes, size_t src_offset) {
   check_not_meta(src_device);
   if (nbytes == 0) return;
-  copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_HOST, src_device.index, src, src_offset, 0, host_dst, 0, nbytes);
+  copy_on(backend_for(src_device), EMBER_COPY_DEVICE_TO_HOST, src_device.index, src, src_offset, 0, host_dst, 0,
+          nbytes);
 }
 
 }  // namespace ember::plugin

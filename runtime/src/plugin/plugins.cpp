@@ -92,6 +92,7 @@ void synchronize(Device device) {
   plugin::throw_if_error(plugin::call_device(backend, EMBER_DEVICE_STREAM_THREAD_SAFE,
                                              [&] { return backend.api->synchronize(device.index); }),
                          "synchronize " + backend.device_name(device.index));
+  backend.allocator(device.index).device_synchronized();
 }
 
 MemoryStats memory_stats(Device device) {

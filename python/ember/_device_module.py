@@ -1,0 +1,119 @@
+"""Per-device-type modules shaped like ``torch.cuda`` and ``torch.xpu``:
+``ember.cuda``, ``ember.xpu`` and one for every device type a loaded plugin
+provides, all made by device_module() with the same functions.
+
+A device argument is an index, a device string or an ember.device of the
+module's type, or None for index 0. A type no plugin provides has no
+devices: ``is_available()`` is False and ``device_count()`` 0, as in PyTorch
+without a GPU."""
+
+import sys
+import types
+
+from . import _C, _plugins, _streams
+
+
+def device_module(device_type):
+    """The module of one device type, made on first use and kept in
+    sys.modules as ``ember.<device_type>``."""
+    name = f"{__package__}.{device_type}"
+    if name not in sys.modules:
+        sys.modules[name] = _make_module(name, device_type)
+    return sys.modules[name]
+
+
+def _make_module(name, device_type):
+    module = types.ModuleType(name, f"ember.{device_type}: streams, events and memory of '{device_type}' devices.")
+
+    def resolve(device=None):
+        if device is None:
+            device = 0
+        if isinstance(device, int) and not isinstance(device, bool):
+            return _C.device(device_type, device)
+        if isinstance(device, (str, _C.device)):
+            resolved = device if isinstance(device, _C.device) else _C.device(device)
+            if resolved.type != device_type:
+                raise ValueError(f"ember.{device_type}: expected a {device_type} device, but got {resolved}")
+            return resolved
+        raise TypeError(f"ember.{device_type}: a device is an int, a str or an ember.device, not "
+                        f"{type(device).__name__}")
+
+    def check_stream(stream):
+        if stream is not None and not isinstance(stream, _streams.Stream):
+            raise TypeError(f"ember.{device_type}: expected an ember.Stream, but got {type(stream).__name__}")
+        if stream is not None and stream.device_type != device_type:
+            raise ValueError(f"ember.{device_type}: the stream is on {stream.device}, not a {device_type} device")
+        return stream
+
+    class Stream(_streams.Stream):
+        __doc__ = f"A stream on a {device_type} device (index 0 when device is None)."
+
+        def __init__(self, device=None, priority=0, **kwargs):
+            if "_native" in kwargs:
+                super().__init__(**kwargs)
+            else:
+                super().__init__(resolve(device), priority, **kwargs)
+
+    class Event(_streams.Event):
+        __doc__ = f"An event; record() and wait() without a stream use the current {device_type} stream."
+
+        def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+            super().__init__(enable_timing, blocking, interprocess, device=resolve(None))
+
+    Stream.__qualname__ = Stream.__name__ = "Stream"
+    Event.__qualname__ = Event.__name__ = "Event"
+    Stream.__module__ = Event.__module__ = name
+
+    def is_available():
+        return _plugins.device_count(device_type) > 0
+
+    def device_count():
+        return _plugins.device_count(device_type)
+
+    def current_stream(device=None):
+        return Stream(_native=_C._current_stream(resolve(device)))
+
+    def default_stream(device=None):
+        return Stream(_native=_C._Stream.default_stream(resolve(device)))
+
+    def set_stream(stream):
+        _streams.set_stream(check_stream(stream))
+
+    def stream(stream):
+        """``with ember.<type>.stream(s):`` runs the block's work on ``s``."""
+        return _streams.StreamContext(check_stream(stream))
+
+    def synchronize(device=None):
+        _C.synchronize(resolve(device))
+
+    def memory_stats(device=None):
+        return _C.memory_stats(resolve(device))
+
+    def memory_allocated(device=None):
+        return memory_stats(device)["allocated_bytes"]
+
+    def max_memory_allocated(device=None):
+        return memory_stats(device)["peak_allocated_bytes"]
+
+    def memory_reserved(device=None):
+        return memory_stats(device)["reserved_bytes"]
+
+    def reset_peak_memory_stats(device=None):
+        _C.reset_peak_memory_stats(resolve(device))
+
+    def empty_cache(device=None):
+        """Returns every cached, unused block of the device (index 0 unless given) to the plugin."""
+        _C.empty_cache(resolve(device))
+
+    for function in (is_available, device_count, current_stream, default_stream, set_stream, stream, synchronize,
+                     memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
+                     reset_peak_memory_stats, empty_cache):
+        function.__module__ = name
+        setattr(module, function.__name__, function)
+    module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
+    return module
+
+
+def plugin_device_types():
+    """Device types of the loaded plugins (cpu included)."""
+    return {info.device_type for info in _plugins.plugins() if info.loaded and info.device_type}
