@@ -1,6 +1,6 @@
 #include "runtime_error.h"
 
-#include <ember/ember_plugin_async.hpp>
+#include <ember/ember_plugin.hpp>
 
 #include <map>
 #include <mutex>

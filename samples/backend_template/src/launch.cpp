@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include <ember/ember_plugin_async.hpp>
+#include <ember/ember_plugin.hpp>
 
 #include "emu_device.h"
 
