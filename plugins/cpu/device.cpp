@@ -39,8 +39,7 @@ void device_properties(int32_t device, ember_device_properties* props) {
   const long page_size = sysconf(_SC_PAGE_SIZE);
   ember_device_properties mine{};
   mine.name = cpu_model_name().c_str();
-  mine.total_memory =
-      pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) : 0;
+  mine.total_memory = pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) : 0;
   mine.compute_units = std::thread::hardware_concurrency();
   sdk::write_struct(props, mine);
 }
@@ -51,8 +50,8 @@ void copy(const ember_copy_args* args) {
   if (args->kind != EMBER_COPY_HOST_TO_DEVICE) check_device(args->src_device);
   if (args->kind != EMBER_COPY_DEVICE_TO_HOST) check_device(args->dst_device);
   if (args->num_bytes == 0) return;
-  std::memmove(static_cast<char*>(args->dst) + args->dst_offset,
-               static_cast<const char*>(args->src) + args->src_offset, args->num_bytes);
+  std::memmove(static_cast<char*>(args->dst) + args->dst_offset, static_cast<const char*>(args->src) + args->src_offset,
+               args->num_bytes);
 }
 
 void synchronize(int32_t device) { check_device(device); }

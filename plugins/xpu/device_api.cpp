@@ -34,9 +34,9 @@ void allocate(int32_t ordinal, size_t num_bytes, size_t, void** ptr) {
   *ptr = nullptr;
   if (num_bytes == 0) return;
   if (num_bytes > d.max_allocation) {
-    sdk::fail(EMBER_STATUS_OUT_OF_MEMORY, "xpu: cannot allocate " + std::to_string(num_bytes) + " bytes on " +
-                                              d.name + ": one buffer holds at most " +
-                                              std::to_string(d.max_allocation) + " bytes");
+    sdk::fail(EMBER_STATUS_OUT_OF_MEMORY, "xpu: cannot allocate " + std::to_string(num_bytes) + " bytes on " + d.name +
+                                              ": one buffer holds at most " + std::to_string(d.max_allocation) +
+                                              " bytes");
   }
   cl_int error = CL_SUCCESS;
   cl_mem buffer = clCreateBuffer(d.context, CL_MEM_READ_WRITE, num_bytes, nullptr, &error);
@@ -95,10 +95,10 @@ void copy(const ember_copy_args* args) {
                "clEnqueueWriteBuffer");
       break;
     case EMBER_COPY_DEVICE_TO_HOST:
-      check_cl(clEnqueueReadBuffer(queue_of(args->src_device, args->stream), buffer_of(args->src), CL_TRUE,
-                                   args->src_offset, args->num_bytes,
-                                   static_cast<char*>(args->dst) + args->dst_offset, 0, nullptr, nullptr),
-               "clEnqueueReadBuffer");
+      check_cl(
+          clEnqueueReadBuffer(queue_of(args->src_device, args->stream), buffer_of(args->src), CL_TRUE, args->src_offset,
+                              args->num_bytes, static_cast<char*>(args->dst) + args->dst_offset, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
       break;
     case EMBER_COPY_DEVICE_TO_DEVICE:
       if (args->src_device == args->dst_device) {
@@ -108,7 +108,8 @@ void copy(const ember_copy_args* args) {
         copy_between_devices(*args);
       }
       break;
-    default: sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu: unknown copy kind " + std::to_string(args->kind));
+    default:
+      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu: unknown copy kind " + std::to_string(args->kind));
   }
 }
 
@@ -116,7 +117,9 @@ void stream_create(int32_t device, ember_stream_t* stream) { *stream = create_st
 
 void stream_destroy(int32_t, ember_stream_t stream) { destroy_stream(stream); }
 
-void stream_synchronize(int32_t device, ember_stream_t stream) { check_cl(clFinish(queue_of(device, stream)), "clFinish"); }
+void stream_synchronize(int32_t device, ember_stream_t stream) {
+  check_cl(clFinish(queue_of(device, stream)), "clFinish");
+}
 
 void event_create(int32_t device, ember_event_t* event) {
   Devices::instance().at(device);
@@ -125,9 +128,13 @@ void event_create(int32_t device, ember_event_t* event) {
 
 void event_destroy(int32_t, ember_event_t event) { destroy_event(event); }
 
-void event_record(int32_t device, ember_event_t event, ember_stream_t stream) { record_event(event, queue_of(device, stream)); }
+void event_record(int32_t device, ember_event_t event, ember_stream_t stream) {
+  record_event(event, queue_of(device, stream));
+}
 
-void event_wait(int32_t device, ember_event_t event, ember_stream_t stream) { wait_event(event, queue_of(device, stream)); }
+void event_wait(int32_t device, ember_event_t event, ember_stream_t stream) {
+  wait_event(event, queue_of(device, stream));
+}
 
 void event_synchronize(int32_t, ember_event_t event) { synchronize_event(event); }
 

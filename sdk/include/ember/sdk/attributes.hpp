@@ -25,10 +25,8 @@ inline const ember_attr* find_attr(const ember_kernel_call& call, const char* na
 }
 
 namespace detail {
-[[noreturn]] inline void fail_attr(const ember_kernel_call& call, const char* name,
-                                   const char* problem) {
-  fail(EMBER_STATUS_INVALID_ARGUMENT,
-       std::string("op '") + call.op_name + "': attribute '" + name + "' " + problem);
+[[noreturn]] inline void fail_attr(const ember_kernel_call& call, const char* name, const char* problem) {
+  fail(EMBER_STATUS_INVALID_ARGUMENT, std::string("op '") + call.op_name + "': attribute '" + name + "' " + problem);
 }
 
 inline const ember_attr& require_attr(const ember_kernel_call& call, const char* name,
@@ -61,8 +59,7 @@ inline int64_t attr_int(const ember_kernel_call& call, const char* name, int64_t
 
 // Floating attribute; an INT or BOOL attribute is converted.
 inline double attr_float(const ember_kernel_call& call, const char* name) {
-  const ember_attr& a =
-      detail::require_attr(call, name, {EMBER_ATTR_FLOAT, EMBER_ATTR_INT, EMBER_ATTR_BOOL});
+  const ember_attr& a = detail::require_attr(call, name, {EMBER_ATTR_FLOAT, EMBER_ATTR_INT, EMBER_ATTR_BOOL});
   return a.kind == EMBER_ATTR_FLOAT ? a.float_value : static_cast<double>(a.int_value);
 }
 inline double attr_float(const ember_kernel_call& call, const char* name, double fallback) {
@@ -91,9 +88,8 @@ inline std::vector<bool> reduced_dims(const ember_kernel_call& call, int ndim) {
   std::vector<bool> reduced(static_cast<size_t>(ndim), false);
   auto reduce = [&](int64_t d) {
     if (d < 0 || d >= ndim) {
-      fail(EMBER_STATUS_INVALID_ARGUMENT,
-           std::string(call.op_name) + ": dim " + std::to_string(d) + " out of range for " + std::to_string(ndim) +
-               " dimensions");
+      fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(call.op_name) + ": dim " + std::to_string(d) +
+                                              " out of range for " + std::to_string(ndim) + " dimensions");
     }
     reduced[static_cast<size_t>(d)] = true;
   };

@@ -49,8 +49,7 @@ inline constexpr auto fenced = &detail::Fenced<decltype(Fn)>::template call<Fn>;
 // A device table with struct_size, the device type names and the
 // EMBER_DEVICE_* thread-safety flags set, every function slot NULL (each
 // slot's documented default in ember_plugin.h) for the plugin to fill.
-inline ember_device_api device_table(const char* device_type, DLDeviceType dl_device_type,
-                                     uint32_t thread_safety = 0) {
+inline ember_device_api device_table(const char* device_type, DLDeviceType dl_device_type, uint32_t thread_safety = 0) {
   ember_device_api api{};
   api.struct_size = sizeof api;
   api.device_type = device_type;

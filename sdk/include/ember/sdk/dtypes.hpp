@@ -25,23 +25,30 @@ struct TypeList {};
 // The catalogue's dtype groups (sdk/docs/ops.md).
 using IntegralTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t>;
 using FloatingTypes = TypeList<float16, bfloat16, float, double>;
-using NumericTypes =
-    TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, float16, bfloat16, float, double>;
-using AllTypes =
-    TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, float16, bfloat16, float, double>;
+using NumericTypes = TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, float16, bfloat16, float, double>;
+using AllTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, float16, bfloat16, float, double>;
 
 // The ember_dtype of a C++ storage type.
 template <class T>
 inline constexpr ember_dtype dtype_v = [] {
-  if constexpr (std::is_same_v<T, bool>) return EMBER_DTYPE_BOOL;
-  else if constexpr (std::is_same_v<T, uint8_t>) return EMBER_DTYPE_UINT8;
-  else if constexpr (std::is_same_v<T, int8_t>) return EMBER_DTYPE_INT8;
-  else if constexpr (std::is_same_v<T, int16_t>) return EMBER_DTYPE_INT16;
-  else if constexpr (std::is_same_v<T, int32_t>) return EMBER_DTYPE_INT32;
-  else if constexpr (std::is_same_v<T, int64_t>) return EMBER_DTYPE_INT64;
-  else if constexpr (std::is_same_v<T, float16>) return EMBER_DTYPE_FLOAT16;
-  else if constexpr (std::is_same_v<T, bfloat16>) return EMBER_DTYPE_BFLOAT16;
-  else if constexpr (std::is_same_v<T, float>) return EMBER_DTYPE_FLOAT32;
+  if constexpr (std::is_same_v<T, bool>)
+    return EMBER_DTYPE_BOOL;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return EMBER_DTYPE_UINT8;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return EMBER_DTYPE_INT8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return EMBER_DTYPE_INT16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return EMBER_DTYPE_INT32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return EMBER_DTYPE_INT64;
+  else if constexpr (std::is_same_v<T, float16>)
+    return EMBER_DTYPE_FLOAT16;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return EMBER_DTYPE_BFLOAT16;
+  else if constexpr (std::is_same_v<T, float>)
+    return EMBER_DTYPE_FLOAT32;
   else {
     static_assert(std::is_same_v<T, double>, "not an Ember storage type");
     return EMBER_DTYPE_FLOAT64;
@@ -50,16 +57,26 @@ inline constexpr ember_dtype dtype_v = [] {
 
 inline const char* dtype_name(ember_dtype dtype) {
   switch (dtype) {
-    case EMBER_DTYPE_BOOL: return "bool";
-    case EMBER_DTYPE_UINT8: return "uint8";
-    case EMBER_DTYPE_INT8: return "int8";
-    case EMBER_DTYPE_INT16: return "int16";
-    case EMBER_DTYPE_INT32: return "int32";
-    case EMBER_DTYPE_INT64: return "int64";
-    case EMBER_DTYPE_FLOAT16: return "float16";
-    case EMBER_DTYPE_BFLOAT16: return "bfloat16";
-    case EMBER_DTYPE_FLOAT32: return "float32";
-    case EMBER_DTYPE_FLOAT64: return "float64";
+    case EMBER_DTYPE_BOOL:
+      return "bool";
+    case EMBER_DTYPE_UINT8:
+      return "uint8";
+    case EMBER_DTYPE_INT8:
+      return "int8";
+    case EMBER_DTYPE_INT16:
+      return "int16";
+    case EMBER_DTYPE_INT32:
+      return "int32";
+    case EMBER_DTYPE_INT64:
+      return "int64";
+    case EMBER_DTYPE_FLOAT16:
+      return "float16";
+    case EMBER_DTYPE_BFLOAT16:
+      return "bfloat16";
+    case EMBER_DTYPE_FLOAT32:
+      return "float32";
+    case EMBER_DTYPE_FLOAT64:
+      return "float64";
   }
   return "unknown";
 }
@@ -69,16 +86,26 @@ inline const char* dtype_name(ember_dtype dtype) {
 template <class Fn>
 decltype(auto) visit_dtype(ember_dtype dtype, Fn&& fn) {
   switch (dtype) {
-    case EMBER_DTYPE_BOOL: return fn(TypeTag<bool>{});
-    case EMBER_DTYPE_UINT8: return fn(TypeTag<uint8_t>{});
-    case EMBER_DTYPE_INT8: return fn(TypeTag<int8_t>{});
-    case EMBER_DTYPE_INT16: return fn(TypeTag<int16_t>{});
-    case EMBER_DTYPE_INT32: return fn(TypeTag<int32_t>{});
-    case EMBER_DTYPE_INT64: return fn(TypeTag<int64_t>{});
-    case EMBER_DTYPE_FLOAT16: return fn(TypeTag<float16>{});
-    case EMBER_DTYPE_BFLOAT16: return fn(TypeTag<bfloat16>{});
-    case EMBER_DTYPE_FLOAT32: return fn(TypeTag<float>{});
-    case EMBER_DTYPE_FLOAT64: return fn(TypeTag<double>{});
+    case EMBER_DTYPE_BOOL:
+      return fn(TypeTag<bool>{});
+    case EMBER_DTYPE_UINT8:
+      return fn(TypeTag<uint8_t>{});
+    case EMBER_DTYPE_INT8:
+      return fn(TypeTag<int8_t>{});
+    case EMBER_DTYPE_INT16:
+      return fn(TypeTag<int16_t>{});
+    case EMBER_DTYPE_INT32:
+      return fn(TypeTag<int32_t>{});
+    case EMBER_DTYPE_INT64:
+      return fn(TypeTag<int64_t>{});
+    case EMBER_DTYPE_FLOAT16:
+      return fn(TypeTag<float16>{});
+    case EMBER_DTYPE_BFLOAT16:
+      return fn(TypeTag<bfloat16>{});
+    case EMBER_DTYPE_FLOAT32:
+      return fn(TypeTag<float>{});
+    case EMBER_DTYPE_FLOAT64:
+      return fn(TypeTag<double>{});
   }
   fail(EMBER_STATUS_UNIMPLEMENTED, "unsupported dtype " + std::to_string(static_cast<int>(dtype)));
 }
@@ -89,16 +116,26 @@ inline size_t element_size(ember_dtype dtype) {
 
 inline DLDataType to_dl_dtype(ember_dtype dtype) {
   switch (dtype) {
-    case EMBER_DTYPE_BOOL: return {EMBER_DL_BOOL, 8, 1};
-    case EMBER_DTYPE_UINT8: return {kDLUInt, 8, 1};
-    case EMBER_DTYPE_INT8: return {kDLInt, 8, 1};
-    case EMBER_DTYPE_INT16: return {kDLInt, 16, 1};
-    case EMBER_DTYPE_INT32: return {kDLInt, 32, 1};
-    case EMBER_DTYPE_INT64: return {kDLInt, 64, 1};
-    case EMBER_DTYPE_FLOAT16: return {kDLFloat, 16, 1};
-    case EMBER_DTYPE_BFLOAT16: return {kDLBfloat, 16, 1};
-    case EMBER_DTYPE_FLOAT32: return {kDLFloat, 32, 1};
-    case EMBER_DTYPE_FLOAT64: return {kDLFloat, 64, 1};
+    case EMBER_DTYPE_BOOL:
+      return {EMBER_DL_BOOL, 8, 1};
+    case EMBER_DTYPE_UINT8:
+      return {kDLUInt, 8, 1};
+    case EMBER_DTYPE_INT8:
+      return {kDLInt, 8, 1};
+    case EMBER_DTYPE_INT16:
+      return {kDLInt, 16, 1};
+    case EMBER_DTYPE_INT32:
+      return {kDLInt, 32, 1};
+    case EMBER_DTYPE_INT64:
+      return {kDLInt, 64, 1};
+    case EMBER_DTYPE_FLOAT16:
+      return {kDLFloat, 16, 1};
+    case EMBER_DTYPE_BFLOAT16:
+      return {kDLBfloat, 16, 1};
+    case EMBER_DTYPE_FLOAT32:
+      return {kDLFloat, 32, 1};
+    case EMBER_DTYPE_FLOAT64:
+      return {kDLFloat, 64, 1};
   }
   fail(EMBER_STATUS_UNIMPLEMENTED, "unsupported dtype " + std::to_string(static_cast<int>(dtype)));
 }
@@ -113,17 +150,24 @@ inline bool from_dl_dtype(DLDataType dl, ember_dtype* dtype /* out */) {
   if (code == kDLBfloat && bits == 16) return *dtype = EMBER_DTYPE_BFLOAT16, true;
   if (code == kDLInt) {
     switch (bits) {
-      case 8: return *dtype = EMBER_DTYPE_INT8, true;
-      case 16: return *dtype = EMBER_DTYPE_INT16, true;
-      case 32: return *dtype = EMBER_DTYPE_INT32, true;
-      case 64: return *dtype = EMBER_DTYPE_INT64, true;
+      case 8:
+        return *dtype = EMBER_DTYPE_INT8, true;
+      case 16:
+        return *dtype = EMBER_DTYPE_INT16, true;
+      case 32:
+        return *dtype = EMBER_DTYPE_INT32, true;
+      case 64:
+        return *dtype = EMBER_DTYPE_INT64, true;
     }
   }
   if (code == kDLFloat) {
     switch (bits) {
-      case 16: return *dtype = EMBER_DTYPE_FLOAT16, true;
-      case 32: return *dtype = EMBER_DTYPE_FLOAT32, true;
-      case 64: return *dtype = EMBER_DTYPE_FLOAT64, true;
+      case 16:
+        return *dtype = EMBER_DTYPE_FLOAT16, true;
+      case 32:
+        return *dtype = EMBER_DTYPE_FLOAT32, true;
+      case 64:
+        return *dtype = EMBER_DTYPE_FLOAT64, true;
     }
   }
   return false;
@@ -133,9 +177,9 @@ inline bool from_dl_dtype(DLDataType dl, ember_dtype* dtype /* out */) {
 inline ember_dtype dtype_of(const DLTensor& t) {
   ember_dtype dtype;
   if (!from_dl_dtype(t.dtype, &dtype)) {
-    fail(EMBER_STATUS_INVALID_ARGUMENT,
-         "unsupported DLPack dtype (code " + std::to_string(t.dtype.code) + ", bits " +
-             std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) + ")");
+    fail(EMBER_STATUS_INVALID_ARGUMENT, "unsupported DLPack dtype (code " + std::to_string(t.dtype.code) + ", bits " +
+                                            std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) +
+                                            ")");
   }
   return dtype;
 }

@@ -40,10 +40,9 @@ ember_status* plugin_init(const ember_host_api* host, ember_plugin* plugin) noex
 // Defines the plugin's one exported symbol, ember_plugin_init, over
 // `describe`, a function `ember_plugin describe()`. Use it once, at global
 // scope, in one source file of the plugin.
-#define EMBER_PLUGIN_ENTRY(describe)                                                                      \
-  extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host,              \
-                                                                  ember_plugin* plugin) {                 \
-    return ::ember::sdk::plugin_init<describe>(host, plugin);                                             \
+#define EMBER_PLUGIN_ENTRY(describe)                                                                                 \
+  extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) { \
+    return ::ember::sdk::plugin_init<describe>(host, plugin);                                                        \
   }
 
 #endif  // EMBER_SDK_PLUGIN_ENTRY_HPP_

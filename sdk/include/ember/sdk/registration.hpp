@@ -29,7 +29,6 @@ ember_status* kernel_entry(const ember_kernel_call* call, void* kernel_data) noe
   });
 }
 
-
 // Registers kernels during ember_plugin.register_kernels; a failure throws an
 // Error carrying the host's status (so run register_kernels in a fence).
 class Registrar {
@@ -49,16 +48,15 @@ class Registrar {
   }
 
   // One kernel for several dtypes (it dispatches on the dtype itself).
-  void add(const char* op, std::initializer_list<ember_dtype> dtypes, ember_kernel_fn kernel,
-           void* data = nullptr, uint32_t flags = EMBER_KERNEL_THREAD_SAFE) const {
+  void add(const char* op, std::initializer_list<ember_dtype> dtypes, ember_kernel_fn kernel, void* data = nullptr,
+           uint32_t flags = EMBER_KERNEL_THREAD_SAFE) const {
     for (ember_dtype dtype : dtypes) add(op, dtype, kernel, data, flags);
   }
 
   // One kernel per type of a TypeList: make(TypeTag<T>{}) returns the
   // ember_kernel_fn for T, typically kernel_entry<&my_kernel<T>>.
   template <class... Ts, class Make>
-  void add_each(const char* op, TypeList<Ts...>, Make&& make,
-                uint32_t flags = EMBER_KERNEL_THREAD_SAFE) const {
+  void add_each(const char* op, TypeList<Ts...>, Make&& make, uint32_t flags = EMBER_KERNEL_THREAD_SAFE) const {
     (add(op, dtype_v<Ts>, make(TypeTag<Ts>{}), nullptr, flags), ...);
   }
 

@@ -71,8 +71,7 @@ struct float16 {
     const uint32_t two_w = w + w;
     const float normalized = detail::bits_float((two_w >> 4) + (0xe0u << 23)) * 0x1.0p-112f;
     const float denormalized = detail::bits_float((two_w >> 17) | (126u << 23)) - 0.5f;
-    const uint32_t magnitude = two_w < (1u << 27) ? detail::float_bits(denormalized)
-                                                  : detail::float_bits(normalized);
+    const uint32_t magnitude = two_w < (1u << 27) ? detail::float_bits(denormalized) : detail::float_bits(normalized);
     return detail::bits_float(sign | magnitude);
   }
   static float16 from_bits(uint16_t b) {
@@ -83,7 +82,6 @@ struct float16 {
 };
 
 static_assert(sizeof(bfloat16) == 2 && sizeof(float16) == 2);
-
 
 // Whether T is a reduced-precision float, stored narrow and computed in
 // float32 (ops.md "Floating point"). A plugin with storage types of its own

@@ -132,8 +132,7 @@ class StridedLoop {
       if (size == 1) continue;
       bool mergeable = !current_empty;
       for (int op = 0; op < count && mergeable; ++op) {
-        mergeable = tensors[op]->strides[d] * element_sizes_[op] ==
-                    strides_[ndim_ - 1][op] * sizes_[ndim_ - 1];
+        mergeable = tensors[op]->strides[d] * element_sizes_[op] == strides_[ndim_ - 1][op] * sizes_[ndim_ - 1];
       }
       if (mergeable) {
         sizes_[ndim_ - 1] *= size;
@@ -213,8 +212,7 @@ bool transform_fast(char* const* p, const int64_t* s, int64_t n, Fn& fn, Accesso
 }
 
 template <class Out, class... In, class Fn, size_t... I>
-void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn& fn,
-                   std::index_sequence<I...>) {
+void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn& fn, std::index_sequence<I...>) {
   // Local copies: a store through a char-sized `Out` could otherwise alias
   // the pointer array and force a reload every iteration.
   char* p[sizeof...(In) + 1];
@@ -227,8 +225,7 @@ void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn& fn,
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
-    *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-        fn(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
+    *reinterpret_cast<Out*>(p[0] + i * s[0]) = fn(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
   }
 }
 }  // namespace detail

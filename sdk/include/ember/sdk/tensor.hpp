@@ -11,9 +11,7 @@
 namespace ember::sdk {
 
 // First element of a tensor, byte_offset applied.
-inline char* data_ptr(const DLTensor& t) {
-  return static_cast<char*>(t.data) + t.byte_offset;
-}
+inline char* data_ptr(const DLTensor& t) { return static_cast<char*>(t.data) + t.byte_offset; }
 
 inline int64_t numel(const DLTensor& t) {
   int64_t n = 1;
