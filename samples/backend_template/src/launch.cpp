@@ -3,6 +3,7 @@
 #include <memory>
 
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/async.hpp>
 
 #include "emu_device.h"
 

@@ -1,5 +1,5 @@
 // ember_plugin.hpp -- header-only C++20 helpers over the C ABI (ember_plugin.h),
-// one header per concept under ember/sdk/, all included here.
+// one header per concept under ember/sdk/, included here (async.hpp apart).
 //
 // Nothing here crosses the ABI: these are conveniences compiled into each
 // plugin, so a plugin built against an older copy keeps working.
@@ -16,14 +16,16 @@
 //   - sdk/loop_geometry.hpp  `LoopGeometry`: a strided walk for device kernels (host and device)
 //   - sdk/strided_loop.hpp   `StridedLoop`, `split_range()`, `transform()`
 //   - sdk/registration.hpp   `Registrar`, `kernel_entry<>`, launchers, `add_each<Body>()`
-//   - sdk/async.hpp          `OwnedCall`, `describe_call()`: kernels queued on a stream
+// A device whose kernels run after the call returned (queued on a stream)
+// also includes <ember/sdk/async.hpp> (`OwnedCall`, `describe_call()`): host
+// code only, kept out of this header because nvcc 13 stops with an internal
+// error on it, and kernel sources compiled by nvcc include this one.
 // Everything lives in namespace ember::sdk.
 #ifndef EMBER_PLUGIN_HPP_
 #define EMBER_PLUGIN_HPP_
 
 #include <ember/ember_plugin.h>
 #include <ember/sdk/abi_struct.hpp>
-#include <ember/sdk/async.hpp>
 #include <ember/sdk/attributes.hpp>
 #include <ember/sdk/device_table.hpp>
 #include <ember/sdk/dtypes.hpp>

@@ -30,7 +30,8 @@ ember_status* kernel_entry(const ember_kernel_call* call, void* kernel_data) noe
 }
 
 // Registers kernels during ember_plugin.register_kernels; a failure throws an
-// Error carrying the host's status (so run register_kernels in a fence).
+// Error carrying the host's status (the plugin table stores register_kernels
+// as fenced<register_kernels>, which passes that status on).
 class Registrar {
  public:
   explicit Registrar(ember_registrar* registrar) : registrar_(registrar) {}
