@@ -13,33 +13,26 @@ namespace {
 constexpr size_t kMinAlignment = 64;
 }  // namespace
 
-ember_status* allocate(int32_t device, size_t num_bytes, size_t alignment, void** ptr) {
-  return sdk::fence([&]() -> ember_status* {
-    check_device(device);
-    *ptr = nullptr;
-    if (num_bytes == 0) return nullptr;
-    if (alignment < kMinAlignment) alignment = kMinAlignment;
-    if ((alignment & (alignment - 1)) != 0) {
-      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-                "cpu: alignment " + std::to_string(alignment) + " is not a power of two");
-    }
-    // aligned_alloc wants a size that is a multiple of the alignment.
-    const size_t rounded = (num_bytes + alignment - 1) & ~(alignment - 1);
-    void* memory = rounded < num_bytes ? nullptr : std::aligned_alloc(alignment, rounded);
-    if (memory == nullptr) {
-      sdk::fail(EMBER_STATUS_OUT_OF_MEMORY,
-                "cpu: cannot allocate " + std::to_string(num_bytes) + " bytes");
-    }
-    *ptr = memory;
-    return nullptr;
-  });
+void allocate(int32_t device, size_t num_bytes, size_t alignment, void** ptr) {
+  check_device(device);
+  *ptr = nullptr;
+  if (num_bytes == 0) return;
+  if (alignment < kMinAlignment) alignment = kMinAlignment;
+  if ((alignment & (alignment - 1)) != 0) {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu: alignment " + std::to_string(alignment) + " is not a power of two");
+  }
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  const size_t rounded = (num_bytes + alignment - 1) & ~(alignment - 1);
+  void* memory = rounded < num_bytes ? nullptr : std::aligned_alloc(alignment, rounded);
+  if (memory == nullptr) {
+    sdk::fail(EMBER_STATUS_OUT_OF_MEMORY, "cpu: cannot allocate " + std::to_string(num_bytes) + " bytes");
+  }
+  *ptr = memory;
 }
 
-ember_status* deallocate(int32_t device, void* ptr) {
-  return sdk::fence([&] {
-    check_device(device);
-    std::free(ptr);
-  });
+void deallocate(int32_t device, void* ptr) {
+  check_device(device);
+  std::free(ptr);
 }
 
 }  // namespace ember::cpu

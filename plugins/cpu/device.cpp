@@ -31,67 +31,50 @@ const std::string& cpu_model_name() {
   return name;
 }
 
-ember_status* device_count(int32_t* count) {
-  *count = 1;
-  return nullptr;
-}
+void device_count(int32_t* count) { *count = 1; }
 
-ember_status* device_properties(int32_t device, ember_device_properties* props) {
-  return sdk::fence([&] {
-    check_device(device);
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page_size = sysconf(_SC_PAGE_SIZE);
-    ember_device_properties mine{};
-    mine.name = cpu_model_name().c_str();
-    mine.total_memory =
-        pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) : 0;
-    mine.compute_units = std::thread::hardware_concurrency();
-    sdk::write_struct(props, mine);
-  });
+void device_properties(int32_t device, ember_device_properties* props) {
+  check_device(device);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  ember_device_properties mine{};
+  mine.name = cpu_model_name().c_str();
+  mine.total_memory = pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) : 0;
+  mine.compute_units = std::thread::hardware_concurrency();
+  sdk::write_struct(props, mine);
 }
 
 // All three kinds are host memory copies here. memmove: a device-to-device
 // copy within one buffer may overlap.
-ember_status* copy(const ember_copy_args* args) {
-  return sdk::fence([&] {
-    if (args->kind != EMBER_COPY_HOST_TO_DEVICE) check_device(args->src_device);
-    if (args->kind != EMBER_COPY_DEVICE_TO_HOST) check_device(args->dst_device);
-    if (args->num_bytes == 0) return;
-    std::memmove(static_cast<char*>(args->dst) + args->dst_offset,
-                 static_cast<const char*>(args->src) + args->src_offset, args->num_bytes);
-  });
+void copy(const ember_copy_args* args) {
+  if (args->kind != EMBER_COPY_HOST_TO_DEVICE) check_device(args->src_device);
+  if (args->kind != EMBER_COPY_DEVICE_TO_HOST) check_device(args->dst_device);
+  if (args->num_bytes == 0) return;
+  std::memmove(static_cast<char*>(args->dst) + args->dst_offset, static_cast<const char*>(args->src) + args->src_offset,
+               args->num_bytes);
 }
 
-ember_status* synchronize(int32_t device) {
-  return sdk::fence([&] { check_device(device); });
+void synchronize(int32_t device) { check_device(device); }
+
+void set_threads(int32_t threads) {
+  set_num_threads(threads);
+  resize_thread_pool();
 }
 
-ember_status* set_threads(int32_t threads) {
-  return sdk::fence([&] {
-    set_num_threads(threads);
-    resize_thread_pool();
-  });
-}
-
-ember_status* get_threads(int32_t* threads) {
-  return sdk::fence([&] { *threads = num_threads(); });
-}
+void get_threads(int32_t* threads) { *threads = num_threads(); }
 
 ember_device_api make_device_api() {
-  ember_device_api api{};
-  api.struct_size = sizeof api;
-  api.device_type = "cpu";
-  api.dl_device_type = kDLCPU;
-  api.thread_safety = EMBER_DEVICE_ALLOCATOR_THREAD_SAFE | EMBER_DEVICE_COPY_THREAD_SAFE |
-                      EMBER_DEVICE_STREAM_THREAD_SAFE;
-  api.device_count = device_count;
-  api.device_properties = device_properties;
-  api.allocate = allocate;
-  api.deallocate = deallocate;
-  api.copy = copy;
-  api.synchronize = synchronize;
-  api.set_num_threads = set_threads;
-  api.get_num_threads = get_threads;
+  ember_device_api api = sdk::device_table(
+      "cpu", kDLCPU,
+      EMBER_DEVICE_ALLOCATOR_THREAD_SAFE | EMBER_DEVICE_COPY_THREAD_SAFE | EMBER_DEVICE_STREAM_THREAD_SAFE);
+  api.device_count = sdk::fenced<device_count>;
+  api.device_properties = sdk::fenced<device_properties>;
+  api.allocate = sdk::fenced<allocate>;
+  api.deallocate = sdk::fenced<deallocate>;
+  api.copy = sdk::fenced<copy>;
+  api.synchronize = sdk::fenced<synchronize>;
+  api.set_num_threads = sdk::fenced<set_threads>;
+  api.get_num_threads = sdk::fenced<get_threads>;
   // Streams, events and supports_op stay NULL: their documented defaults (one
   // in-order stream, synchronous events, "a kernel is registered") fit.
   return api;

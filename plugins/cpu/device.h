@@ -8,8 +8,9 @@ namespace ember::cpu {
 
 const ember_device_api* device_api();
 
-ember_status* allocate(int32_t device, size_t num_bytes, size_t alignment, void** ptr);
-ember_status* deallocate(int32_t device, void* ptr);
+// The table's allocate and deallocate; they throw sdk::Error on failure.
+void allocate(int32_t device, size_t num_bytes, size_t alignment, void** ptr);
+void deallocate(int32_t device, void* ptr);
 
 // INVALID_ARGUMENT unless `device` is 0, the only CPU device.
 void check_device(int32_t device);

@@ -12,45 +12,37 @@ namespace ember::gpu {
 
 namespace {
 
-ember_status* device_count(int32_t* count) {
-  return sdk::fence([&] {
-    const Devices& devices = Devices::instance();
-    *count = devices.count();
-    if (*count == 0) {
-      sdk::host()->log(EMBER_LOG_INFO, device_type_name(), ("no device: " + devices.absence_reason()).c_str());
-    }
-  });
+void device_count(int32_t* count) {
+  const Devices& devices = Devices::instance();
+  *count = devices.count();
+  if (*count == 0) {
+    sdk::host()->log(EMBER_LOG_INFO, device_type_name(), ("no device: " + devices.absence_reason()).c_str());
+  }
 }
 
-ember_status* device_properties(int32_t device, ember_device_properties* props) {
-  return sdk::fence([&] {
-    const Device& d = Devices::instance().at(device);
-    ember_device_properties mine{};
-    mine.name = d.name.c_str();
-    mine.total_memory = d.total_memory;
-    mine.compute_units = d.multiprocessors;
-    sdk::write_struct(props, mine);
-  });
+void device_properties(int32_t device, ember_device_properties* props) {
+  const Device& d = Devices::instance().at(device);
+  ember_device_properties mine{};
+  mine.name = d.name.c_str();
+  mine.total_memory = d.total_memory;
+  mine.compute_units = d.multiprocessors;
+  sdk::write_struct(props, mine);
 }
 
 // Plain device memory, never managed memory: the core's caching allocator
 // sits on top, so cudaMalloc's cost is paid once per block.
-ember_status* allocate(int32_t device, size_t num_bytes, size_t, void** ptr) {
-  return sdk::fence([&] {
-    *ptr = nullptr;
-    if (num_bytes == 0) return;
-    use_device(device);
-    check(cudaMalloc(ptr, num_bytes), "cudaMalloc of " + std::to_string(num_bytes) + " bytes on device " +
-                                          std::to_string(device) + " (" + Devices::instance().at(device).name + ")");
-  });
+void allocate(int32_t device, size_t num_bytes, size_t, void** ptr) {
+  *ptr = nullptr;
+  if (num_bytes == 0) return;
+  use_device(device);
+  check(cudaMalloc(ptr, num_bytes), "cudaMalloc of " + std::to_string(num_bytes) + " bytes on device " +
+                                        std::to_string(device) + " (" + Devices::instance().at(device).name + ")");
 }
 
-ember_status* deallocate(int32_t device, void* ptr) {
-  return sdk::fence([&] {
-    if (ptr == nullptr) return;
-    use_device(device);
-    check(cudaFree(ptr), "cudaFree");
-  });
+void deallocate(int32_t device, void* ptr) {
+  if (ptr == nullptr) return;
+  use_device(device);
+  check(cudaFree(ptr), "cudaFree");
 }
 
 bool ranges_overlap(const char* a, const char* b, size_t n) { return a < b + n && b < a + n; }
@@ -73,133 +65,111 @@ void copy_on_device(const ember_copy_args& args, cudaStream_t stream) {
   check(error, "cudaMemcpyAsync of an overlapping range");
 }
 
-ember_status* copy(const ember_copy_args* args) {
-  return sdk::fence([&] {
-    if (args->num_bytes == 0) return;
-    const cudaStream_t stream = stream_of(args->stream);
-    switch (args->kind) {
-      case EMBER_COPY_HOST_TO_DEVICE:
-        use_device(args->dst_device);
-        copy_host_to_device(args->dst_device, static_cast<char*>(args->dst) + args->dst_offset,
-                            static_cast<const char*>(args->src) + args->src_offset, args->num_bytes, stream);
-        break;
-      case EMBER_COPY_DEVICE_TO_HOST:
-        use_device(args->src_device);
-        copy_device_to_host(args->src_device, static_cast<char*>(args->dst) + args->dst_offset,
-                            static_cast<const char*>(args->src) + args->src_offset, args->num_bytes, stream);
-        break;
-      case EMBER_COPY_DEVICE_TO_DEVICE:
-        use_device(args->src_device);
-        if (args->src_device == args->dst_device) {
-          copy_on_device(*args, stream);
-        } else {
-          Devices::instance().at(args->dst_device);
-          check(cudaMemcpyPeerAsync(static_cast<char*>(args->dst) + args->dst_offset, args->dst_device,
-                                    static_cast<const char*>(args->src) + args->src_offset, args->src_device,
-                                    args->num_bytes, stream),
-                "cudaMemcpyPeerAsync");
-        }
-        break;
-      default:
-        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-                  std::string(device_type_name()) + ": unknown copy kind " + std::to_string(args->kind));
-    }
-  });
+void copy(const ember_copy_args* args) {
+  if (args->num_bytes == 0) return;
+  const cudaStream_t stream = stream_of(args->stream);
+  switch (args->kind) {
+    case EMBER_COPY_HOST_TO_DEVICE:
+      use_device(args->dst_device);
+      copy_host_to_device(args->dst_device, static_cast<char*>(args->dst) + args->dst_offset,
+                          static_cast<const char*>(args->src) + args->src_offset, args->num_bytes, stream);
+      break;
+    case EMBER_COPY_DEVICE_TO_HOST:
+      use_device(args->src_device);
+      copy_device_to_host(args->src_device, static_cast<char*>(args->dst) + args->dst_offset,
+                          static_cast<const char*>(args->src) + args->src_offset, args->num_bytes, stream);
+      break;
+    case EMBER_COPY_DEVICE_TO_DEVICE:
+      use_device(args->src_device);
+      if (args->src_device == args->dst_device) {
+        copy_on_device(*args, stream);
+      } else {
+        Devices::instance().at(args->dst_device);
+        check(cudaMemcpyPeerAsync(static_cast<char*>(args->dst) + args->dst_offset, args->dst_device,
+                                  static_cast<const char*>(args->src) + args->src_offset, args->src_device,
+                                  args->num_bytes, stream),
+              "cudaMemcpyPeerAsync");
+      }
+      break;
+    default:
+      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+                std::string(device_type_name()) + ": unknown copy kind " + std::to_string(args->kind));
+  }
 }
 
-ember_status* stream_create(int32_t device, ember_stream_t* stream) {
-  return sdk::fence([&] {
-    use_device(device);
-    cudaStream_t s = nullptr;
-    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    *stream = handle_of(s);
-  });
+void stream_create(int32_t device, ember_stream_t* stream) {
+  use_device(device);
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  *stream = handle_of(s);
 }
 
-ember_status* stream_destroy(int32_t device, ember_stream_t stream) {
-  return sdk::fence([&] {
-    use_device(device);
-    if (stream != nullptr) check(cudaStreamDestroy(stream_of(stream)), "cudaStreamDestroy");
-  });
+void stream_destroy(int32_t device, ember_stream_t stream) {
+  use_device(device);
+  if (stream != nullptr) check(cudaStreamDestroy(stream_of(stream)), "cudaStreamDestroy");
 }
 
-ember_status* stream_synchronize(int32_t device, ember_stream_t stream) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaStreamSynchronize(stream_of(stream)), "cudaStreamSynchronize");
-  });
+void stream_synchronize(int32_t device, ember_stream_t stream) {
+  use_device(device);
+  check(cudaStreamSynchronize(stream_of(stream)), "cudaStreamSynchronize");
 }
 
-ember_status* event_create(int32_t device, ember_event_t* event) {
-  return sdk::fence([&] {
-    use_device(device);
-    cudaEvent_t e = nullptr;
-    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-    *event = reinterpret_cast<ember_event_t>(e);
-  });
+void event_create(int32_t device, ember_event_t* event) {
+  use_device(device);
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  *event = reinterpret_cast<ember_event_t>(e);
 }
 
-ember_status* event_destroy(int32_t device, ember_event_t event) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)), "cudaEventDestroy");
-  });
+void event_destroy(int32_t device, ember_event_t event) {
+  use_device(device);
+  check(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)), "cudaEventDestroy");
 }
 
-ember_status* event_record(int32_t device, ember_event_t event, ember_stream_t stream) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaEventRecord(reinterpret_cast<cudaEvent_t>(event), stream_of(stream)), "cudaEventRecord");
-  });
+void event_record(int32_t device, ember_event_t event, ember_stream_t stream) {
+  use_device(device);
+  check(cudaEventRecord(reinterpret_cast<cudaEvent_t>(event), stream_of(stream)), "cudaEventRecord");
 }
 
-ember_status* event_wait(int32_t device, ember_event_t event, ember_stream_t stream) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaStreamWaitEvent(stream_of(stream), reinterpret_cast<cudaEvent_t>(event), 0), "cudaStreamWaitEvent");
-  });
+void event_wait(int32_t device, ember_event_t event, ember_stream_t stream) {
+  use_device(device);
+  check(cudaStreamWaitEvent(stream_of(stream), reinterpret_cast<cudaEvent_t>(event), 0), "cudaStreamWaitEvent");
 }
 
-ember_status* event_synchronize(int32_t device, ember_event_t event) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)), "cudaEventSynchronize");
-  });
+void event_synchronize(int32_t device, ember_event_t event) {
+  use_device(device);
+  check(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)), "cudaEventSynchronize");
 }
 
-ember_status* synchronize(int32_t device) {
-  return sdk::fence([&] {
-    use_device(device);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  });
+void synchronize(int32_t device) {
+  use_device(device);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 ember_device_api make_device_api() {
-  ember_device_api api{};
-  api.struct_size = sizeof api;
-  api.device_type = device_type_name();
 #if defined(EMBER_GPU_HIP)
-  api.dl_device_type = kDLROCM;
+  constexpr DLDeviceType kDLDevice = kDLROCM;
 #else
-  api.dl_device_type = kDLCUDA;
+  constexpr DLDeviceType kDLDevice = kDLCUDA;
 #endif
   // The runtime API is thread-safe, and so is the staging registry.
-  api.thread_safety =
-      EMBER_DEVICE_ALLOCATOR_THREAD_SAFE | EMBER_DEVICE_COPY_THREAD_SAFE | EMBER_DEVICE_STREAM_THREAD_SAFE;
-  api.device_count = device_count;
-  api.device_properties = device_properties;
-  api.allocate = allocate;
-  api.deallocate = deallocate;
-  api.copy = copy;
-  api.stream_create = stream_create;
-  api.stream_destroy = stream_destroy;
-  api.stream_synchronize = stream_synchronize;
-  api.event_create = event_create;
-  api.event_destroy = event_destroy;
-  api.event_record = event_record;
-  api.event_wait = event_wait;
-  api.event_synchronize = event_synchronize;
-  api.synchronize = synchronize;
+  ember_device_api api = sdk::device_table(
+      device_type_name(), kDLDevice,
+      EMBER_DEVICE_ALLOCATOR_THREAD_SAFE | EMBER_DEVICE_COPY_THREAD_SAFE | EMBER_DEVICE_STREAM_THREAD_SAFE);
+  api.device_count = sdk::fenced<device_count>;
+  api.device_properties = sdk::fenced<device_properties>;
+  api.allocate = sdk::fenced<allocate>;
+  api.deallocate = sdk::fenced<deallocate>;
+  api.copy = sdk::fenced<copy>;
+  api.stream_create = sdk::fenced<stream_create>;
+  api.stream_destroy = sdk::fenced<stream_destroy>;
+  api.stream_synchronize = sdk::fenced<stream_synchronize>;
+  api.event_create = sdk::fenced<event_create>;
+  api.event_destroy = sdk::fenced<event_destroy>;
+  api.event_record = sdk::fenced<event_record>;
+  api.event_wait = sdk::fenced<event_wait>;
+  api.event_synchronize = sdk::fenced<event_synchronize>;
+  api.synchronize = sdk::fenced<synchronize>;
   return api;
 }
 

@@ -12,13 +12,6 @@
 #define EMBER_GPU_SHFL_DOWN(value, delta) __shfl_down_sync(0xffffffffu, (value), (delta))
 #endif
 
-// Functions the kernels call and host tests check (tests/test_device_functions.cu).
-#define EMBER_GPU_HOST_DEVICE __host__ __device__
-
-// Unrolling, asked of the device compiler only: host compilers warn about
-// the pragma in functions both sides compile.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define EMBER_GPU_UNROLL _Pragma("unroll")
-#else
-#define EMBER_GPU_UNROLL
-#endif
+// EMBER_HOST_DEVICE marks the functions the kernels call and host tests
+// check (tests/test_device_functions.cu).
+#include <ember/sdk/host_device.hpp>

@@ -13,18 +13,16 @@ namespace {
 
 // Kernels are registered whether or not a device is present; without one,
 // every call reports UNAVAILABLE with the runtime's reason.
-ember_status* register_kernels(ember_registrar* registrar) {
-  return sdk::fence([&] {
-    const sdk::Registrar r(registrar);
-    register_unary_kernels(r);
-    register_binary_kernels(r);
-    register_copy_kernels(r);
-    register_factory_kernels(r);
-    register_reduce_kernels(r);
-    register_index_kernels(r);
-    register_sort_kernels(r);
-    register_matmul_kernels(r);
-  });
+void register_kernels(ember_registrar* registrar) {
+  const sdk::Registrar r(registrar);
+  register_unary_kernels(r);
+  register_binary_kernels(r);
+  register_copy_kernels(r);
+  register_factory_kernels(r);
+  register_reduce_kernels(r);
+  register_index_kernels(r);
+  register_sort_kernels(r);
+  register_matmul_kernels(r);
 }
 
 void shutdown() {
@@ -32,21 +30,18 @@ void shutdown() {
   release_staging();
 }
 
+ember_plugin describe_plugin() {
+  ember_plugin plugin{};
+  plugin.name = device_type_name();
+  plugin.version = EMBER_GPU_PLUGIN_VERSION;
+  plugin.device = device_api();
+  plugin.register_kernels = sdk::fenced<register_kernels>;
+  plugin.shutdown = shutdown;
+  return plugin;
+}
+
 }  // namespace
 
 }  // namespace ember::gpu
 
-extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
-  ember::sdk::set_host(host);
-  return ember::sdk::fence([&] {
-    ember_plugin mine{};
-    mine.abi_major = EMBER_ABI_VERSION_MAJOR;
-    mine.abi_minor = EMBER_ABI_VERSION_MINOR;
-    mine.name = ember::gpu::device_type_name();
-    mine.version = EMBER_GPU_PLUGIN_VERSION;
-    mine.device = ember::gpu::device_api();
-    mine.register_kernels = ember::gpu::register_kernels;
-    mine.shutdown = ember::gpu::shutdown;
-    ember::sdk::write_struct(plugin, mine);
-  });
-}
+EMBER_PLUGIN_ENTRY(ember::gpu::describe_plugin)

@@ -1,6 +1,7 @@
 #include "runtime_error.h"
 
-#include <ember/ember_plugin_async.hpp>
+#include <ember/ember_plugin.hpp>
+#include <ember/sdk/async.hpp>
 
 #include <map>
 #include <mutex>

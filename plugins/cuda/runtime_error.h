@@ -18,7 +18,7 @@ const char* device_type_name();
 // EMBER_STATUS_UNAVAILABLE. An error a kernel left behind (a fault, a
 // device-side assert) reaches whichever call comes next, so its status
 // names the op launched last on the current device instead (Note
-// [Asynchronous errors] in ember_plugin_async.hpp).
+// [Asynchronous errors] in ember/sdk/async.hpp).
 void check(cudaError_t error, const std::string& what);
 
 // Remembers `op` as the last op launched on `device`, for check().

@@ -14,17 +14,15 @@ namespace {
 
 // Kernels are registered for the dtypes every device serves; with no device
 // at all the plugin still registers them, and each call reports UNAVAILABLE.
-ember_status* register_kernels(ember_registrar* registrar) {
-  return sdk::fence([&] {
-    const sdk::Registrar r(registrar);
-    const std::vector<ember_dtype> dtypes = served_dtypes(Devices::instance().all_have_fp64());
-    register_elementwise_kernels(r, dtypes);
-    register_factory_kernels(r, dtypes);
-    register_reduce_kernels(r, dtypes);
-    register_index_kernels(r, dtypes);
-    register_line_kernels(r, dtypes);
-    register_matmul_kernels(r, dtypes);
-  });
+void register_kernels(ember_registrar* registrar) {
+  const sdk::Registrar r(registrar);
+  const std::vector<ember_dtype> dtypes = served_dtypes(Devices::instance().all_have_fp64());
+  register_elementwise_kernels(r, dtypes);
+  register_factory_kernels(r, dtypes);
+  register_reduce_kernels(r, dtypes);
+  register_index_kernels(r, dtypes);
+  register_line_kernels(r, dtypes);
+  register_matmul_kernels(r, dtypes);
 }
 
 void shutdown() {
@@ -32,21 +30,18 @@ void shutdown() {
   Devices::instance().release();
 }
 
+ember_plugin describe_plugin() {
+  ember_plugin plugin{};
+  plugin.name = "xpu";
+  plugin.version = EMBER_XPU_PLUGIN_VERSION;
+  plugin.device = device_api();
+  plugin.register_kernels = sdk::fenced<register_kernels>;
+  plugin.shutdown = shutdown;
+  return plugin;
+}
+
 }  // namespace
 
 }  // namespace ember::xpu
 
-extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
-  ember::sdk::set_host(host);
-  return ember::sdk::fence([&] {
-    ember_plugin mine{};
-    mine.abi_major = EMBER_ABI_VERSION_MAJOR;
-    mine.abi_minor = EMBER_ABI_VERSION_MINOR;
-    mine.name = "xpu";
-    mine.version = EMBER_XPU_PLUGIN_VERSION;
-    mine.device = ember::xpu::device_api();
-    mine.register_kernels = ember::xpu::register_kernels;
-    mine.shutdown = ember::xpu::shutdown;
-    ember::sdk::write_struct(plugin, mine);
-  });
-}
+EMBER_PLUGIN_ENTRY(ember::xpu::describe_plugin)

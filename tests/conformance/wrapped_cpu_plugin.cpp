@@ -19,13 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 namespace sdk = ember::sdk;
 
-const ember_host_api* g_host = nullptr;
 ember_host_api g_filtering_host{};
 ember_device_api g_device{};
 
 ember_status* register_unless_left_out(ember_registrar* registrar, const ember_kernel_registration* kernel) {
   if (kernel != nullptr && kernel->op_name != nullptr && std::strcmp(kernel->op_name, LEFT_OUT) == 0) return nullptr;
-  return g_host->register_kernel(registrar, kernel);
+  return sdk::host()->register_kernel(registrar, kernel);
 }
 
 // The wrapped plugin's entry point in a copy of its file, loaded once per
@@ -46,26 +45,27 @@ ember_plugin_init_fn wrapped_init() {
   return init;
 }
 
+// The wrapped plugin's table, its device renamed; the SDK stamps this
+// tree's ABI version on it, the wrapped plugin's own.
+ember_plugin describe_plugin() {
+  const ember_plugin_init_fn init = wrapped_init();
+  if (init == nullptr) sdk::fail(EMBER_STATUS_UNAVAILABLE, "cannot load a copy of " WRAPPED_PLUGIN_PATH);
+  // The wrapped plugin sees the host as it is, bar register_kernel.
+  const ember_host_api* host = sdk::host();
+  g_filtering_host = ember_host_api{};
+  std::memcpy(&g_filtering_host, host, std::min(host->struct_size, sizeof(ember_host_api)));
+  g_filtering_host.struct_size = std::min(host->struct_size, sizeof(ember_host_api));
+  g_filtering_host.register_kernel = register_unless_left_out;
+  ember_plugin wrapped{};
+  wrapped.struct_size = sizeof wrapped;
+  sdk::check(init(&g_filtering_host, &wrapped));
+  g_device = *wrapped.device;
+  g_device.device_type = PROXY_DEVICE_TYPE;
+  wrapped.name = PROXY_NAME;
+  wrapped.device = &g_device;
+  return wrapped;
+}
+
 }  // namespace
 
-extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
-  sdk::set_host(host);
-  g_host = host;
-  return sdk::fence([&] {
-    const ember_plugin_init_fn init = wrapped_init();
-    if (init == nullptr) sdk::fail(EMBER_STATUS_UNAVAILABLE, "cannot load a copy of " WRAPPED_PLUGIN_PATH);
-    // The wrapped plugin sees the host as it is, bar register_kernel.
-    g_filtering_host = ember_host_api{};
-    std::memcpy(&g_filtering_host, host, std::min(host->struct_size, sizeof(ember_host_api)));
-    g_filtering_host.struct_size = std::min(host->struct_size, sizeof(ember_host_api));
-    g_filtering_host.register_kernel = register_unless_left_out;
-    ember_plugin wrapped{};
-    wrapped.struct_size = sizeof wrapped;
-    sdk::check(init(&g_filtering_host, &wrapped));
-    g_device = *wrapped.device;
-    g_device.device_type = PROXY_DEVICE_TYPE;
-    wrapped.name = PROXY_NAME;
-    wrapped.device = &g_device;
-    sdk::write_struct(plugin, wrapped);
-  });
-}
+EMBER_PLUGIN_ENTRY(describe_plugin)

@@ -3,7 +3,8 @@
 # then, with the same sanitizer flags as the build it consumes,
 #  - builds the consumer (find_package(Ember) and find_package(EmberSDK));
 #  - copies the installed backend template into an empty folder, builds it
-#    against the installed SDK alone and certifies it with the installed kit;
+#    against the installed SDK alone (its ember_add_plugin included), checks
+#    where it installs, and certifies it with the installed kit;
 #  - runs the consumer, which also checks the template's asynchronous errors;
 #  - checks that the SDK says it needs DLPack when DLPack cannot be found.
 set -euo pipefail
@@ -25,6 +26,10 @@ cmake -S "$scratch/template" -B "$scratch/template/build" -G Ninja --no-warn-unu
   "${flag_args[@]}" >/dev/null
 cmake --build "$scratch/template/build" >/dev/null
 emu=$scratch/template/build/libember_plugin_emu.so
+# The installed ember_add_plugin installs where the core discovers plugins.
+cmake --install "$scratch/template/build" --prefix "$scratch/template_prefix" >/dev/null
+[ -f "$scratch/template_prefix/lib/ember/plugins/libember_plugin_emu.so" ] ||
+  { echo "FAILED: the template did not install into lib/ember/plugins"; exit 1; }
 kit_output=$(EMBER_PLUGIN_PATH= "$prefix/bin/ember-conformance" "$emu" --json "$scratch/template.json")
 grep -q "registered (op, dtype) pairs pass (100.0%)" <<<"$kit_output" || { echo "$kit_output"; exit 1; }
 grep -q "PASS  e2e/mlp" <<<"$kit_output" || { echo "$kit_output"; exit 1; }

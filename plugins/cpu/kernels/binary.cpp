@@ -28,7 +28,7 @@ struct BinaryPredicateKernel {
 struct DivisionKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
-    if constexpr (is_int_v<T>) {
+    if constexpr (sdk::is_integer_v<T>) {
       if (any_element<T>(call.inputs[1], [](T b) { return b == 0; })) {
         sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "integer division by zero");
       }
@@ -47,76 +47,17 @@ void add_predicate(const sdk::Registrar& r, const char* name, Op op) {
   register_op<BinaryPredicateKernel>(r, name, sdk::AllTypes{}, op);
 }
 
-// Python's floor division. For floats this follows CPython's float_divmod so
-// that results stay consistent with remainder (e.g. 1.0 // 0.1 == 9.0).
-template <class T>
-T floor_divide(T a, T b) {
-  if constexpr (is_int_v<T>) {
-    if constexpr (std::is_unsigned_v<T>) {
-      return static_cast<T>(a / b);
-    } else {
-      if (b == T(-1)) return wrap_neg(a);  // INT_MIN / -1 wraps
-      const T q = static_cast<T>(a / b);
-      const bool inexact = static_cast<T>(a % b) != 0;
-      return (inexact && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
-    }
-  } else {
-    if (b == T(0)) return a / b;
-    const T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
-    if (div == T(0)) return std::copysign(T(0), a / b);
-    T floored = std::floor(div);
-    if (div - floored > T(0.5)) floored += T(1);
-    return floored;
-  }
-}
-
-// Python's %: the result has the sign of b.
-template <class T>
-T remainder(T a, T b) {
-  if constexpr (is_int_v<T>) {
-    if constexpr (std::is_unsigned_v<T>) {
-      return static_cast<T>(a % b);
-    } else {
-      if (b == T(-1)) return 0;  // INT_MIN % -1 would trap
-      const T r = static_cast<T>(a % b);
-      return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
-    }
-  } else {
-    T r = std::fmod(a, b);
-    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
-    return r;
-  }
-}
-
-// Integer power by squaring, wrapping; a negative exponent is only valid
-// for a base of 1 or -1 (checked by PowKernel before this runs).
-template <class T>
-T integer_pow(T base, T exponent) {
-  if constexpr (std::is_signed_v<T>) {
-    if (exponent < 0) return (base == T(-1) && (exponent & 1)) ? T(-1) : T(1);
-  }
-  T result = 1;
-  while (exponent != 0) {
-    if (exponent & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exponent = static_cast<T>(exponent >> 1);
-  }
-  return result;
-}
-
 struct PowKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
-    if constexpr (is_int_v<T> && std::is_signed_v<T>) {
+    if constexpr (sdk::is_integer_v<T> && std::is_signed_v<T>) {
       const sdk::StridedLoop loop{&call.inputs[0], &call.inputs[1]};
       bool invalid = false;
       loop.run([&](char* const* p, const int64_t* s, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
           const T a = *reinterpret_cast<const T*>(p[0] + i * s[0]);
           const T b = *reinterpret_cast<const T*>(p[1] + i * s[1]);
-          invalid |= b < 0 && a != 1 && a != -1;
+          invalid |= sdk::is_invalid_integer_pow(a, b);
         }
       });
       if (invalid) {
@@ -158,8 +99,8 @@ void register_binary_kernels(const sdk::Registrar& r) {
     using T = decltype(a);
     if constexpr (std::is_same_v<T, bool>) {
       return a || b;
-    } else if constexpr (is_int_v<T>) {
-      return wrap_add(a, b);
+    } else if constexpr (sdk::is_integer_v<T>) {
+      return sdk::wrap_add(a, b);
     } else {
       return a + b;
     }
@@ -168,8 +109,8 @@ void register_binary_kernels(const sdk::Registrar& r) {
     using T = decltype(a);
     if constexpr (std::is_same_v<T, bool>) {
       return a && b;
-    } else if constexpr (is_int_v<T>) {
-      return wrap_mul(a, b);
+    } else if constexpr (sdk::is_integer_v<T>) {
+      return sdk::wrap_mul(a, b);
     } else {
       return a * b;
     }
@@ -177,20 +118,20 @@ void register_binary_kernels(const sdk::Registrar& r) {
   add_binary(r, "add", sdk::AllTypes{}, add);
   add_binary(r, "mul", sdk::AllTypes{}, mul);
   add_binary(r, "sub", NumericTypes{}, [](auto a, auto b) {
-    if constexpr (is_int_v<decltype(a)>) {
-      return wrap_sub(a, b);
+    if constexpr (sdk::is_integer_v<decltype(a)>) {
+      return sdk::wrap_sub(a, b);
     } else {
       return a - b;
     }
   });
   add_binary(r, "div", FloatingTypes{}, [](auto a, auto b) { return a / b; });
   register_op<DivisionKernel>(r, "floor_divide", NumericTypes{},
-                              [](auto a, auto b) { return floor_divide(a, b); });
+                              [](auto a, auto b) { return sdk::floor_divide(a, b); });
   register_op<DivisionKernel>(r, "remainder", NumericTypes{},
-                              [](auto a, auto b) { return remainder(a, b); });
+                              [](auto a, auto b) { return sdk::remainder(a, b); });
   register_op<PowKernel>(r, "pow", NumericTypes{}, [](auto a, auto b) {
-    if constexpr (is_int_v<decltype(a)>) {
-      return integer_pow(a, b);
+    if constexpr (sdk::is_integer_v<decltype(a)>) {
+      return sdk::integer_pow(a, b);
     } else {
       return std::pow(a, b);
     }

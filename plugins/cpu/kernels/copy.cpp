@@ -17,7 +17,7 @@ void convert(const DLTensor& src, const DLTensor& dst) {
   const sdk::StridedLoop loop{&dst, &src};
   parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
     sdk::transform<Dst, Src>(loop, begin, end,
-                             [](Src x) { return from_compute<Dst>(to_compute(x)); });
+                             [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); });
   });
 }
 

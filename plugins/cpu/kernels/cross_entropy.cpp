@@ -19,17 +19,17 @@ enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 template <class T, class Acc>
 Acc row_loss(const T* row, int64_t classes, int64_t col_stride, int64_t label, double smoothing) {
   Acc max = -std::numeric_limits<Acc>::infinity();
-  for (int64_t c = 0; c < classes; ++c) max = std::max(max, static_cast<Acc>(to_compute(row[c * col_stride])));
+  for (int64_t c = 0; c < classes; ++c) max = std::max(max, static_cast<Acc>(sdk::to_compute(row[c * col_stride])));
   // Everything relative to the maximum: x[t] - lse would lose the small part
   // of lse to rounding when logits are large.
   Acc exps = 0, shifted_total = 0;
   for (int64_t c = 0; c < classes; ++c) {
-    const Acc shifted = static_cast<Acc>(to_compute(row[c * col_stride])) - max;
+    const Acc shifted = static_cast<Acc>(sdk::to_compute(row[c * col_stride])) - max;
     exps += std::exp(shifted);
     shifted_total += shifted;
   }
   const Acc log_exps = std::log(exps);
-  const Acc nll = log_exps - (static_cast<Acc>(to_compute(row[label * col_stride])) - max);
+  const Acc nll = log_exps - (static_cast<Acc>(sdk::to_compute(row[label * col_stride])) - max);
   const Acc smooth = log_exps - shifted_total / static_cast<Acc>(classes);
   return static_cast<Acc>(1 - smoothing) * nll + static_cast<Acc>(smoothing) * smooth;
 }
@@ -68,7 +68,7 @@ void cross_entropy_kernel(const ember_kernel_call& call) {
   T* out = reinterpret_cast<T*>(sdk::data_ptr(call.outputs[0]));
   if (reduction == kNone) {
     for (int64_t r = 0; r < rows; ++r) {
-      out[r * call.outputs[0].strides[0]] = from_compute<T>(losses[static_cast<size_t>(r)]);
+      out[r * call.outputs[0].strides[0]] = sdk::convert<T>(losses[static_cast<size_t>(r)]);
     }
     return;
   }
@@ -79,7 +79,7 @@ void cross_entropy_kernel(const ember_kernel_call& call) {
     counted += label_of(r) != ignore_index;
   }
   // A mean over no counted rows is 0 / 0 = NaN, as in PyTorch.
-  *out = from_compute<T>(reduction == kMean ? total / static_cast<double>(counted) : total);
+  *out = sdk::convert<T>(reduction == kMean ? total / static_cast<double>(counted) : total);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Shared machinery of the elementwise kernels: compute types, integer
-// wrap-around, the threaded map over a kernel call, and registration of one
-// op for a list of dtypes.
+// Shared machinery of the elementwise kernels: the threaded map over a
+// kernel call, and registration of one op for a list of dtypes. The scalar
+// rules (compute types, wrap-around) are the SDK's (ember/sdk/scalar_rules.hpp).
 #ifndef EMBER_PLUGINS_CPU_KERNELS_ELEMENTWISE_H_
 #define EMBER_PLUGINS_CPU_KERNELS_ELEMENTWISE_H_
 
@@ -30,52 +30,11 @@ inline constexpr int64_t kElementwiseGrain = 32768;
 #define EMBER_CPU_ISA_CLONES
 #endif
 
-// float16 and bfloat16 compute in float32 (ops.md "Floating point").
-template <class T>
-using compute_t = std::conditional_t<sdk::is_reduced_float_v<T>, float, T>;
-
-template <class T>
-compute_t<T> to_compute(T value) {
-  if constexpr (sdk::is_reduced_float_v<T>) {
-    return static_cast<float>(value);
-  } else {
-    return value;
-  }
-}
-
-// Converts a computed value to storage type T: truncation for float to
-// integer, `!= 0` for bool, round to nearest even for float16/bfloat16.
-template <class T, class V>
-T from_compute(V value) {
-  if constexpr (sdk::is_reduced_float_v<T>) {
-    return T(static_cast<float>(to_compute(value)));
-  } else {
-    return static_cast<T>(to_compute(value));
-  }
-}
-
-// Integer arithmetic wraps modulo 2^bits; doing it in a wide enough unsigned
-// type avoids signed overflow (and int promotion of 16-bit products).
-template <class T>
-using wrap_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
-
-template <class T>
-T wrap_add(T a, T b) { return static_cast<T>(wrap_t<T>(a) + wrap_t<T>(b)); }
-template <class T>
-T wrap_sub(T a, T b) { return static_cast<T>(wrap_t<T>(a) - wrap_t<T>(b)); }
-template <class T>
-T wrap_mul(T a, T b) { return static_cast<T>(wrap_t<T>(a) * wrap_t<T>(b)); }
-template <class T>
-T wrap_neg(T a) { return static_cast<T>(wrap_t<T>(0) - wrap_t<T>(a)); }
-
-template <class T>
-inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
 namespace detail {
 template <class Out, class... In, class Fn, size_t... I>
 void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
   const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[I]...};
-  const auto op = [&fn](In... x) { return from_compute<Out>(fn(to_compute(x)...)); };
+  const auto op = [&fn](In... x) { return sdk::convert<Out>(fn(sdk::to_compute(x)...)); };
   parallel_for(0, loop.numel(), kElementwiseGrain,
                [&](int64_t begin, int64_t end) { sdk::transform<Out, In...>(loop, begin, end, op); });
 }
@@ -98,7 +57,7 @@ bool any_element(const DLTensor& t, const Pred& pred) {
     loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       bool hit = false;
       for (int64_t i = 0; i < n; ++i) {
-        hit |= pred(to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0])));
+        hit |= pred(sdk::to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0])));
       }
       if (hit) found.store(true, std::memory_order_relaxed);
     });

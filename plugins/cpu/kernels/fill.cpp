@@ -10,8 +10,8 @@ namespace {
 template <class T>
 T fill_value(const ember_kernel_call& call) {
   const ember_attr* attr = sdk::find_attr(call, "value");
-  if (attr != nullptr && attr->kind == EMBER_ATTR_FLOAT) return from_compute<T>(attr->float_value);
-  return from_compute<T>(sdk::attr_int(call, "value"));
+  if (attr != nullptr && attr->kind == EMBER_ATTR_FLOAT) return sdk::convert<T>(attr->float_value);
+  return sdk::convert<T>(sdk::attr_int(call, "value"));
 }
 
 template <class T>
@@ -36,7 +36,7 @@ void arange_kernel(const ember_kernel_call& call) {
     const double step = sdk::attr_float(call, "step");
     parallel_for(0, n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        data[i * stride] = from_compute<T>(start + static_cast<double>(i) * step);
+        data[i * stride] = sdk::convert<T>(start + static_cast<double>(i) * step);
       }
     });
   } else {
@@ -44,7 +44,7 @@ void arange_kernel(const ember_kernel_call& call) {
     const int64_t step = sdk::attr_int(call, "step");
     parallel_for(0, n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        data[i * stride] = static_cast<T>(wrap_add(start, wrap_mul(i, step)));
+        data[i * stride] = static_cast<T>(sdk::wrap_add(start, sdk::wrap_mul(i, step)));
       }
     });
   }

@@ -158,10 +158,10 @@ void scatter_add_kernel(const ember_kernel_call& call) {
         const T value = *reinterpret_cast<const T*>(p[1] + e * s[1]);
         if constexpr (std::is_same_v<T, bool>) {
           dst = dst || value;
-        } else if constexpr (is_int_v<T>) {
-          dst = wrap_add(dst, value);
+        } else if constexpr (sdk::is_integer_v<T>) {
+          dst = sdk::wrap_add(dst, value);
         } else {
-          dst = from_compute<T>(to_compute(dst) + to_compute(value));
+          dst = sdk::convert<T>(sdk::to_compute(dst) + sdk::to_compute(value));
         }
       }
     });

@@ -23,24 +23,24 @@ void layer_norm_kernel(const ember_kernel_call& call) {
   const T* weight = reinterpret_cast<const T*>(sdk::data_ptr(call.inputs[1]));
   const T* bias = reinterpret_cast<const T*>(sdk::data_ptr(call.inputs[2]));
   T* dst = reinterpret_cast<T*>(sdk::data_ptr(call.outputs[0]));
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   parallel_for(0, rows, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(cols, 1)),
                [&](int64_t begin, int64_t end) {
                  for (int64_t r = begin; r < end; ++r) {
                    const T* in = src + r * cols;
                    T* out = dst + r * cols;
                    Acc total = 0;
-                   for (int64_t i = 0; i < cols; ++i) total += to_compute(in[i]);
+                   for (int64_t i = 0; i < cols; ++i) total += sdk::to_compute(in[i]);
                    const Acc mean = total / static_cast<Acc>(cols);
                    Acc squares = 0;
                    for (int64_t i = 0; i < cols; ++i) {
-                     const Acc d = to_compute(in[i]) - mean;
+                     const Acc d = sdk::to_compute(in[i]) - mean;
                      squares += d * d;
                    }
                    const Acc rstd = Acc(1) / std::sqrt(squares / static_cast<Acc>(cols) + static_cast<Acc>(eps));
                    for (int64_t i = 0; i < cols; ++i) {
-                     out[i] = from_compute<T>((to_compute(in[i]) - mean) * rstd * to_compute(weight[i]) +
-                                              to_compute(bias[i]));
+                     out[i] = sdk::convert<T>((sdk::to_compute(in[i]) - mean) * rstd * sdk::to_compute(weight[i]) +
+                                              sdk::to_compute(bias[i]));
                    }
                  }
                });

@@ -34,7 +34,7 @@ void fill_zeros(const DLTensor& out) {
   sdk::visit_dtype(sdk::dtype_of(out), [&](auto tag) {
     using T = typename decltype(tag)::type;
     parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-      sdk::transform<T>(loop, begin, end, [] { return from_compute<T>(0); });
+      sdk::transform<T>(loop, begin, end, [] { return sdk::convert<T>(0); });
     });
   });
 }
@@ -215,7 +215,7 @@ bool try_sgemm(const DLTensor* const (&t)[3]) {
 
 template <class T>
 void matmul_loop(const DLTensor* const (&t)[3]) {
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   const Operand a = batched(*t[0]);
   const Operand b = batched(*t[1]);
   const Operand c = batched(*t[2]);
@@ -235,18 +235,18 @@ void matmul_loop(const DLTensor* const (&t)[3]) {
       std::fill(acc.begin(), acc.end(), Acc(0));
       const T* a_row = a_data + batch * a.strides[0] + m * a.strides[1];
       for (int64_t k = 0; k < k_size; ++k) {
-        const Acc av = to_compute(a_row[k * a.strides[2]]);
+        const Acc av = sdk::to_compute(a_row[k * a.strides[2]]);
         const T* b_row = b_data + batch * b.strides[0] + k * b.strides[1];
         for (int64_t n = 0; n < n_size; ++n) {
-          if constexpr (is_int_v<T>) {
-            acc[n] = wrap_add(acc[n], wrap_mul(av, b_row[n * b.strides[2]]));
+          if constexpr (sdk::is_integer_v<T>) {
+            acc[n] = sdk::wrap_add(acc[n], sdk::wrap_mul(av, b_row[n * b.strides[2]]));
           } else {
-            acc[n] += av * to_compute(b_row[n * b.strides[2]]);
+            acc[n] += av * sdk::to_compute(b_row[n * b.strides[2]]);
           }
         }
       }
       T* c_row = c_data + batch * c.strides[0] + m * c.strides[1];
-      for (int64_t n = 0; n < n_size; ++n) c_row[n * c.strides[2]] = from_compute<T>(acc[n]);
+      for (int64_t n = 0; n < n_size; ++n) c_row[n * c.strides[2]] = sdk::convert<T>(acc[n]);
     }
   });
 }

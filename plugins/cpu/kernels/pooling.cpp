@@ -153,15 +153,15 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
   const Planes<T> values(call.outputs[0]);
   const Planes<int64_t> indices(call.outputs[1]);
   const MaxPoolWindows windows(window_of(call, /*dilated=*/true), in.height, in.width, values.height, values.width);
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
     const auto in_plane = in.plane(p);
     const auto values_plane = values.plane(p);
     const auto indices_plane = indices.plane(p);
-    windows.search<Acc>([&](int64_t h, int64_t x) { return to_compute(in_plane.at(h, x)); },
+    windows.search<Acc>([&](int64_t h, int64_t x) { return sdk::to_compute(in_plane.at(h, x)); },
                         [&](int64_t h, int64_t x) { return h * in.width + x; },
                         [&](int64_t oh, int64_t ow, Acc best, int64_t index) {
-                          values_plane.at(oh, ow) = from_compute<T>(best);
+                          values_plane.at(oh, ow) = sdk::convert<T>(best);
                           indices_plane.at(oh, ow) = index;
                         });
   });
@@ -176,21 +176,21 @@ void max_pool2d_backward_kernel(const ember_kernel_call& call) {
   const Planes<const T> in(call.inputs[1]);
   const Planes<T> dx(call.outputs[0]);
   const MaxPoolWindows windows(window_of(call, /*dilated=*/true), in.height, in.width, dy.height, dy.width);
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
     const auto dy_plane = dy.plane(p);
     const auto in_plane = in.plane(p);
     const auto dx_plane = dx.plane(p);
     for (int64_t h = 0; h < dx.height; ++h) {
-      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = from_compute<T>(0);
+      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = sdk::convert<T>(0);
     }
     // Positions are byte offsets into the dx plane, so no division finds the cell.
-    windows.search<Acc>([&](int64_t h, int64_t x) { return to_compute(in_plane.at(h, x)); },
+    windows.search<Acc>([&](int64_t h, int64_t x) { return sdk::to_compute(in_plane.at(h, x)); },
                         [&](int64_t h, int64_t x) { return h * dx_plane.row_stride + x * dx_plane.column_stride; },
                         [&](int64_t oh, int64_t ow, Acc, int64_t offset) {
                           if (offset < 0) return;
                           T& cell = *reinterpret_cast<T*>(dx_plane.base + offset);
-                          cell = from_compute<T>(to_compute(cell) + to_compute(dy_plane.at(oh, ow)));
+                          cell = sdk::convert<T>(sdk::to_compute(cell) + sdk::to_compute(dy_plane.at(oh, ow)));
                         });
   });
 }
@@ -217,7 +217,7 @@ void avg_pool2d_kernel(const ember_kernel_call& call) {
   const bool count_include_pad = sdk::attr_bool(call, "count_include_pad");
   const Planes<const T> in(call.inputs[0]);
   const Planes<T> out(call.outputs[0]);
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
     const auto in_plane = in.plane(p);
     const auto out_plane = out.plane(p);
@@ -226,9 +226,9 @@ void avg_pool2d_kernel(const ember_kernel_call& call) {
         const AvgCell c = avg_cell(w, count_include_pad, in.height, in.width, oh, ow);
         Acc total = 0;
         for (int64_t h = c.h0; h < c.h1; ++h) {
-          for (int64_t x = c.w0; x < c.w1; ++x) total += to_compute(in_plane.at(h, x));
+          for (int64_t x = c.w0; x < c.w1; ++x) total += sdk::to_compute(in_plane.at(h, x));
         }
-        out_plane.at(oh, ow) = from_compute<T>(total / static_cast<Acc>(c.divisor));
+        out_plane.at(oh, ow) = sdk::convert<T>(total / static_cast<Acc>(c.divisor));
       }
     }
   });
@@ -242,19 +242,19 @@ void avg_pool2d_backward_kernel(const ember_kernel_call& call) {
   const bool count_include_pad = sdk::attr_bool(call, "count_include_pad");
   const Planes<const T> dy(call.inputs[0]);
   const Planes<T> dx(call.outputs[0]);
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   for_each_plane(call.outputs[0], [&](int64_t p) {
     const auto dy_plane = dy.plane(p);
     const auto dx_plane = dx.plane(p);
     for (int64_t h = 0; h < dx.height; ++h) {
-      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = from_compute<T>(0);
+      for (int64_t x = 0; x < dx.width; ++x) dx_plane.at(h, x) = sdk::convert<T>(0);
     }
     for (int64_t oh = 0; oh < dy.height; ++oh) {
       for (int64_t ow = 0; ow < dy.width; ++ow) {
         const AvgCell c = avg_cell(w, count_include_pad, dx.height, dx.width, oh, ow);
-        const Acc share = to_compute(dy_plane.at(oh, ow)) / static_cast<Acc>(c.divisor);
+        const Acc share = sdk::to_compute(dy_plane.at(oh, ow)) / static_cast<Acc>(c.divisor);
         for (int64_t h = c.h0; h < c.h1; ++h) {
-          for (int64_t x = c.w0; x < c.w1; ++x) dx_plane.at(h, x) = from_compute<T>(to_compute(dx_plane.at(h, x)) + share);
+          for (int64_t x = c.w0; x < c.w1; ++x) dx_plane.at(h, x) = sdk::convert<T>(sdk::to_compute(dx_plane.at(h, x)) + share);
         }
       }
     }

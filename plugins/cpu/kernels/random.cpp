@@ -44,7 +44,7 @@ struct Uniform {
       const float u = static_cast<float>((r[0] >> 8) * k2Pow24);
       const float lo = static_cast<float>(low);
       const float hi = static_cast<float>(high);
-      return from_compute<T>(lo + (hi - lo) * u);
+      return sdk::convert<T>(lo + (hi - lo) * u);
     }
   }
 };
@@ -57,7 +57,7 @@ struct Normal {
     const double u1 = ((r[0] >> 8) + 1) * k2Pow24;
     const double u2 = (r[1] >> 8) * k2Pow24;
     const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    return from_compute<T>(mean + std * z);
+    return sdk::convert<T>(mean + std * z);
   }
 };
 

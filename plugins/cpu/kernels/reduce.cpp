@@ -30,18 +30,18 @@ struct SumOp {
   static Acc identity() { return Acc(0); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_integral_v<Acc>) {
-      return wrap_add(a, b);
+      return sdk::wrap_add(a, b);
     } else {
       return a + b;
     }
   }
-  static Out finish(Acc a, int64_t /*count*/) { return from_compute<Out>(a); }
+  static Out finish(Acc a, int64_t /*count*/) { return sdk::convert<Out>(a); }
 };
 
 template <class T>
 struct MeanOp : SumOp<T> {
   static T finish(typename SumOp<T>::Acc a, int64_t count) {
-    return from_compute<T>(a / static_cast<typename SumOp<T>::Acc>(count));
+    return sdk::convert<T>(a / static_cast<typename SumOp<T>::Acc>(count));
   }
 };
 
@@ -51,7 +51,7 @@ struct ProdOp : SumOp<T> {
   static Acc identity() { return Acc(1); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_integral_v<Acc>) {
-      return wrap_mul(a, b);
+      return sdk::wrap_mul(a, b);
     } else {
       return a * b;
     }
@@ -61,7 +61,7 @@ struct ProdOp : SumOp<T> {
 // amax/amin; a NaN anywhere makes the result NaN.
 template <class T, bool kMax>
 struct ExtremumOp {
-  using Acc = compute_t<T>;
+  using Acc = sdk::Compute<T>;
   using Out = T;
   static Acc identity() {
     if constexpr (std::is_same_v<Acc, bool>) {
@@ -78,12 +78,12 @@ struct ExtremumOp {
     const bool take_b = kMax ? (b > a) | (b != b) : (b < a) | (b != b);
     return take_b ? b : a;
   }
-  static Out finish(Acc a, int64_t /*count*/) { return from_compute<T>(a); }
+  static Out finish(Acc a, int64_t /*count*/) { return sdk::convert<T>(a); }
 };
 
 template <class Op, class T>
 typename Op::Acc load(const T& value) {
-  return static_cast<typename Op::Acc>(to_compute(value));
+  return static_cast<typename Op::Acc>(sdk::to_compute(value));
 }
 
 // ---------------------------------------------------------------------------
@@ -352,7 +352,7 @@ bool is_better(V v, V best) {
 
 template <class T>
 struct Candidate {
-  compute_t<T> value;
+  sdk::Compute<T> value;
   int64_t index;
 };
 
@@ -360,11 +360,11 @@ template <bool kMax, class T>
 int64_t arg_extremum_flat(const DLTensor& x) {
   const sdk::StridedLoop loop{&x};
   const auto scan = [&](int64_t begin, int64_t end) {
-    Candidate<T> best{compute_t<T>{}, -1};
+    Candidate<T> best{sdk::Compute<T>{}, -1};
     int64_t position = begin;
     loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       for (int64_t i = 0; i < n; ++i, ++position) {
-        const auto v = to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0]));
+        const auto v = sdk::to_compute(*reinterpret_cast<const T*>(ptrs[0] + i * strides[0]));
         if (best.index < 0 || is_better<kMax>(v, best.value)) best = {v, position};
       }
     });
@@ -410,9 +410,9 @@ void arg_extremum_kernel(const ember_kernel_call& call) {
   parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
     g.kept.for_each(0, begin, end, [&](int64_t x_offset, int64_t out_offset) {
       const T* p = x_data + x_offset;
-      Candidate<T> best{to_compute(p[0]), 0};
+      Candidate<T> best{sdk::to_compute(p[0]), 0};
       for (int64_t i = 1; i < n; ++i) {
-        const auto v = to_compute(p[i * stride]);
+        const auto v = sdk::to_compute(p[i * stride]);
         if (is_better<kMax>(v, best.value)) best = {v, i};
       }
       out_data[out_offset] = best.index;

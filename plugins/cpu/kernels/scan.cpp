@@ -25,11 +25,11 @@ void cumsum_kernel(const ember_kernel_call& call) {
     Acc acc = 0;
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_integral_v<Acc>) {
-        acc = wrap_add(acc, static_cast<Acc>(src[i * x_stride]));
+        acc = sdk::wrap_add(acc, static_cast<Acc>(src[i * x_stride]));
       } else {
-        acc += static_cast<Acc>(to_compute(src[i * x_stride]));
+        acc += static_cast<Acc>(sdk::to_compute(src[i * x_stride]));
       }
-      dst[i * out_stride] = from_compute<Out>(acc);
+      dst[i * out_stride] = sdk::convert<Out>(acc);
     }
   });
 }

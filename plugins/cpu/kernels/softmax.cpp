@@ -25,15 +25,15 @@ void softmax_kernel(const ember_kernel_call& call) {
     const T* src = reinterpret_cast<const T*>(starts[0]);
     T* dst = reinterpret_cast<T*>(starts[1]);
     Acc max = -std::numeric_limits<Acc>::infinity();
-    for (int64_t i = 0; i < n; ++i) max = std::max<Acc>(max, static_cast<Acc>(to_compute(src[i * x_stride])));
+    for (int64_t i = 0; i < n; ++i) max = std::max<Acc>(max, static_cast<Acc>(sdk::to_compute(src[i * x_stride])));
     // A line of -inf would give NaN from -inf - -inf; PyTorch's answer is NaN
     // too, so no special case is needed beyond keeping max finite for sums.
     Acc total = 0;
-    for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<Acc>(to_compute(src[i * x_stride])) - max);
+    for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<Acc>(sdk::to_compute(src[i * x_stride])) - max);
     const Acc log_total = std::log(total);
     for (int64_t i = 0; i < n; ++i) {
-      const Acc shifted = static_cast<Acc>(to_compute(src[i * x_stride])) - max;
-      dst[i * out_stride] = from_compute<T>(kLog ? shifted - log_total : std::exp(shifted) / total);
+      const Acc shifted = static_cast<Acc>(sdk::to_compute(src[i * x_stride])) - max;
+      dst[i * out_stride] = sdk::convert<T>(kLog ? shifted - log_total : std::exp(shifted) / total);
     }
   });
 }

@@ -23,7 +23,7 @@ bool nan_last_less(C a, C b) {
 
 template <class T>
 void sort_kernel(const ember_kernel_call& call) {
-  using C = compute_t<T>;
+  using C = sdk::Compute<T>;
   const DLTensor& x = call.inputs[0];
   const DLTensor& values = call.outputs[0];
   const DLTensor& indices = call.outputs[1];
@@ -33,7 +33,7 @@ void sort_kernel(const ember_kernel_call& call) {
     const int64_t n = x.shape[dim];
     const T* src = reinterpret_cast<const T*>(starts[0]);
     std::vector<std::pair<C, int64_t>> line(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) line[i] = {to_compute(src[i * x.strides[dim]]), i};
+    for (int64_t i = 0; i < n; ++i) line[i] = {sdk::to_compute(src[i * x.strides[dim]]), i};
     // Always stable: it satisfies both values of the `stable` attribute and
     // makes ties deterministic.
     if (descending) {
@@ -46,7 +46,7 @@ void sort_kernel(const ember_kernel_call& call) {
     T* value_out = reinterpret_cast<T*>(starts[1]);
     int64_t* index_out = reinterpret_cast<int64_t*>(starts[2]);
     for (int64_t i = 0; i < n; ++i) {
-      value_out[i * values.strides[dim]] = from_compute<T>(line[i].first);
+      value_out[i * values.strides[dim]] = sdk::convert<T>(line[i].first);
       index_out[i * indices.strides[dim]] = line[i].second;
     }
   });

@@ -69,8 +69,8 @@ void add_unary(const sdk::Registrar& r, const char* name, Types types, Op op) {
 
 template <class T>
 T negate(T x) {
-  if constexpr (is_int_v<T>) {
-    return wrap_neg(x);
+  if constexpr (sdk::is_integer_v<T>) {
+    return sdk::wrap_neg(x);
   } else {
     return -x;
   }

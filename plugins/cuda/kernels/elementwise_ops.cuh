@@ -1,9 +1,9 @@
 // The elementwise ops of the catalogue (ops.md "Elementwise unary" and
 // "binary") as device functors over compute types. Maths functions are
 // named with `::`, the CUDA/HIP overloads for float and double, so that no
-// enclosing namespace's function of the same name can hide them. Integer arithmetic goes
-// through the unsigned twin so that overflow wraps, as the catalogue says
-// (signed overflow is undefined in C++, on the device as on the host).
+// enclosing namespace's function of the same name can hide them. Integer
+// arithmetic wraps, and floor_divide, remainder and integer pow follow
+// Python, by the SDK's scalar rules (ember/sdk/scalar_rules.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,32 +14,13 @@
 
 namespace ember::gpu::ops {
 
-template <class C>
-using unsigned_t = std::make_unsigned_t<C>;
+using sdk::wrap_add;
+using sdk::wrap_mul;
+using sdk::wrap_neg;
+using sdk::wrap_sub;
 
 template <class C>
-EMBER_GPU_HOST_DEVICE inline C wrap_neg(C x) {
-  return static_cast<C>(-static_cast<unsigned_t<C>>(x));
-}
-template <class C>
-EMBER_GPU_HOST_DEVICE inline C wrap_add(C a, C b) {
-  return static_cast<C>(static_cast<unsigned_t<C>>(a) + static_cast<unsigned_t<C>>(b));
-}
-template <class C>
-EMBER_GPU_HOST_DEVICE inline C wrap_sub(C a, C b) {
-  return static_cast<C>(static_cast<unsigned_t<C>>(a) - static_cast<unsigned_t<C>>(b));
-}
-template <class C>
-EMBER_GPU_HOST_DEVICE inline C wrap_mul(C a, C b) {
-  // uint16 * uint16 promotes to (signed) int and may overflow it, so the
-  // product is taken in at least 32 unsigned bits.
-  using Wide = std::conditional_t<(sizeof(C) < 4), uint32_t, unsigned_t<C>>;
-  return static_cast<C>(static_cast<Wide>(static_cast<unsigned_t<C>>(a)) *
-                        static_cast<Wide>(static_cast<unsigned_t<C>>(b)));
-}
-
-template <class C>
-EMBER_GPU_HOST_DEVICE inline bool is_nan(C x) {
+EMBER_HOST_DEVICE inline bool is_nan(C x) {
   if constexpr (std::is_floating_point_v<C>) {
     return x != x;
   } else {
@@ -51,7 +32,7 @@ EMBER_GPU_HOST_DEVICE inline bool is_nan(C x) {
 
 struct Neg {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
+  EMBER_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>) {
       return -x;
     } else {
@@ -62,7 +43,7 @@ struct Neg {
 
 struct Abs {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
+  EMBER_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>) {
       return ::fabs(x);
     } else if constexpr (std::is_unsigned_v<C>) {
@@ -75,7 +56,7 @@ struct Abs {
 
 struct Sign {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
+  EMBER_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_unsigned_v<C>) {
       return static_cast<C>(x != C(0));
     } else {
@@ -88,7 +69,7 @@ struct Sign {
 #define EMBER_GPU_FLOATING_UNARY(Name, expression) \
   struct Name {                                    \
     template <class C>                             \
-    EMBER_GPU_HOST_DEVICE C operator()(C x) const {           \
+    EMBER_HOST_DEVICE C operator()(C x) const {           \
       return expression;                           \
     }                                              \
   };
@@ -114,21 +95,21 @@ EMBER_GPU_FLOATING_UNARY(Round, ::rint(x))  // half to even
 
 struct Identity {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
+  EMBER_HOST_DEVICE C operator()(C x) const {
     return x;
   }
 };
 
 struct LogicalNot {
   template <class C>
-  EMBER_GPU_HOST_DEVICE bool operator()(C x) const {
+  EMBER_HOST_DEVICE bool operator()(C x) const {
     return x == C(0);
   }
 };
 
 struct BitwiseNot {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C x) const {
+  EMBER_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_same_v<C, bool>) {
       return !x;
     } else {
@@ -141,7 +122,7 @@ struct BitwiseNot {
 
 struct Add {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) {
       return a || b;
     } else if constexpr (std::is_floating_point_v<C>) {
@@ -154,7 +135,7 @@ struct Add {
 
 struct Sub {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
       return a - b;
     } else {
@@ -165,7 +146,7 @@ struct Sub {
 
 struct Mul {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) {
       return a && b;
     } else if constexpr (std::is_floating_point_v<C>) {
@@ -178,7 +159,7 @@ struct Mul {
 
 struct Div {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     return a / b;
   }
 };
@@ -187,87 +168,49 @@ struct Div {
 // (ErrorFlag) and produce 0 for that element.
 struct Reporting {
   int32_t* error;
-  EMBER_GPU_HOST_DEVICE void report(int32_t code) const { *error = code; }
+  EMBER_HOST_DEVICE void report(int32_t code) const { *error = code; }
 };
 
-// Python's floor division; for floats the steps of CPython's float_divmod,
-// so that it agrees with remainder (1.0 // 0.1 == 9.0).
+// Python's floor division and %, which meet an integer divisor of 0.
 struct FloorDivide : Reporting {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      if (b == C(0)) return a / b;
-      const C mod = ::fmod(a, b);
-      C div = (a - mod) / b;
-      if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
-      if (div == C(0)) return ::copysign(C(0), a / b);
-      C floored = ::floor(div);
-      if (div - floored > C(0.5)) floored += C(1);
-      return floored;
-    } else {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (!std::is_floating_point_v<C>) {
       if (b == C(0)) {
         report(kDivisionByZero);
         return C(0);
       }
-      if constexpr (std::is_unsigned_v<C>) {
-        return static_cast<C>(a / b);
-      } else {
-        if (b == C(-1)) return wrap_neg(a);  // INT_MIN / -1 wraps
-        const C q = static_cast<C>(a / b);
-        const bool inexact = static_cast<C>(a % b) != 0;
-        return (inexact && ((a < 0) != (b < 0))) ? static_cast<C>(q - 1) : q;
-      }
     }
+    return sdk::floor_divide(a, b);
   }
 };
 
-// Python's %: the result takes the sign of b.
 struct Remainder : Reporting {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      C r = ::fmod(a, b);
-      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
-      return r;
-    } else {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (!std::is_floating_point_v<C>) {
       if (b == C(0)) {
         report(kDivisionByZero);
         return C(0);
       }
-      if constexpr (std::is_unsigned_v<C>) {
-        return static_cast<C>(a % b);
-      } else {
-        if (b == C(-1)) return C(0);  // INT_MIN % -1 would trap
-        const C r = static_cast<C>(a % b);
-        return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<C>(r + b) : r;
-      }
     }
+    return sdk::remainder(a, b);
   }
 };
 
-// Integer powers by squaring, wrapping; a negative exponent is an error
-// unless the base is 1 or -1.
+// Integer powers wrap; a negative exponent is an error unless the base is 1
+// or -1.
 struct Pow : Reporting {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C base, C exponent) const {
+  EMBER_HOST_DEVICE C operator()(C base, C exponent) const {
     if constexpr (std::is_floating_point_v<C>) {
       return ::pow(base, exponent);
     } else {
-      if constexpr (std::is_signed_v<C>) {
-        if (exponent < 0) {
-          if (base == C(1)) return C(1);
-          if (base == C(-1)) return (exponent & 1) ? C(-1) : C(1);
-          report(kNegativePower);
-          return C(0);
-        }
+      if (sdk::is_invalid_integer_pow(base, exponent)) {
+        report(kNegativePower);
+        return C(0);
       }
-      C result = 1;
-      while (exponent != 0) {
-        if (exponent & 1) result = wrap_mul(result, base);
-        base = wrap_mul(base, base);
-        exponent = static_cast<C>(exponent >> 1);
-      }
-      return result;
+      return sdk::integer_pow(base, exponent);
     }
   }
 };
@@ -275,7 +218,7 @@ struct Pow : Reporting {
 template <bool kMax>
 struct Extremum {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
     if constexpr (kMax) {
@@ -290,19 +233,19 @@ using Minimum = Extremum<false>;
 
 struct BitwiseAnd {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a & b);
   }
 };
 struct BitwiseOr {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a | b);
   }
 };
 struct BitwiseXor {
   template <class C>
-  EMBER_GPU_HOST_DEVICE C operator()(C a, C b) const {
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
     return static_cast<C>(a ^ b);
   }
 };
@@ -310,7 +253,7 @@ struct BitwiseXor {
 #define EMBER_GPU_PREDICATE(Name, expression) \
   struct Name {                               \
     template <class C>                        \
-    EMBER_GPU_HOST_DEVICE bool operator()(C a, C b) const { \
+    EMBER_HOST_DEVICE bool operator()(C a, C b) const { \
       return expression;                      \
     }                                         \
   };

@@ -41,7 +41,7 @@ struct FillKernel {
   static void run(const ember_kernel_call& call) {
     const ember_attr* value = sdk::find_attr(call, "value");
     if (value == nullptr) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "fill: attribute 'value' is missing");
-    using C = compute_t<T>;
+    using C = Compute<T>;
     const C computed = value->kind == EMBER_ATTR_FLOAT ? static_cast<C>(value->float_value)
                                                        : static_cast<C>(value->int_value);
     launch_generate<T>(call, Constant<C>{computed});
@@ -100,7 +100,7 @@ template <class T>
 struct Uniform {
   double low, high;
   uint64_t seed, offset;
-  __device__ compute_t<T> operator()(int64_t i) const {
+  __device__ Compute<T> operator()(int64_t i) const {
     const Words r = philox4x32_10(offset + static_cast<uint64_t>(i), seed);
     if constexpr (std::is_same_v<T, double>) {
       const double u = static_cast<double>(((uint64_t{r.r0} << 32) | r.r1) >> 11) * 0x1.0p-53;
@@ -108,7 +108,7 @@ struct Uniform {
     } else {
       const float u = static_cast<float>(r.r0 >> 8) * 0x1.0p-24f;
       const float lo = static_cast<float>(low), hi = static_cast<float>(high);
-      return static_cast<compute_t<T>>(lo + (hi - lo) * u);
+      return static_cast<Compute<T>>(lo + (hi - lo) * u);
     }
   }
 };

@@ -9,7 +9,7 @@ namespace ember::gpu {
 
 // Whether a goes strictly before b.
 template <class C>
-EMBER_GPU_HOST_DEVICE bool goes_before(C a, C b, bool descending) {
+EMBER_HOST_DEVICE bool goes_before(C a, C b, bool descending) {
   const bool a_nan = ops::is_nan(a), b_nan = ops::is_nan(b);
   if (descending) return (a_nan && !b_nan) || a > b;
   return (b_nan && !a_nan) || a < b;

@@ -22,21 +22,21 @@ using sum_acc_t = std::conditional_t<is_floating_v<T>, std::conditional_t<std::i
 template <class T>
 struct SumReducer {
   using Acc = sum_acc_t<T>;
-  EMBER_GPU_HOST_DEVICE Acc identity() const { return Acc(0); }
-  EMBER_GPU_HOST_DEVICE Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
-  EMBER_GPU_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Add{}(a, b); }
+  EMBER_HOST_DEVICE Acc identity() const { return Acc(0); }
+  EMBER_HOST_DEVICE Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
+  EMBER_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Add{}(a, b); }
 };
 
 template <class T>
 struct ProdReducer {
   using Acc = sum_acc_t<T>;
-  EMBER_GPU_HOST_DEVICE Acc identity() const { return Acc(1); }
-  EMBER_GPU_HOST_DEVICE Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
-  EMBER_GPU_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Mul{}(a, b); }
+  EMBER_HOST_DEVICE Acc identity() const { return Acc(1); }
+  EMBER_HOST_DEVICE Acc lift(T x, int64_t) const { return static_cast<Acc>(to_compute(x)); }
+  EMBER_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Mul{}(a, b); }
 };
 
 template <class C, bool kMax>
-EMBER_GPU_HOST_DEVICE C lowest_for() {
+EMBER_HOST_DEVICE C lowest_for() {
   if constexpr (std::is_floating_point_v<C>) {
     return kMax ? -INFINITY : INFINITY;
   } else {
@@ -47,10 +47,10 @@ EMBER_GPU_HOST_DEVICE C lowest_for() {
 // amax and amin: NaN wins.
 template <class T, bool kMax>
 struct ExtremeReducer {
-  using Acc = compute_t<T>;
-  EMBER_GPU_HOST_DEVICE Acc identity() const { return lowest_for<Acc, kMax>(); }
-  EMBER_GPU_HOST_DEVICE Acc lift(T x, int64_t) const { return to_compute(x); }
-  EMBER_GPU_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Extremum<kMax>{}(a, b); }
+  using Acc = Compute<T>;
+  EMBER_HOST_DEVICE Acc identity() const { return lowest_for<Acc, kMax>(); }
+  EMBER_HOST_DEVICE Acc lift(T x, int64_t) const { return to_compute(x); }
+  EMBER_HOST_DEVICE Acc combine(Acc a, Acc b) const { return ops::Extremum<kMax>{}(a, b); }
 };
 
 template <class C>
@@ -64,11 +64,11 @@ struct ValueIndex {
 // so the parallel tree gives what a sequential scan would.
 template <class T, bool kMax>
 struct ArgReducer {
-  using C = compute_t<T>;
+  using C = Compute<T>;
   using Acc = ValueIndex<C>;
-  EMBER_GPU_HOST_DEVICE Acc identity() const { return {lowest_for<C, kMax>(), INT64_MAX}; }
-  EMBER_GPU_HOST_DEVICE Acc lift(T x, int64_t j) const { return {to_compute(x), j}; }
-  EMBER_GPU_HOST_DEVICE Acc combine(Acc a, Acc b) const {
+  EMBER_HOST_DEVICE Acc identity() const { return {lowest_for<C, kMax>(), INT64_MAX}; }
+  EMBER_HOST_DEVICE Acc lift(T x, int64_t j) const { return {to_compute(x), j}; }
+  EMBER_HOST_DEVICE Acc combine(Acc a, Acc b) const {
     const bool a_nan = ops::is_nan(a.value), b_nan = ops::is_nan(b.value);
     if (a_nan || b_nan) {
       if (a_nan && b_nan) return a.index <= b.index ? a : b;
@@ -83,7 +83,7 @@ struct ArgReducer {
 enum class Finish { kValue, kMean, kIndex };
 
 template <class Out, Finish kFinish, class Acc>
-EMBER_GPU_HOST_DEVICE Out finish(Acc acc, int64_t n) {
+EMBER_HOST_DEVICE Out finish(Acc acc, int64_t n) {
   if constexpr (kFinish == Finish::kIndex) {
     return acc.index;
   } else if constexpr (kFinish == Finish::kMean) {

@@ -1,6 +1,7 @@
 // Element types on the device. float16 and bfloat16 are stored as their
 // bits and computed in float32 (ops.md "Floating point"); every other dtype
-// is its own compute type. Shared by the CUDA and HIP builds.
+// is its own compute type, and conversions follow the SDK's scalar rules.
+// Shared by the CUDA and HIP builds.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +23,17 @@ namespace ember::gpu {
 struct Half {
   uint16_t bits;
   Half() = default;
-  EMBER_GPU_HOST_DEVICE explicit Half(float f) : bits(__half_as_ushort(__float2half_rn(f))) {}
-  EMBER_GPU_HOST_DEVICE explicit operator float() const { return __half2float(__ushort_as_half(bits)); }
+  EMBER_HOST_DEVICE explicit Half(float f) : bits(__half_as_ushort(__float2half_rn(f))) {}
+  EMBER_HOST_DEVICE explicit operator float() const { return __half2float(__ushort_as_half(bits)); }
 };
 
 // memcpy is the bit cast both sides compile (and fold into a move).
-EMBER_GPU_HOST_DEVICE inline uint32_t bits_of(float f) {
+EMBER_HOST_DEVICE inline uint32_t bits_of(float f) {
   uint32_t u;
   memcpy(&u, &f, sizeof u);
   return u;
 }
-EMBER_GPU_HOST_DEVICE inline float float_of(uint32_t u) {
+EMBER_HOST_DEVICE inline float float_of(uint32_t u) {
   float f;
   memcpy(&f, &u, sizeof f);
   return f;
@@ -42,7 +43,7 @@ struct BFloat16 {
   uint16_t bits;
   BFloat16() = default;
   // Round to nearest even; a NaN stays a (quiet) NaN.
-  EMBER_GPU_HOST_DEVICE explicit BFloat16(float f) {
+  EMBER_HOST_DEVICE explicit BFloat16(float f) {
     const uint32_t u = bits_of(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
       bits = static_cast<uint16_t>((u >> 16) | 0x40u);
@@ -50,42 +51,27 @@ struct BFloat16 {
       bits = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     }
   }
-  EMBER_GPU_HOST_DEVICE explicit operator float() const { return float_of(uint32_t{bits} << 16); }
+  EMBER_HOST_DEVICE explicit operator float() const { return float_of(uint32_t{bits} << 16); }
 };
 
-template <class T>
-inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-template <class T>
-inline constexpr bool is_floating_v = is_reduced_float_v<T> || std::is_floating_point_v<T>;
-template <class T>
-inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+}  // namespace ember::gpu
 
-// The type an element is computed in.
-template <class T>
-using compute_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+// The device storage types compute like the SDK's (ember/sdk/scalar_rules.hpp).
+namespace ember::sdk {
+template <>
+struct is_reduced_float<gpu::Half> : std::true_type {};
+template <>
+struct is_reduced_float<gpu::BFloat16> : std::true_type {};
+}  // namespace ember::sdk
 
-template <class T>
-EMBER_GPU_HOST_DEVICE inline compute_t<T> to_compute(T x) {
-  if constexpr (is_reduced_float_v<T>) {
-    return static_cast<float>(x);
-  } else {
-    return x;
-  }
-}
+namespace ember::gpu {
 
-// C++ conversion of a computed value to the storage type `To`, with the
-// catalogue's rules: to bool is `!= 0`, float to integer truncates.
-template <class To, class From>
-EMBER_GPU_HOST_DEVICE inline To convert(From x) {
-  const auto v = to_compute(x);
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != decltype(v)(0);
-  } else if constexpr (is_reduced_float_v<To>) {
-    return To(static_cast<float>(v));
-  } else {
-    return static_cast<To>(v);
-  }
-}
+using sdk::Compute;
+using sdk::convert;
+using sdk::is_floating_v;
+using sdk::is_integer_v;
+using sdk::is_reduced_float_v;
+using sdk::to_compute;
 
 // The device storage type of an SDK storage type.
 template <class T>

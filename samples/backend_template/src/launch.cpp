@@ -2,7 +2,8 @@
 
 #include <memory>
 
-#include <ember/ember_plugin_async.hpp>
+#include <ember/ember_plugin.hpp>
+#include <ember/sdk/async.hpp>
 
 #include "emu_device.h"
 

@@ -4,7 +4,7 @@
 // stream. The kernel body itself is ordinary synchronous SDK code.
 #pragma once
 
-#include <ember/ember_plugin_kernels.hpp>
+#include <ember/ember_plugin.hpp>
 
 namespace emu {
 

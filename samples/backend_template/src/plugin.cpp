@@ -9,36 +9,33 @@ namespace emu {
 namespace {
 
 // [guide:register]
-ember_status* register_kernels(ember_registrar* registrar) {
-  return ember::sdk::fence([&] {
-    const ember::sdk::Registrar r(registrar);
-    register_elementwise_kernels(r);
-    register_reduce_kernels(r);
-    register_matmul_kernels(r);
-    register_index_kernels(r);
-  });
+void register_kernels(ember_registrar* registrar) {
+  const ember::sdk::Registrar r(registrar);
+  register_elementwise_kernels(r);
+  register_reduce_kernels(r);
+  register_matmul_kernels(r);
+  register_index_kernels(r);
 }
 // [/guide:register]
 
 void shutdown() { release_emu_device(); }
 
+// [guide:init]
+// The plugin's table; EMBER_PLUGIN_ENTRY exports the ember_plugin_init that
+// stamps the SDK's ABI version on it and writes only as much as the core's
+// struct_size has room for.
+ember_plugin describe_plugin() {
+  ember_plugin plugin{};
+  plugin.name = "emu";
+  plugin.version = "0.1.0";
+  plugin.device = device_api();
+  plugin.register_kernels = ember::sdk::fenced<register_kernels>;
+  plugin.shutdown = shutdown;
+  return plugin;
+}
+
 }  // namespace
 }  // namespace emu
 
-// [guide:init]
-extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
-  ember::sdk::set_host(host);
-  return ember::sdk::fence([&] {
-    ember_plugin mine{};
-    mine.abi_major = EMBER_ABI_VERSION_MAJOR;
-    mine.abi_minor = EMBER_ABI_VERSION_MINOR;
-    mine.name = "emu";
-    mine.version = "0.1.0";
-    mine.device = emu::device_api();
-    mine.register_kernels = emu::register_kernels;
-    mine.shutdown = emu::shutdown;
-    // Writes only as much as the core's struct_size has room for.
-    ember::sdk::write_struct(plugin, mine);
-  });
-}
+EMBER_PLUGIN_ENTRY(emu::describe_plugin)
 // [/guide:init]

@@ -9,12 +9,8 @@ namespace emu {
 
 namespace {
 
-// Integer arithmetic wraps (two's complement), computed in uint64_t so
-// that no signed overflow is ever evaluated.
-template <class T>
-uint64_t bits(T x) {
-  return static_cast<uint64_t>(x);
-}
+// Integer arithmetic wraps (two's complement): sdk::wrap_add and its
+// siblings (ember/sdk/scalar_rules.hpp) never evaluate a signed overflow.
 
 // --- unary ------------------------------------------------------------------
 
@@ -34,7 +30,7 @@ struct Unary {
 struct Neg {
   template <class C>
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return C(0 - bits(x));
+    if constexpr (std::is_integral_v<C>) return sdk::wrap_neg(x);
     else return -x;
   }
 };
@@ -42,7 +38,7 @@ struct Abs {
   template <class C>
   C operator()(C x) const {
     if constexpr (std::is_unsigned_v<C>) return x;
-    else if constexpr (std::is_integral_v<C>) return x < 0 ? C(0 - bits(x)) : x;
+    else if constexpr (std::is_integral_v<C>) return x < 0 ? sdk::wrap_neg(x) : x;
     else return std::fabs(x);
   }
 };
@@ -90,14 +86,14 @@ struct Add {
   template <class C>
   C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) return a || b;
-    else if constexpr (std::is_integral_v<C>) return C(bits(a) + bits(b));
+    else if constexpr (std::is_integral_v<C>) return sdk::wrap_add(a, b);
     else return a + b;
   }
 };
 struct Sub {
   template <class C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return C(bits(a) - bits(b));
+    if constexpr (std::is_integral_v<C>) return sdk::wrap_sub(a, b);
     else return a - b;
   }
 };
@@ -105,7 +101,7 @@ struct Mul {
   template <class C>
   C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, bool>) return a && b;
-    else if constexpr (std::is_integral_v<C>) return C(bits(a) * bits(b));
+    else if constexpr (std::is_integral_v<C>) return sdk::wrap_mul(a, b);
     else return a * b;
   }
 };
@@ -181,15 +177,6 @@ struct Where {
 
 // --- conversion and factories -------------------------------------------------
 
-template <class Dst, class Src>
-Dst convert(Src x) {
-  const sdk::Compute<Src> value(x);
-  if constexpr (std::is_same_v<Dst, bool>)
-    return value != sdk::Compute<Src>(0);
-  else if constexpr (sdk::is_reduced_float_v<Dst>) return Dst(static_cast<float>(value));
-  else return static_cast<Dst>(value);
-}
-
 template <class Src>
 struct Copy {
   static void run(const ember_kernel_call& call) {
@@ -197,7 +184,7 @@ struct Copy {
     const sdk::StridedLoop loop({&out, &call.inputs[0]});
     sdk::visit_dtype(sdk::dtype_of(out), [&](auto tag) {
       using Dst = typename decltype(tag)::type;
-      sdk::transform<Dst, Src>(loop, 0, loop.numel(), [](Src x) { return convert<Dst>(x); });
+      sdk::transform<Dst, Src>(loop, 0, loop.numel(), [](Src x) { return sdk::convert<Dst>(x); });
     });
   }
 };
@@ -229,8 +216,10 @@ struct Arange {
         data[i * out.strides[0]] = T(static_cast<sdk::Compute<T>>(start + static_cast<double>(i) * step));
       }
     } else {
-      const uint64_t start = bits(sdk::attr_int(call, "start")), step = bits(sdk::attr_int(call, "step"));
-      for (int64_t i = 0; i < out.shape[0]; ++i) data[i * out.strides[0]] = static_cast<T>(start + bits(i) * step);
+      const int64_t start = sdk::attr_int(call, "start"), step = sdk::attr_int(call, "step");
+      for (int64_t i = 0; i < out.shape[0]; ++i) {
+        data[i * out.strides[0]] = static_cast<T>(sdk::wrap_add(start, sdk::wrap_mul(i, step)));
+      }
     }
   }
 };

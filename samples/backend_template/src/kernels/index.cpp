@@ -1,7 +1,7 @@
 // Indexing: index_select, gather, scatter_add and cat. Index values are
 // data, so only the device can check them: an out-of-range index fails the
 // queued work with OUT_OF_RANGE, which the next call on the stream reports,
-// naming this op (Note [Asynchronous errors] in ember_plugin_async.hpp).
+// naming this op (Note [Asynchronous errors] in ember/sdk/async.hpp).
 #include <string>
 
 #include "kernels.h"
@@ -78,7 +78,7 @@ struct ScatterAdd {
       if constexpr (std::is_same_v<T, bool>) {
         slot = slot || value;
       } else if constexpr (std::is_integral_v<T>) {
-        slot = static_cast<T>(static_cast<uint64_t>(slot) + static_cast<uint64_t>(value));
+        slot = sdk::wrap_add(slot, value);
       } else {
         slot = T(sdk::Compute<T>(slot) + sdk::Compute<T>(value));
       }

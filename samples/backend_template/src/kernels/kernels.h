@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <ember/ember_plugin_kernels.hpp>
+#include <ember/ember_plugin.hpp>
 
 #include "../launch.h"
 

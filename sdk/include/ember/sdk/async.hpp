@@ -1,16 +1,19 @@
-// ember_plugin_async.hpp -- header-only C++20 helpers for devices whose
-// kernels run after the kernel call returned (queued on a stream):
+// async.hpp -- helpers for devices whose kernels run after the kernel call
+// returned (queued on a stream):
 //   - `OwnedCall`: a deep copy of an ember_kernel_call that stays valid after
 //     the call, and runs a body on it, naming the call in whatever the body
 //     throws (Note [Asynchronous errors]);
 //   - `describe_call()`: a call as an error message names it.
-// Everything lives in namespace ember::sdk.
-#ifndef EMBER_PLUGIN_ASYNC_HPP_
-#define EMBER_PLUGIN_ASYNC_HPP_
+#ifndef EMBER_SDK_ASYNC_HPP_
+#define EMBER_SDK_ASYNC_HPP_
 
-#include <ember/ember_plugin_kernels.hpp>
+#include <ember/ember_plugin.h>
+#include <ember/sdk/dtypes.hpp>
+#include <ember/sdk/registration.hpp>
+#include <ember/sdk/status.hpp>
 
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 #include <vector>
@@ -164,4 +167,4 @@ class OwnedCall {
 
 }  // namespace ember::sdk
 
-#endif  // EMBER_PLUGIN_ASYNC_HPP_
+#endif  // EMBER_SDK_ASYNC_HPP_
