@@ -57,6 +57,9 @@ struct OpSchema {
   // A composite has a decomposition in the core; a backend kernel for it is
   // an optional fused override.
   bool composite = false;
+  // The ABI minor that introduced the op (Note [Versioned catalogue] in
+  // plugin/host_api.cpp); sdk/CHANGELOG.md lists each minor's ops.
+  int abi_minor = 0;
 };
 
 // A plugin's kernel for one (op, device type, dtype).

@@ -198,19 +198,20 @@ void register_catalogue(OpRegistry& registry) {
   add("gather", 2, meta_gather);
   add("scatter_add", 3, meta_like_input0);
   add("cat", -1, meta_cat);
-  auto add_composite = [&registry](const char* name, int num_inputs, MetaFn meta, int num_outputs = 1) {
-    registry.add(OpSchema{name, num_inputs, num_outputs, meta, 0, /*composite=*/true});
+  auto add_composite = [&registry](const char* name, int num_inputs, MetaFn meta, int num_outputs = 1,
+                                   int abi_minor = 0) {
+    registry.add(OpSchema{name, num_inputs, num_outputs, meta, 0, /*composite=*/true, abi_minor});
   };
   for (const char* name : {"softmax", "log_softmax"}) add_composite(name, 1, meta_like_input0);
   add_composite("conv2d", 2, meta_conv2d);
   add_composite("conv2d_backward_input", 2, meta_input_sizes);
   add_composite("conv2d_backward_weight", 2, meta_weight_sizes);
-  add_composite("max_pool2d", 1, meta_max_pool2d, 2);
-  add_composite("max_pool2d_backward", 2, meta_like_input1);
-  add_composite("avg_pool2d", 1, meta_avg_pool2d);
-  add_composite("avg_pool2d_backward", 1, meta_input_sizes);
-  add_composite("layer_norm", 3, meta_like_input0);
-  add_composite("cross_entropy", 2, meta_cross_entropy);
+  add_composite("max_pool2d", 1, meta_max_pool2d, 2, /*abi_minor=*/1);
+  add_composite("max_pool2d_backward", 2, meta_like_input1, 1, /*abi_minor=*/1);
+  add_composite("avg_pool2d", 1, meta_avg_pool2d, 1, /*abi_minor=*/1);
+  add_composite("avg_pool2d_backward", 1, meta_input_sizes, 1, /*abi_minor=*/1);
+  add_composite("layer_norm", 3, meta_like_input0, 1, /*abi_minor=*/1);
+  add_composite("cross_entropy", 2, meta_cross_entropy, 1, /*abi_minor=*/1);
   add("cumsum", 1, meta_cumsum);
   registry.add(OpSchema{"sort", 1, 2, meta_sort, 0});
 }

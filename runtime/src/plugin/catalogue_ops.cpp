@@ -11,7 +11,7 @@ std::vector<CatalogueOp> catalogue_ops() {
   std::vector<CatalogueOp> ops;
   for (const auto& op : dispatch::OpRegistry::get().ops()) {
     const dispatch::OpSchema& schema = op->schema();
-    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.composite});
+    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.composite, schema.abi_minor});
   }
   return ops;
 }
