@@ -19,6 +19,7 @@ void bind_catalogue(py::module_& m) {
       .def_readonly("num_inputs", &CatalogueOp::num_inputs)
       .def_readonly("num_outputs", &CatalogueOp::num_outputs)
       .def_readonly("composite", &CatalogueOp::composite)
+      .def_readonly("abi_minor", &CatalogueOp::abi_minor)
       .def("__repr__", [](const CatalogueOp& op) {
         return "CatalogueOp(name='" + op.name + "', " + (op.composite ? "composite" : "primitive") + ")";
       });

@@ -22,6 +22,7 @@ void bind_plugins(py::module_& m) {
       .def_readonly("loaded", &PluginInfo::loaded)
       .def_readonly("error", &PluginInfo::error)
       .def_readonly("num_kernels", &PluginInfo::num_kernels)
+      .def_readonly("skipped_ops", &PluginInfo::skipped_ops)
       .def("__repr__", [](const PluginInfo& p) {
         std::string out = "PluginInfo(name='" + p.name + "', path='" + p.path + "', ";
         if (p.loaded) return out + "loaded, " + std::to_string(p.num_kernels) + " kernels)";

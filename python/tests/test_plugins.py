@@ -21,6 +21,15 @@ def test_cpu_plugin_and_devices_are_listed():
     assert not ember.is_device_type_available("nosuchdevice")
 
 
+def test_catalogue_ops_carry_the_minor_that_introduced_them():
+    minors = {op.name: op.abi_minor for op in ember._C.catalogue_ops()}
+    assert minors["add"] == 0 and minors["conv2d"] == 0
+    assert minors["max_pool2d_backward"] == 1 and minors["layer_norm"] == 1
+    # The CPU plugin is built with this SDK: the core knows every op it registers.
+    (cpu,) = [p for p in ember.plugins() if p.name == "cpu" and p.loaded]
+    assert cpu.skipped_ops == []
+
+
 def test_a_broken_library_is_quarantined_with_its_reason(tmp_path):
     fake = tmp_path / "libember_plugin_fake.so"
     fake.write_bytes(b"not an ELF file")

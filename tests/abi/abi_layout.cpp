@@ -68,6 +68,8 @@ std::vector<std::string> current_abi_layout() {
       EMBER_FIELD(ember_host_api, status_destroy),
       EMBER_FIELD(ember_host_api, log),
       EMBER_FIELD(ember_host_api, register_kernel),
+      EMBER_FIELD(ember_host_api, status_code),
+      EMBER_FIELD(ember_host_api, status_message),
       EMBER_STRUCT(ember_device_properties),
       EMBER_FIELD(ember_device_properties, struct_size),
       EMBER_FIELD(ember_device_properties, name),

@@ -7,6 +7,7 @@
 // major may make.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -79,6 +80,39 @@ TEST(AbiLayout, NewFieldsOnlyAfterEachBaselinesEnd) {
           << key << " was inserted inside the recorded part of " << struct_name;
     }
   }
+}
+
+// EMBER_<STRUCT>_SIZE_V1_0 ends where the struct's last 1.0 field ends.
+TEST(AbiLayout, V1_0SizeConstantsEndAtEachStructsLast1_0Field) {
+  const std::map<std::string, size_t> constants = {
+      {"ember_extension", EMBER_EXTENSION_SIZE_V1_0},
+      {"ember_attr", EMBER_ATTR_SIZE_V1_0},
+      {"ember_kernel_call", EMBER_KERNEL_CALL_SIZE_V1_0},
+      {"ember_kernel_registration", EMBER_KERNEL_REGISTRATION_SIZE_V1_0},
+      {"ember_op_query", EMBER_OP_QUERY_SIZE_V1_0},
+      {"ember_host_api", EMBER_HOST_API_SIZE_V1_0},
+      {"ember_device_properties", EMBER_DEVICE_PROPERTIES_SIZE_V1_0},
+      {"ember_copy_args", EMBER_COPY_ARGS_SIZE_V1_0},
+      {"ember_device_api", EMBER_DEVICE_API_SIZE_V1_0},
+      {"ember_plugin", EMBER_PLUGIN_SIZE_V1_0},
+  };
+  std::map<std::string, size_t> field_ends;  // struct -> end of its last 1.0 field
+  for (const std::string& line : baseline_lines(0)) {
+    std::istringstream in(line);
+    std::string kind, struct_name, field;
+    size_t offset = 0, size = 0;
+    in >> kind >> struct_name;
+    if (kind == "struct") field_ends.emplace(struct_name, 0);
+    if (kind != "field") continue;
+    in >> field >> offset >> size;
+    field_ends[struct_name] = std::max(field_ends[struct_name], offset + size);
+  }
+  for (const auto& [struct_name, end] : field_ends) {
+    auto it = constants.find(struct_name);
+    ASSERT_NE(it, constants.end()) << struct_name << " has no EMBER_*_SIZE_V1_0 constant";
+    EXPECT_EQ(it->second, end) << "the 1.0 size constant of " << struct_name;
+  }
+  EXPECT_EQ(constants.size(), field_ends.size());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <ember/ember.h>
+#include <ember/ember_plugin.h>
 
 namespace {
 
@@ -20,6 +22,7 @@ using ember::Tensor;
 struct DocumentedOps {
   std::set<std::string> all;
   std::set<std::string> composite;  // rows under "Composite ops a backend may override"
+  std::map<std::string, int> abi_minor;  // from a "(since 1.M)" mark; 0 without one
 };
 
 // Ops named in the first cell of a table row, or in a "## `op`" heading.
@@ -28,6 +31,7 @@ DocumentedOps read_ops_md() {
   EXPECT_TRUE(file) << "cannot read " << EMBER_OPS_MD;
   DocumentedOps ops;
   const std::regex name("`([a-z0-9_]+)`");
+  const std::regex since("\\(since 1\\.([0-9]+)\\)");
   bool in_composites = false;
   for (std::string line; std::getline(file, line);) {
     if (line.starts_with("## ")) in_composites = line.find("Composite ops") != std::string::npos;
@@ -39,8 +43,11 @@ DocumentedOps read_ops_md() {
     } else {
       continue;
     }
+    std::smatch minor;
+    const int abi_minor = std::regex_search(cell, minor, since) ? std::stoi(minor[1]) : 0;
     for (std::sregex_iterator it(cell.begin(), cell.end(), name), end; it != end; ++it) {
       ops.all.insert((*it)[1]);
+      ops.abi_minor[(*it)[1]] = abi_minor;
       if (in_composites) ops.composite.insert((*it)[1]);
     }
   }
@@ -58,6 +65,16 @@ TEST(OpsMd, DocumentsExactlyTheCatalogue) {
   for (const std::string& op : documented.all)
     EXPECT_TRUE(catalogue.count(op)) << "ops.md documents " << op << ", which the catalogue lacks";
   EXPECT_EQ(documented.composite, composite) << "ops.md's composite rows differ from the catalogue's composites";
+}
+
+TEST(OpsMd, MarksTheMinorThatIntroducedEachOp) {
+  const DocumentedOps documented = read_ops_md();
+  for (const ember::CatalogueOp& op : ember::catalogue_ops()) {
+    EXPECT_LE(op.abi_minor, EMBER_ABI_VERSION_MINOR) << op.name;
+    auto it = documented.abi_minor.find(op.name);
+    if (it == documented.abi_minor.end()) continue;  // DocumentsExactlyTheCatalogue reports it
+    EXPECT_EQ(it->second, op.abi_minor) << op.name << ": ops.md's \"(since 1.M)\" mark and the catalogue differ";
+  }
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -21,6 +21,10 @@ struct PluginInfo {
   bool loaded = false;       // false: quarantined, see `error`
   std::string error;         // why it was quarantined
   int64_t num_kernels = 0;   // kernels registered
+  // Ops the plugin registered kernels for that this core's catalogue does
+  // not know (a newer catalogue's): skipped with a warning, in the order
+  // first registered.
+  std::vector<std::string> skipped_ops;
 };
 
 // Loads a plugin from a file. On failure the plugin is quarantined and an
@@ -47,6 +51,7 @@ struct CatalogueOp {
   int num_inputs = 0;      // -1: any number (cat)
   int num_outputs = 1;
   bool composite = false;  // decomposed by the core; a kernel is an optional fused override
+  int abi_minor = 0;       // the ABI minor 1.<abi_minor> that introduced the op
 };
 
 // Every op of the catalogue, in the core's registration order.

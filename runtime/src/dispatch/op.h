@@ -69,7 +69,8 @@ struct OpSchema {
   // output 0 (factories).
   int dispatch_dtype_from = 0;
   OpKind kind = OpKind::Primitive;
-  // The ABI minor whose catalogue introduced the op.
+  // The ABI minor whose catalogue introduced the op (Note [Versioned
+  // catalogue] in plugin/host_api.cpp); sdk/CHANGELOG.md lists each minor's ops.
   int abi_minor = 0;
 
   bool is_composite() const { return kind == OpKind::Composite; }

@@ -143,16 +143,18 @@ constexpr OpRecord kComposites[] = {
     composite(OpId::Conv2dBackwardWeight, "conv2d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
               meta_weight_sizes, kNoGradient),
     composite(OpId::MaxPool2d, "max_pool2d", 1, 2, "kernel_size stride padding dilation", meta_max_pool2d,
-              d_max_pool2d),
+              d_max_pool2d, /*abi_minor=*/1),
     composite(OpId::MaxPool2dBackward, "max_pool2d_backward", 2, 1, "kernel_size stride padding dilation",
               meta_like_input1, kNoGradient, /*abi_minor=*/1),
     composite(OpId::AvgPool2d, "avg_pool2d", 1, 1, "kernel_size stride padding count_include_pad", meta_avg_pool2d,
-              d_avg_pool2d),
+              d_avg_pool2d, /*abi_minor=*/1),
     composite(OpId::AvgPool2dBackward, "avg_pool2d_backward", 1, 1,
-              "kernel_size stride padding count_include_pad input_sizes", meta_input_sizes, kNoGradient),
-    composite(OpId::LayerNorm, "layer_norm", 3, 1, "normalized_ndim eps", meta_like_input0, d_layer_norm),
+              "kernel_size stride padding count_include_pad input_sizes", meta_input_sizes, kNoGradient,
+              /*abi_minor=*/1),
+    composite(OpId::LayerNorm, "layer_norm", 3, 1, "normalized_ndim eps", meta_like_input0, d_layer_norm,
+              /*abi_minor=*/1),
     composite(OpId::CrossEntropy, "cross_entropy", 2, 1, "ignore_index reduction label_smoothing", meta_cross_entropy,
-              d_cross_entropy),
+              d_cross_entropy, /*abi_minor=*/1),
 };
 
 // view, squeeze and unsqueeze keep the elements in order: one derivative.

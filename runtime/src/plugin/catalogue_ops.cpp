@@ -13,7 +13,7 @@ std::vector<CatalogueOp> catalogue_ops() {
     const dispatch::OpSchema& schema = op->schema();
     // Views are the core's own aliasing: no backend registers them.
     if (schema.is_view()) continue;
-    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.is_composite()});
+    ops.push_back({schema.name, schema.num_inputs, schema.num_outputs, schema.is_composite(), schema.abi_minor});
   }
   return ops;
 }

@@ -21,9 +21,11 @@ struct ember_registrar {
   };
 
   std::string plugin_name;
+  uint32_t plugin_abi_minor = 0;  // the minor the plugin was built with, for log lines
   bool has_device = false;
   std::vector<Staged> staged;
-  std::string first_error;  // empty while every registration was valid
+  std::vector<std::string> skipped_ops;  // ops the catalogue does not know, once each
+  std::string first_error;               // empty while every registration was valid
 };
 
 namespace ember::plugin {

@@ -58,8 +58,9 @@ LoaderState& state() {
 constexpr std::string_view kFilePrefix = "libember_plugin_";
 constexpr std::string_view kFileSuffix = ".so";
 
-// ABI 1.0's ember_plugin up to its last required field (shutdown is optional).
-constexpr size_t kPluginV1_0MinSize = offsetof(ember_plugin, register_kernels) + sizeof(void*);
+// The smallest ember_plugin the core reads: ABI 1.0's up to register_kernels
+// (shutdown was always optional, and may lie past a 1.0 plugin's struct_size).
+constexpr size_t kPluginMinSize = EMBER_STRUCT_SIZE(ember_plugin, register_kernels);
 
 struct RequiredFunction {
   size_t offset;
@@ -162,6 +163,7 @@ void commit(LoaderState& s, PluginInfo& info, std::unique_ptr<DeviceBackend> bac
     }
   }
   info.num_kernels = static_cast<int64_t>(registrar.staged.size());
+  info.skipped_ops = registrar.skipped_ops;
   info.loaded = true;
 }
 
@@ -221,13 +223,13 @@ ember_plugin init_plugin(PluginInfo& info) {
            std::to_string(EMBER_ABI_VERSION_MINOR));
   }
   info.negotiated_minor = std::min<uint32_t>(plugin.abi_minor, EMBER_ABI_VERSION_MINOR);
-  if (plugin.struct_size < kPluginV1_0MinSize) {
+  if (plugin.struct_size < kPluginMinSize) {
     refuse("ember_plugin struct_size " + std::to_string(plugin.struct_size) + " is smaller than the " +
-           std::to_string(kPluginV1_0MinSize) + " bytes ABI 1.0 requires");
+           std::to_string(kPluginMinSize) + " bytes ABI 1.0 requires");
   }
-  // A newer plugin's larger struct_size only tells what it knows; the core
-  // reads no further than its own struct.
-  if (offsetof(ember_plugin, shutdown) >= std::min(plugin.struct_size, sizeof(plugin))) plugin.shutdown = nullptr;
+  // A plugin whose struct ends before shutdown has none, whatever it wrote
+  // there; a larger struct_size than the core's only tells what it knows.
+  if (plugin.struct_size < EMBER_PLUGIN_SIZE_V1_0) plugin.shutdown = nullptr;
   return plugin;
 }
 
@@ -239,16 +241,18 @@ void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugi
   if (const PluginInfo* other = find_loaded(s, info.name)) {
     refuse("a plugin named '" + info.name + "' is already loaded from " + other->path);
   }
-  if (plugin.register_kernels == nullptr) refuse("ember_plugin.register_kernels is missing");
-
   std::unique_ptr<DeviceBackend> backend;
   if (plugin.device != nullptr) {
     backend = make_backend(s, info.name, *plugin.device, alias != nullptr ? &alias->device_type : nullptr);
   }
   ember_registrar registrar;
   registrar.plugin_name = info.name;
+  registrar.plugin_abi_minor = info.abi_minor;
   registrar.has_device = backend != nullptr;
-  throw_if_error(call_plugin([&] { return plugin.register_kernels(&registrar); }), "register_kernels failed");
+  // NULL: a plugin without kernels (a code generator, a collective engine).
+  if (plugin.register_kernels != nullptr) {
+    throw_if_error(call_plugin([&] { return plugin.register_kernels(&registrar); }), "register_kernels failed");
+  }
   // A refused registration fails the plugin even if it ignored the status.
   if (!registrar.first_error.empty()) refuse("register_kernels failed: " + registrar.first_error);
 
@@ -283,10 +287,12 @@ void log_result(const PluginInfo& info) {
     log().warn("quarantined plugin {}: {}", info.path, info.error);
     return;
   }
-  log().info("loaded plugin '{}' {} from {}: ABI {}.{} (core {}.{}, negotiated {}.{}), device type '{}', {} kernels",
-             info.name, info.version, info.path, info.abi_major, info.abi_minor, EMBER_ABI_VERSION_MAJOR,
-             EMBER_ABI_VERSION_MINOR, EMBER_ABI_VERSION_MAJOR, info.negotiated_minor,
-             info.device_type.empty() ? "none" : info.device_type, info.num_kernels);
+  log().info(
+      "loaded plugin '{}' {} from {}: ABI {}.{} (core {}.{}, negotiated {}.{}), device type '{}', {} kernels, {} "
+      "unknown ops skipped",
+      info.name, info.version, info.path, info.abi_major, info.abi_minor, EMBER_ABI_VERSION_MAJOR,
+      EMBER_ABI_VERSION_MINOR, EMBER_ABI_VERSION_MAJOR, info.negotiated_minor,
+      info.device_type.empty() ? "none" : info.device_type, info.num_kernels, info.skipped_ops.size());
 }
 
 std::vector<std::string> split(const char* text, char separator) {

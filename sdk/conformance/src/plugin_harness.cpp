@@ -27,6 +27,14 @@ ember_status* status_create(ember_status_code code, const char* message) {
 
 void status_destroy(ember_status* status) { delete reinterpret_cast<HarnessStatus*>(status); }
 
+ember_status_code status_code(const ember_status* status) {
+  return status != nullptr ? reinterpret_cast<const HarnessStatus*>(status)->code : EMBER_STATUS_OK;
+}
+
+const char* status_message(const ember_status* status) {
+  return status != nullptr ? reinterpret_cast<const HarnessStatus*>(status)->message.c_str() : "";
+}
+
 // Plugin log lines are not part of the verdict.
 void log_ignored(ember_log_level, const char*, const char*) {}
 
@@ -57,8 +65,18 @@ ember_status* register_kernel(ember_registrar* registrar, const ember_kernel_reg
 }
 
 const ember_host_api& current_host() {
-  static const ember_host_api host = {sizeof(ember_host_api), EMBER_ABI_VERSION_MAJOR, EMBER_ABI_VERSION_MINOR,
-                                      nullptr, status_create, status_destroy, log_ignored, register_kernel};
+  static const ember_host_api host = {
+      .struct_size = sizeof(ember_host_api),
+      .abi_major = EMBER_ABI_VERSION_MAJOR,
+      .abi_minor = EMBER_ABI_VERSION_MINOR,
+      .extension = nullptr,
+      .status_create = status_create,
+      .status_destroy = status_destroy,
+      .log = log_ignored,
+      .register_kernel = register_kernel,
+      .status_code = status_code,
+      .status_message = status_message,
+  };
   return host;
 }
 
@@ -152,9 +170,9 @@ void PluginHarness::init_and_register() {
   InitResult result = init(HostVersion{});
   if (!result.status.ok) throw std::runtime_error("ember_plugin_init failed: " + result.status.message);
   plugin_ = result.plugin;
-  if (plugin_.register_kernels == nullptr) throw std::runtime_error("ember_plugin.register_kernels is NULL");
   kernels_.clear();
   registration_errors_.clear();
+  if (plugin_.register_kernels == nullptr) return;  // a plugin without kernels (ABI 1.1)
   Registration registration{&kernels_, &registration_errors_};
   const StatusCopy status = take_status(plugin_.register_kernels(reinterpret_cast<ember_registrar*>(&registration)));
   if (!status.ok) throw std::runtime_error("register_kernels failed: " + status.message);

@@ -23,6 +23,17 @@
  *     sdk/CHANGELOG.md lists every bump).
  *   - Optional features hang off `extension` pointers as a chain of
  *     ember_extension records; a reader skips types it does not know.
+ *   - The op catalogue (sdk/docs/ops.md) is part of the ABI: each op carries
+ *     the minor that introduced it. A core skips, with a warning, a kernel
+ *     for an op it does not know and loads the plugin's other kernels (1.1;
+ *     a 1.0 core quarantines the plugin), so a plugin that must also load
+ *     into older cores registers an op only if host->abi_minor is at least
+ *     the op's minor.
+ *   - EMBER_STRUCT_SIZE(type, last_field) is the size of a struct up to and
+ *     including a field; the EMBER_*_SIZE_V1_0 constants at the end of this
+ *     header state every struct's ABI 1.0 size with it. A reader checks
+ *     `s->struct_size >= EMBER_STRUCT_SIZE(type, field)` before it touches a
+ *     field added after 1.0.
  *
  * Errors: every fallible call returns `ember_status*`. NULL means success.
  * A non-NULL status is created with ember_host_api.status_create and is owned
@@ -47,6 +58,10 @@ extern "C" {
 
 #define EMBER_ABI_VERSION_MAJOR 1
 #define EMBER_ABI_VERSION_MINOR 1
+
+/* Bytes of `type` up to the end of `last_field`: the struct_size of a
+ * writer whose struct ends at that field (see the version rules). */
+#define EMBER_STRUCT_SIZE(type, last_field) (offsetof(type, last_field) + sizeof(((type*)0)->last_field))
 
 /* Name of the single exported entry point (see ember_plugin_init_fn). */
 #define EMBER_PLUGIN_INIT_SYMBOL "ember_plugin_init"
@@ -250,10 +265,24 @@ typedef struct ember_host_api {
   void (*log)(ember_log_level level, const char* plugin_name,
               const char* message);
 
-  /* Registers one kernel; see ember_kernel_registration. Fails for an op the
-   * catalogue does not know or a dtype the ABI does not define. */
+  /* Registers one kernel; see ember_kernel_registration. Fails for a dtype
+   * the ABI does not define, a NULL function or a second kernel for one
+   * (op, dtype); any failure quarantines the plugin. A kernel for an op the
+   * core's catalogue does not know is skipped: the call returns NULL,
+   * registers nothing and logs a warning naming the plugin and the op
+   * (ABI 1.1; a 1.0 core fails it). */
   ember_status* (*register_kernel)(ember_registrar* registrar,
                                    const ember_kernel_registration* kernel);
+
+  /* ABI 1.1: check struct_size >= EMBER_STRUCT_SIZE(ember_host_api,
+   * status_message) before calling either. They read a status the plugin
+   * received from the host (from allocate_scratch, say) without taking it:
+   * the status stays the plugin's to destroy or return. */
+  /* The status's code; EMBER_STATUS_OK for NULL. */
+  ember_status_code (*status_code)(const ember_status* status);
+  /* The status's UTF-8 message, "" for NULL; owned by the status and valid
+   * until the status is destroyed. */
+  const char* (*status_message)(const ember_status* status);
 } ember_host_api;
 
 /* ------------------------------------------------------------------------ */
@@ -389,7 +418,9 @@ typedef struct ember_plugin {
 
   /* Called once after the versions were accepted: registers the plugin's
    * kernels through host->register_kernel. An error here quarantines the
-   * plugin and discards every kernel it registered. */
+   * plugin and discards every kernel it registered. Optional since ABI 1.1
+   * (a 1.0 core refuses NULL): NULL means the plugin registers no kernels,
+   * as a code generator or a collective engine without a device does. */
   ember_status* (*register_kernels)(ember_registrar* registrar);
 
   /* Optional: called once if the core refuses the plugin after a successful
@@ -402,6 +433,23 @@ typedef struct ember_plugin {
  * returns NULL, or an error status. It must not call register_kernel. */
 typedef ember_status* (*ember_plugin_init_fn)(const ember_host_api* host,
                                               ember_plugin* plugin /* out */);
+
+/* ------------------------------------------------------------------------ */
+/* ABI 1.0 struct sizes                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Each struct's size in ABI 1.0, up to its last 1.0 field: the smallest
+ * struct_size a 1.0 writer sets, and all a 1.0 reader gives room for. */
+#define EMBER_EXTENSION_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_extension, next)
+#define EMBER_ATTR_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_attr, num_ints)
+#define EMBER_KERNEL_CALL_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_kernel_call, host_context)
+#define EMBER_KERNEL_REGISTRATION_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_kernel_registration, flags)
+#define EMBER_OP_QUERY_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_op_query, num_attrs)
+#define EMBER_HOST_API_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_host_api, register_kernel)
+#define EMBER_DEVICE_PROPERTIES_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_device_properties, reserved0)
+#define EMBER_COPY_ARGS_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_copy_args, stream)
+#define EMBER_DEVICE_API_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_device_api, supports_op)
+#define EMBER_PLUGIN_SIZE_V1_0 EMBER_STRUCT_SIZE(ember_plugin, shutdown)
 
 #ifdef __cplusplus
 } /* extern "C" */
