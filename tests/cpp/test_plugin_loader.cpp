@@ -94,7 +94,7 @@ TEST(Loader, QuarantinedPluginClaimsNoDeviceType) {
   EXPECT_FALSE(is_device_type_available("null_kernel_device"));
 }
 
-// Note [Versioned catalogue]: an op the core does not know is skipped, and
+// An op the core does not know is skipped (Note [Versioned catalogue]), and
 // the plugin loads with everything else it has.
 TEST(Loader, KernelForAnUnknownOpIsSkippedAndThePluginLoads) {
   PluginInfo info = load_plugin(test_plugin_path("unknown_op"));
