@@ -104,6 +104,14 @@ TEST_F(StreamsOnToy, KernelScratchMemoryFollowsTheKernelsStream) {
   EXPECT_EQ(memory_stats(device_).num_device_allocs, device_allocs + 1);
 }
 
+// A kernel without EMBER_KERNEL_THREAD_SAFE runs under its plugin's serial
+// lock; its scratch request reaches the plugin's allocator, serialised by the
+// same lock, on the same thread (Note [Serialised device calls]).
+TEST(SerialisedPlugin, AKernelTakingScratchUnderTheSerialLockCompletes) {
+  const Device device = toy_device("serial_toy", "serial");
+  EXPECT_EQ(stream_seen_by_kernel(device), 0.0f);
+}
+
 TEST_F(StreamsOnToy, RecordStreamKeepsABlockOutOfReuseUntilTheStreamIsSynchronized) {
   const Stream stream = Stream::create(device_);
   Tensor used = block(device_);

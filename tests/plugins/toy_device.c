@@ -226,7 +226,11 @@ static ember_status* toy_register_kernels(ember_registrar* registrar) {
 #else
   kernel.kernel = TOY_KERNEL;
 #endif
+#ifdef TOY_SERIAL_KERNEL
+  kernel.flags = 0;
+#else
   kernel.flags = EMBER_KERNEL_THREAD_SAFE;
+#endif
   return g_host->register_kernel(registrar, &kernel);
 #else
   (void)registrar;

@@ -116,7 +116,7 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   if (kernel->flags & EMBER_KERNEL_THREAD_SAFE) {
     status = kernel->fn(&kc, kernel->data);
   } else {
-    std::lock_guard<std::mutex> lock(kernel->backend->serial_lock);
+    std::lock_guard lock(kernel->backend->serial_lock);
     status = kernel->fn(&kc, kernel->data);
   }
   if (status != nullptr) {

@@ -17,8 +17,11 @@ namespace ember::plugin {
 // functions may run concurrently (allocator, copy, streams). Any other call
 // runs under the backend's serial_lock, the same lock the dispatcher takes
 // for kernels without EMBER_KERNEL_THREAD_SAFE, so a plugin that declares
-// nothing never sees two of its functions at once. Device count and
-// properties belong to no group and are always serialised.
+// nothing never sees two of its functions at once from two threads. The
+// lock is recursive because one thread may re-enter: a serialised kernel
+// that asks the host for scratch memory reaches the plugin's allocator
+// while the kernel still holds the lock. Device count and properties belong
+// to no group and are always serialised.
 inline constexpr uint32_t kAlwaysSerialised = 0;
 
 // Calls `fn`, which calls into a plugin and returns its ember_status*. A C++

@@ -25,7 +25,10 @@ struct DeviceBackend {
   size_t api_size = 0;  // the plugin's struct_size: fields past it are absent
   int32_t device_count = 0;
   // Held around device functions the plugin did not declare thread-safe.
-  std::mutex serial_lock;
+  // Recursive: a kernel run under it may call back into the host, whose
+  // scratch allocation calls the plugin's allocator on the same thread
+  // (Note [Serialised device calls]).
+  std::recursive_mutex serial_lock;
   std::vector<std::unique_ptr<CachingAllocator>> allocators;  // one per device
 
   CachingAllocator& allocator(int32_t index);

@@ -29,12 +29,20 @@ inline ember_status* make_status(ember_status_code code, const char* message) {
 
 // The exception plugin code throws; fence() turns it into a status. It can
 // also carry a status received from the host (see check()), which the fence
-// then passes on unchanged, since a status is opaque and cannot be re-read.
+// then passes on unchanged. A host of ABI 1.1 or later reads the status back
+// (status_code, status_message), so code() and what() tell what it says;
+// under a 1.0 host they only say it came from the host.
 class Error : public std::exception {
  public:
   Error(ember_status_code code, std::string message) : code_(code), message_(std::move(message)) {}
   explicit Error(ember_status* passed_on)
-      : code_(EMBER_STATUS_INTERNAL), message_("status from the host"), status_(passed_on) {}
+      : code_(EMBER_STATUS_INTERNAL), message_("status from the host"), status_(passed_on) {
+    const ember_host_api* h = detail::g_host;
+    if (h != nullptr && h->struct_size >= EMBER_STRUCT_SIZE(ember_host_api, status_message)) {
+      code_ = h->status_code(passed_on);
+      message_ = h->status_message(passed_on);
+    }
+  }
 
   ember_status_code code() const noexcept { return code_; }
   const char* what() const noexcept override { return message_.c_str(); }
