@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/ops.h"
 #include "ember/plugins.h"
 #include "plugin/device_registry.h"
 #include "plugin_paths.h"
@@ -103,6 +104,16 @@ TEST(Loader, KernelForAnUnknownOpIsSkippedAndThePluginLoads) {
   EXPECT_EQ(info.num_kernels, 0);
   EXPECT_EQ(info.device_type, "unknown_op_device");
   EXPECT_TRUE(is_device_type_available("unknown_op_device"));
+}
+
+// A view op is the core's own aliasing: a kernel for one is skipped the same way.
+TEST(Loader, KernelForAViewOpIsSkippedAndThePluginLoads) {
+  PluginInfo info = load_plugin(test_plugin_path("view_op"));
+  EXPECT_TRUE(info.loaded) << info.error;
+  EXPECT_EQ(info.skipped_ops, std::vector<std::string>{"transpose"});
+  EXPECT_EQ(info.num_kernels, 0);
+  const Tensor x = empty({2, 3}, TensorOptions(DType::Float32, Device("view_op_device")));
+  EXPECT_EQ(x.transpose(0, 1).sizes(), (DimVector{3, 2}));
 }
 
 TEST(Loader, LoadingAPathTwiceReturnsTheFirstResult) {
