@@ -10,5 +10,7 @@ add_library(ember_sdk INTERFACE)
 add_library(Ember::sdk ALIAS ember_sdk)
 target_include_directories(ember_sdk INTERFACE "${CMAKE_CURRENT_LIST_DIR}/../sdk/include")
 target_link_libraries(ember_sdk INTERFACE dlpack::dlpack)
+# The C++ helpers need C++20, as the SDK target of sdk/CMakeLists.txt says.
+target_compile_features(ember_sdk INTERFACE cxx_std_20)
 include("${CMAKE_CURRENT_LIST_DIR}/EmberPlugin.cmake")
 set(EMBER_BUILD_TESTS OFF)
