@@ -7,17 +7,7 @@
 
 namespace ember {
 
-std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
-  int64_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
-  return out;
-}
 
-std::optional<int64_t> checked_add(int64_t a, int64_t b) {
-  int64_t out = 0;
-  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
-  return out;
-}
 
 namespace {
 

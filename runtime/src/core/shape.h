@@ -17,8 +17,17 @@ namespace ember {
 // zero factor is zero however large the others are.
 
 // a * b and a + b, or nullopt when the exact result does not fit int64.
-std::optional<int64_t> checked_mul(int64_t a, int64_t b);
-std::optional<int64_t> checked_add(int64_t a, int64_t b);
+// Inline: every TensorImpl counts its elements with them.
+inline std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
 
 // The number of elements of `sizes`; throws when it does not fit int64.
 int64_t numel_of(IntArrayRef sizes);

@@ -79,21 +79,21 @@ void call(const Op& op, OpCall& c) {
   if (keys.backends().empty()) {
     throw_error(ErrorKind::Runtime, op.name() + ": no tensor argument to take the device from");
   }
-  const Device device = call_device(op, c);
+  // A view has one input, so no devices to reconcile.
   if (op.schema().is_view()) {
     run_view(op, c);
     return;
   }
-  backend_step()(op, c, device);
+  backend_step()(op, c, call_device(op, c));
 }
 
 namespace {
 
-void call_one_output(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
+void call_one_output(const Op& op, const Tensor* inputs, size_t num_inputs, Tensor& output,
                      std::initializer_list<ember_attr> attrs) {
   OpCall c;
-  c.inputs = inputs.begin();
-  c.num_inputs = static_cast<int64_t>(inputs.size());
+  c.inputs = inputs;
+  c.num_inputs = static_cast<int64_t>(num_inputs);
   c.outputs = &output;
   c.num_outputs = 1;
   c.attrs = attrs.begin();
@@ -105,14 +105,20 @@ void call_one_output(const Op& op, std::initializer_list<Tensor> inputs, Tensor&
 
 Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs) {
   Tensor out;
-  call_one_output(op, inputs, out, attrs);
+  call_one_output(op, inputs.begin(), inputs.size(), out, attrs);
+  return out;
+}
+
+Tensor call_unary(const Op& op, const Tensor& input, std::initializer_list<ember_attr> attrs) {
+  Tensor out;
+  call_one_output(op, &input, 1, out, attrs);
   return out;
 }
 
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
                std::initializer_list<ember_attr> attrs) {
   output.impl()->storage()->check_writable(op.name());
-  call_one_output(op, inputs, output, attrs);
+  call_one_output(op, inputs.begin(), inputs.size(), output, attrs);
   output.impl()->storage()->bump_version();
 }
 

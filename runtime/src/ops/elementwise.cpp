@@ -34,7 +34,7 @@ Tensor unary(OpId id, const Tensor& x) {
       if (d == DType::Bool) throw_dtype(record.name, d);
       break;
     case DTypeRule::FloatPromoting:
-      if (!is_floating(d)) return dispatch::call_single(op, {x.to(default_float_dtype())});
+      if (!is_floating(d)) return dispatch::call_unary(op, x.to(default_float_dtype()));
       break;
     case DTypeRule::Rounding:
       if (!is_floating(d)) return x.clone();
@@ -45,7 +45,7 @@ Tensor unary(OpId id, const Tensor& x) {
     default:
       break;
   }
-  return dispatch::call_single(op, {x});
+  return dispatch::call_unary(op, x);
 }
 
 DType binary_compute_dtype(const char* name, DType common, DTypeRule rule) {

@@ -171,66 +171,80 @@ void meta_weight_sizes(const OpCall& call, TensorMeta* out) {
 }
 
 // Views: sizes, strides and offset over input 0's storage, from attributes
-// the op's public function validated and normalised.
-static void view_of(const OpCall& call, TensorMeta* out, DimVector sizes, DimVector strides, int64_t offset) {
-  out[0].sizes = std::move(sizes);
-  out[0].strides = std::move(strides);
-  out[0].storage_offset = offset;
+// the op's public function validated and normalised. Each writes out[0]
+// in place: a view op's cost is mostly these copies.
+static TensorMeta& view_meta(const OpCall& call, TensorMeta* out, int64_t offset) {
   out[0].dtype = call.inputs[0].dtype();
+  out[0].storage_offset = offset;
+  return out[0];
 }
 
+// The one meta function that can fail on valid arguments: only computing the
+// strides tells whether the input's layout can express the shape.
 void meta_view(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
-  const DimVector sizes = call.attr_ints("view", "sizes");
-  view_of(call, out, sizes, *view_strides(x.sizes(), x.strides(), sizes), x.storage_offset());
+  const IntArrayRef sizes = call.attr_ints("view", "sizes");
+  std::optional<DimVector> strides = view_strides(x.sizes(), x.strides(), sizes);
+  if (!strides) {
+    throw_error(ErrorKind::Runtime,
+                "view: size " + shape_str(sizes) + " is not compatible with input tensor's size " +
+                    shape_str(x.sizes()) + " and stride " + shape_str(x.strides()) +
+                    " (at least one dimension spans across two contiguous subspaces); use reshape instead");
+  }
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = sizes;
+  meta.strides = *strides;
 }
 
 void meta_permute(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const IntArrayRef dims = call.attr_ints("permute", "dims");
-  DimVector sizes(dims.size()), strides(dims.size());
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = DimVector(dims.size());
+  meta.strides = DimVector(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
-    sizes[i] = x.sizes()[dims[i]];
-    strides[i] = x.strides()[dims[i]];
+    meta.sizes[i] = x.sizes()[dims[i]];
+    meta.strides[i] = x.strides()[dims[i]];
   }
-  view_of(call, out, sizes, strides, x.storage_offset());
 }
 
 void meta_transpose(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const int64_t a = call.attr_int("transpose", "dim0");
   const int64_t b = call.attr_int("transpose", "dim1");
-  DimVector sizes = x.sizes(), strides = x.strides();
-  std::swap(sizes[a], sizes[b]);
-  std::swap(strides[a], strides[b]);
-  view_of(call, out, sizes, strides, x.storage_offset());
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = x.sizes();
+  meta.strides = x.strides();
+  std::swap(meta.sizes[a], meta.sizes[b]);
+  std::swap(meta.strides[a], meta.strides[b]);
 }
 
 void meta_expand(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const IntArrayRef shape = call.attr_ints("expand", "sizes");
   const size_t lead = shape.size() - x.sizes().size();
-  DimVector strides(shape.size(), 0);
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = shape;
+  meta.strides = DimVector(shape.size(), 0);
   for (size_t i = lead; i < shape.size(); ++i) {
-    if (x.sizes()[i - lead] == shape[i]) strides[i] = x.strides()[i - lead];
+    if (x.sizes()[i - lead] == shape[i]) meta.strides[i] = x.strides()[i - lead];
   }
-  view_of(call, out, DimVector(shape), strides, x.storage_offset());
 }
 
 void meta_squeeze(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const IntArrayRef dims = call.attr_ints("squeeze", "dims");
-  DimVector sizes, strides;
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = DimVector();
+  meta.strides = DimVector();
   for (int64_t d = 0, next = 0; d < x.dim(); ++d) {
-    const bool dropped = next < static_cast<int64_t>(dims.size()) && dims[next] == d;
-    if (dropped) {
+    if (next < static_cast<int64_t>(dims.size()) && dims[next] == d) {
       ++next;
       continue;
     }
-    sizes.push_back(x.sizes()[d]);
-    strides.push_back(x.strides()[d]);
+    meta.sizes.push_back(x.sizes()[d]);
+    meta.strides.push_back(x.strides()[d]);
   }
-  view_of(call, out, sizes, strides, x.storage_offset());
 }
 
 // The new dim's stride is the one a contiguous layout would give it, which
@@ -238,11 +252,12 @@ void meta_squeeze(const OpCall& call, TensorMeta* out) {
 void meta_unsqueeze(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const int64_t dim = call.attr_int("unsqueeze", "dim");
-  DimVector sizes = x.sizes(), strides = x.strides();
+  TensorMeta& meta = view_meta(call, out, x.storage_offset());
+  meta.sizes = x.sizes();
+  meta.strides = x.strides();
   const int64_t stride = dim < x.dim() ? x.sizes()[dim] * x.strides()[dim] : 1;
-  sizes.insert(dim, 1);
-  strides.insert(dim, stride);
-  view_of(call, out, sizes, strides, x.storage_offset());
+  meta.sizes.insert(dim, 1);
+  meta.strides.insert(dim, stride);
 }
 
 // start and end are clamped to [0, size] with end >= start; a step too large
@@ -254,27 +269,31 @@ void meta_slice(const OpCall& call, TensorMeta* out) {
   const int64_t start = call.attr_int("slice", "start");
   const int64_t end = call.attr_int("slice", "end");
   const int64_t step = call.attr_int("slice", "step");
-  DimVector sizes = x.sizes(), strides = x.strides();
   // ceil((end - start) / step) without forming end - start + step, which wraps for a huge step.
-  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;
-  if (sizes[dim] > 1) strides[dim] = step * x.strides()[dim];
-  const int64_t offset = sizes[dim] == 0 ? x.storage_offset() : x.storage_offset() + start * x.strides()[dim];
-  view_of(call, out, sizes, strides, offset);
+  const int64_t count = end == start ? 0 : (end - start - 1) / step + 1;
+  TensorMeta& meta =
+      view_meta(call, out, count == 0 ? x.storage_offset() : x.storage_offset() + start * x.strides()[dim]);
+  meta.sizes = x.sizes();
+  meta.strides = x.strides();
+  meta.sizes[dim] = count;
+  if (count > 1) meta.strides[dim] = step * x.strides()[dim];
 }
 
 void meta_select(const OpCall& call, TensorMeta* out) {
   const Tensor& x = call.inputs[0];
   const int64_t dim = call.attr_int("select", "dim");
   const int64_t index = call.attr_int("select", "index");
-  DimVector sizes = x.sizes(), strides = x.strides();
-  sizes.erase(dim);
-  strides.erase(dim);
-  view_of(call, out, sizes, strides, x.storage_offset() + index * x.strides()[dim]);
+  TensorMeta& meta = view_meta(call, out, x.storage_offset() + index * x.strides()[dim]);
+  meta.sizes = x.sizes();
+  meta.strides = x.strides();
+  meta.sizes.erase(dim);
+  meta.strides.erase(dim);
 }
 
 void meta_as_strided(const OpCall& call, TensorMeta* out) {
-  view_of(call, out, DimVector(call.attr_ints("as_strided", "sizes")),
-          DimVector(call.attr_ints("as_strided", "strides")), call.attr_int("as_strided", "storage_offset"));
+  TensorMeta& meta = view_meta(call, out, call.attr_int("as_strided", "storage_offset"));
+  meta.sizes = call.attr_ints("as_strided", "sizes");
+  meta.strides = call.attr_ints("as_strided", "strides");
 }
 
 }  // namespace ember::ops
