@@ -1,6 +1,7 @@
 """expected_failures/<device type>.txt (Note [Expected failures per device]):
 this folder's conftest on a small suite of its own, run on each device."""
 
+import os
 import pathlib
 import shutil
 import subprocess
@@ -25,6 +26,15 @@ def test_breaks(device):
 '''
 
 
+def pytest_in(tmp_path, *arguments):
+    """pytest run from tmp_path, with this process's import path made absolute,
+    so that it finds the same ember however PYTHONPATH was spelled."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(pathlib.Path(p).resolve()) for p in sys.path if p))
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+                           *arguments, str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+
+
 def run_suite(tmp_path, device, listed, suite=SUITE):
     shutil.copy(CONFTEST, tmp_path / "conftest.py")
     (tmp_path / "test_suite.py").write_text(suite)
@@ -32,10 +42,7 @@ def run_suite(tmp_path, device, listed, suite=SUITE):
     device_type = ember.device(device).type
     (tmp_path / "expected_failures" / f"{device_type}.txt").write_text(
         "".join(f"test_suite.py::{name}[{device_type}]  # frob: float32\n" for name in listed))
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-rfEX",
-         "--device", device_type, str(tmp_path)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    return pytest_in(tmp_path, "-rfEX", "--device", device_type)
 
 
 def outcomes(result):
@@ -75,9 +82,6 @@ def test_an_exact_list_passes(tmp_path, device):
 def test_a_device_type_without_a_device_is_a_skip(tmp_path):
     shutil.copy(CONFTEST, tmp_path / "conftest.py")
     (tmp_path / "test_suite.py").write_text(SUITE)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-         "--device", "nosuchdevice", str(tmp_path)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    result = pytest_in(tmp_path, "--device", "nosuchdevice")
     assert result.returncode == 77, result.stdout + result.stderr
     assert "no nosuchdevice device on this machine" in result.stdout + result.stderr
