@@ -189,6 +189,13 @@ ember_status* fake_register_kernel(ember_registrar* registrar, const ember_kerne
   return nullptr;
 }
 
+// A host table of the fakes above, claiming `struct_size` and `minor`.
+ember_host_api fake_host(uint32_t struct_size, uint32_t minor) {
+  return {struct_size,        EMBER_ABI_VERSION_MAJOR, minor,    nullptr,
+          fake_status_create, fake_status_destroy,     fake_log, fake_register_kernel,
+          fake_status_code,   fake_status_message};
+}
+
 // A 1.0 core's register_kernel: an op of a later minor is an error there.
 ember_status* v1_0_register_kernel(ember_registrar* registrar, const ember_kernel_registration* kernel) {
   const std::vector<CatalogueOp> catalogue = catalogue_ops();
@@ -295,16 +302,7 @@ TEST(AbiCompat, V1_0PluginAcceptsANewerMinorHost) {
     void* function_added_later;
   };
   static FutureHost host{};
-  host.known = {sizeof(FutureHost),
-                EMBER_ABI_VERSION_MAJOR,
-                EMBER_ABI_VERSION_MINOR + 1,
-                nullptr,
-                fake_status_create,
-                fake_status_destroy,
-                fake_log,
-                fake_register_kernel,
-                fake_status_code,
-                fake_status_message};
+  host.known = fake_host(sizeof(FutureHost), EMBER_ABI_VERSION_MINOR + 1);
   StandalonePlugin v1_0("v1_0_minor_standalone", &host.known);
   EXPECT_EQ(v1_0.plugin.known.abi_minor, 0u);
   const std::vector<ember_kernel_registration> kernels = v1_0.register_kernels();
@@ -321,16 +319,10 @@ TEST(AbiCompat, V1_0PluginAcceptsANewerMinorHost) {
 // past the 1.0 table, so it passes statuses on instead of reading them.
 TEST(AbiCompat, CurrentMinorPluginRunsUnderAV1_0Host) {
   static ember_host_api host{};
-  host = {EMBER_HOST_API_SIZE_V1_0,
-          EMBER_ABI_VERSION_MAJOR,
-          0,
-          nullptr,
-          fake_status_create,
-          fake_status_destroy,
-          fake_log,
-          v1_0_register_kernel,
-          status_code_past_struct_size,
-          status_message_past_struct_size};
+  host = fake_host(EMBER_HOST_API_SIZE_V1_0, 0);
+  host.register_kernel = v1_0_register_kernel;
+  host.status_code = status_code_past_struct_size;
+  host.status_message = status_message_past_struct_size;
   g_calls_past_struct_size = 0;
   StandalonePlugin current("current_minor_standalone", &host);
   EXPECT_EQ(current.plugin.known.abi_minor, static_cast<uint32_t>(EMBER_ABI_VERSION_MINOR));
@@ -349,16 +341,7 @@ TEST(AbiCompat, CurrentMinorPluginRunsUnderAV1_0Host) {
 // Under a host of its own minor, the same plugin reads the status it got.
 TEST(AbiCompat, CurrentMinorPluginReadsStatusesOfAHostOfItsMinor) {
   static ember_host_api host{};
-  host = {sizeof(ember_host_api),
-          EMBER_ABI_VERSION_MAJOR,
-          EMBER_ABI_VERSION_MINOR,
-          nullptr,
-          fake_status_create,
-          fake_status_destroy,
-          fake_log,
-          fake_register_kernel,
-          fake_status_code,
-          fake_status_message};
+  host = fake_host(sizeof(ember_host_api), EMBER_ABI_VERSION_MINOR);
   StandalonePlugin current("current_minor_standalone", &host);
   const std::vector<ember_kernel_registration> kernels = current.register_kernels();
   EXPECT_EQ(op_names(kernels), (std::vector<std::string>{"neg", "abs", "max_pool2d_backward"}));

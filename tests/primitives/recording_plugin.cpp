@@ -141,10 +141,7 @@ ember_status* copy(const ember_copy_args* args) {
 ember_status* synchronize(int32_t) { return nullptr; }
 
 ember_device_api make_device_api() {
-  ember_device_api api{};
-  api.struct_size = sizeof api;
-  api.device_type = "rec";
-  api.dl_device_type = kDLExtDev;
+  ember_device_api api = sdk::device_table("rec", kDLExtDev);
   api.device_count = device_count;
   api.device_properties = device_properties;
   api.allocate = allocate;
@@ -175,18 +172,15 @@ extern "C" EMBER_PLUGIN_EXPORT const char* ember_recording_take() {
   return g_taken.c_str();
 }
 
-extern "C" EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
-  sdk::set_host(host);
-  return sdk::fence([&] {
-    capture_cpu_kernels(host);
-    static const ember_device_api api = make_device_api();
-    ember_plugin mine{};
-    mine.abi_major = EMBER_ABI_VERSION_MAJOR;
-    mine.abi_minor = EMBER_ABI_VERSION_MINOR;
-    mine.name = "rec";
-    mine.version = "1.0";
-    mine.device = &api;
-    mine.register_kernels = register_kernels;
-    sdk::write_struct(plugin, mine);
-  });
+ember_plugin describe_plugin() {
+  capture_cpu_kernels(sdk::host());
+  static const ember_device_api api = make_device_api();
+  ember_plugin plugin{};
+  plugin.name = "rec";
+  plugin.version = "1.0";
+  plugin.device = &api;
+  plugin.register_kernels = register_kernels;
+  return plugin;
 }
+
+EMBER_PLUGIN_ENTRY(describe_plugin)

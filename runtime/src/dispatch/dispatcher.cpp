@@ -1,6 +1,5 @@
 #include "dispatch/dispatcher.h"
 
-#include <array>
 #include <atomic>
 #include <memory>
 #include <string>

@@ -4,7 +4,6 @@
 // the catalogue's view op (Note [Dispatch steps]): its meta function gives
 // the layout, the Autograd step records it like any op.
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include "autograd/record.h"
