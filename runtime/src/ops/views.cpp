@@ -25,14 +25,13 @@ Tensor view_op(OpId id, const Tensor& base, std::initializer_list<ember_attr> at
   return dispatch::call_unary(dispatch::op(id), base, attrs);
 }
 
-// size * stride for a view's new stride (Note [Checked size arithmetic]).
-int64_t checked_stride(int64_t size, int64_t stride, const char* op) {
-  const std::optional<int64_t> product = checked_mul(size, stride);
-  if (!product) {
+// The meta function will form size * stride as a view's new stride: it must
+// fit in int64 (Note [Checked size arithmetic]).
+void check_stride_fits(int64_t size, int64_t stride, const char* op) {
+  if (!checked_mul(size, stride)) {
     throw_error(ErrorKind::Runtime, std::string(op) + ": the stride " + std::to_string(size) + " * " +
                                         std::to_string(stride) + " does not fit in int64");
   }
-  return *product;
 }
 
 }  // namespace
@@ -143,7 +142,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t n = normalize_dim(d, dim() + 1, "unsqueeze");
-  if (n < dim()) checked_stride(sizes()[n], strides()[n], "unsqueeze");
+  if (n < dim()) check_stride_fits(sizes()[n], strides()[n], "unsqueeze");
   return view_op(OpId::Unsqueeze, *this, {attr_int("dim", n)});
 }
 
@@ -160,7 +159,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   const int64_t e = std::max(s, end ? clamp(*end) : size);
   // A dim of one element never moves by its stride, so a step too large to
   // scale the stride by only matters when two or more elements remain.
-  if (e != s && (e - s - 1) / step + 1 > 1) checked_stride(step, strides()[n], "slice");
+  if (e != s && (e - s - 1) / step + 1 > 1) check_stride_fits(step, strides()[n], "slice");
   return view_op(OpId::Slice, *this,
                  {attr_int("dim", n), attr_int("start", s), attr_int("end", e), attr_int("step", step)});
 }
