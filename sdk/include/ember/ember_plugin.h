@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 1
+#define EMBER_ABI_VERSION_MINOR 2
 
 /* Bytes of `type` up to the end of `last_field`: the struct_size of a
  * writer whose struct ends at that field (see the version rules). */
@@ -126,7 +126,7 @@ typedef enum ember_dtype {
 
 /* Kinds of optional extension records. */
 typedef enum ember_extension_type {
-  EMBER_EXTENSION_CODEGEN = 1,     /* reserved: fused-kernel compilation */
+  EMBER_EXTENSION_CODEGEN = 1,     /* fused-kernel compilation (ABI 1.2) */
   EMBER_EXTENSION_PROFILING = 2,   /* reserved: kernel timing and events */
   EMBER_EXTENSION_COLLECTIVES = 3, /* reserved: communication engines */
   EMBER_EXTENSION_NATIVE_HANDLES = 4 /* reserved: native stream/event handles */
@@ -428,6 +428,100 @@ typedef struct ember_plugin {
    * exit. */
   void (*shutdown)(void);
 } ember_plugin;
+
+/* ------------------------------------------------------------------------ */
+/* Code generation (ABI 1.2)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A code generator is an ember_codegen_extension record on the chain of
+ * ember_plugin.extension. It compiles one fused kernel at a time, handed
+ * over as kernel IR: a versioned, serialized loop nest (EKIR, JSON text;
+ * sdk/docs/kernel-ir.md), never source text. The core owns capture,
+ * fusion, scheduling of kernels and the disk cache; the generator owns the
+ * kernel's own schedule (vectorisation, threads, tiling). A plugin may
+ * carry only this extension, for a device type another plugin provides. */
+
+/* What a compile call writes through ember_codegen_output. */
+typedef enum ember_codegen_artifact {
+  EMBER_CODEGEN_BINARY = 0, /* the loadable blob; required */
+  EMBER_CODEGEN_SOURCE = 1, /* generated source, for logs and traces */
+  EMBER_CODEGEN_LOG = 2,    /* compiler messages, warnings included */
+  EMBER_CODEGEN_TEXT = 3    /* fingerprint text (from fingerprint) */
+} ember_codegen_artifact;
+
+/* Host-owned sink for bytes a generator produces. `write` may be called any
+ * number of times per artifact; the pieces are joined in order. The data is
+ * copied before write returns. */
+typedef struct ember_codegen_output {
+  size_t struct_size;
+  ember_status* (*write)(struct ember_codegen_output* out,
+                         ember_codegen_artifact artifact, const void* data,
+                         size_t size);
+  void* host_context; /* opaque to the plugin */
+} ember_codegen_output;
+
+/* A kernel the generator loaded from a blob. */
+typedef struct ember_codegen_kernel_s* ember_codegen_kernel_t;
+
+/* One launch of a loaded kernel. `buffers` follow the kernel IR's buffer
+ * list; each buffer's element 0 is at data + byte_offset, and the IR's
+ * offsets and strides count elements from there (shape and strides of the
+ * DLTensor describe the buffer for checks, the IR's indexing is what the
+ * kernel uses). `params` are the IR's int64 launch parameters p0, p1, ... */
+typedef struct ember_codegen_launch_args {
+  size_t struct_size;
+  const ember_extension* extension;
+  int32_t device_index;
+  ember_stream_t stream;     /* NULL = default stream */
+  DLTensor* buffers;         /* borrowed for the call */
+  int64_t num_buffers;
+  const int64_t* params;     /* borrowed for the call */
+  int64_t num_params;
+} ember_codegen_launch_args;
+
+/* Flags for ember_codegen_extension.thread_safety. */
+#define EMBER_CODEGEN_COMPILE_THREAD_SAFE 0x1u /* compile, fingerprint */
+#define EMBER_CODEGEN_LAUNCH_THREAD_SAFE 0x2u  /* load, launch, unload */
+
+typedef struct ember_codegen_extension {
+  ember_extension header; /* type EMBER_EXTENSION_CODEGEN */
+
+  /* Device type whose tensors the kernels read and write ("cpu"). */
+  const char* device_type;
+  /* Space-separated lists: the EKIR versions the generator reads ("1.0"),
+   * the EKIR body ops and the dtype names it compiles. The core hands over
+   * only kernels within them, and runs anything else eagerly. */
+  const char* ir_versions;
+  const char* ops;
+  const char* dtypes;
+  /* EMBER_CODEGEN_* thread-safety flags; the core serialises the rest. */
+  uint32_t thread_safety;
+
+  /* Writes, as EMBER_CODEGEN_TEXT, everything besides the IR that decides
+   * the binary: compiler identity and version, flags, ISA features, driver.
+   * The core puts it into the cache key. UNAVAILABLE when the generator
+   * cannot work here (no compiler found): compiled code then runs eagerly,
+   * with this status's message as the reason. */
+  ember_status* (*fingerprint)(ember_codegen_output* out);
+
+  /* Compiles one kernel. `ir` is EKIR JSON text of `ir_size` bytes;
+   * `options` a NUL-terminated JSON object (keys the generator does not
+   * know are ignored). Writes EMBER_CODEGEN_BINARY, and SOURCE and LOG
+   * where it has them. A kernel it cannot compile is an UNIMPLEMENTED or
+   * INVALID_ARGUMENT status saying why; the core then runs it eagerly. */
+  ember_status* (*compile)(const char* ir, size_t ir_size, const char* options,
+                           ember_codegen_output* out);
+
+  /* Loads a blob compile wrote (possibly in another process, from the
+   * core's disk cache). A blob it does not recognise is INVALID_ARGUMENT. */
+  ember_status* (*load)(const void* blob, size_t blob_size,
+                        ember_codegen_kernel_t* kernel /* out */);
+  /* Runs a loaded kernel on the stream; asynchronous devices enqueue. */
+  ember_status* (*launch)(ember_codegen_kernel_t kernel,
+                          const ember_codegen_launch_args* args);
+  /* Releases a loaded kernel. */
+  ember_status* (*unload)(ember_codegen_kernel_t kernel);
+} ember_codegen_extension;
 
 /* The entry point. Fills `plugin` (reading host->abi_* if it wants) and
  * returns NULL, or an error status. It must not call register_kernel. */
