@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ember builds against; a no-op when present.
 set -euo pipefail
-packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev
+packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev libssl-dev nlohmann-json3-dev
           libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
           # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
           # (OpenCL on the CPU) so its tests run without a GPU.

@@ -63,6 +63,8 @@ from ._dlpack import from_dlpack, from_numpy
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, nn, optim, utils
+from . import compiler
+from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 
 # PyTorch's dtype aliases.

@@ -34,5 +34,6 @@ void bind_functional(pybind11::module_& m);
 void bind_foreach(pybind11::module_& m);
 void bind_catalogue(pybind11::module_& m);
 void bind_streams(pybind11::module_& m);
+void bind_compile(pybind11::module_& m);
 
 }  // namespace ember::python

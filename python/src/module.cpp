@@ -21,4 +21,5 @@ PYBIND11_MODULE(_C, m) {
   bind_foreach(m);
   bind_catalogue(m);
   bind_streams(m);
+  bind_compile(m);
 }

@@ -61,6 +61,18 @@ struct LocalDispatchKeys {
 };
 LocalDispatchKeys& local_dispatch_keys();
 
+// RAII: includes `keys` on this thread for the guard's lifetime.
+class IncludeDispatchKeysGuard {
+ public:
+  explicit IncludeDispatchKeysGuard(DispatchKeySet keys);
+  ~IncludeDispatchKeysGuard();
+  IncludeDispatchKeysGuard(const IncludeDispatchKeysGuard&) = delete;
+  IncludeDispatchKeysGuard& operator=(const IncludeDispatchKeysGuard&) = delete;
+
+ private:
+  DispatchKeySet previous_;
+};
+
 // RAII: excludes `keys` on this thread for the guard's lifetime.
 class ExcludeDispatchKeysGuard {
  public:

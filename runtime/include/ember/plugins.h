@@ -18,6 +18,9 @@ struct PluginInfo {
   uint32_t abi_minor = 0;
   uint32_t negotiated_minor = 0;  // min(core minor, plugin minor)
   std::string device_type;   // empty for a plugin without a device
+  // The device type whose code the plugin generates (ABI 1.2 codegen
+  // extension); empty for a plugin without one.
+  std::string codegen_device_type;
   bool loaded = false;       // false: quarantined, see `error`
   std::string error;         // why it was quarantined
   int64_t num_kernels = 0;   // kernels registered

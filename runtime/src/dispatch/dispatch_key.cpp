@@ -13,4 +13,10 @@ ExcludeDispatchKeysGuard::ExcludeDispatchKeysGuard(DispatchKeySet keys) : previo
 
 ExcludeDispatchKeysGuard::~ExcludeDispatchKeysGuard() { local_dispatch_keys().excluded = previous_; }
 
+IncludeDispatchKeysGuard::IncludeDispatchKeysGuard(DispatchKeySet keys) : previous_(local_dispatch_keys().included) {
+  local_dispatch_keys().included = previous_ | keys;
+}
+
+IncludeDispatchKeysGuard::~IncludeDispatchKeysGuard() { local_dispatch_keys().included = previous_; }
+
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dispatch/step_table.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
@@ -127,6 +128,10 @@ thread_local int t_decomposition_depth = 0;
 }  // namespace
 
 bool use_composite_kernel(const Op& op, const Tensor& x) {
+  if (is_tracing(x)) {
+    const TraceHooks* hooks = trace_hooks();
+    return hooks != nullptr && hooks->keeps_composite != nullptr && hooks->keeps_composite(op, x);
+  }
   const Device device = x.device();
   return g_composite_kernels.load(std::memory_order_relaxed) && t_decomposition_depth == 0 && !device.is_meta() &&
          op.kernel(device.type, x.dtype()) != nullptr;

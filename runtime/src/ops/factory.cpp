@@ -10,6 +10,7 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "plugin/device_registry.h"
@@ -92,6 +93,17 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
   return length;
 }
 
+// A tensor made while a graph is captured is the trace's to know of (Note
+// [Trace hooks]).
+Tensor note_if_tracing(Tensor t) {
+  if (dispatch::tracing_on_this_thread()) {
+    if (const dispatch::TraceHooks* hooks = dispatch::trace_hooks(); hooks != nullptr && hooks->fresh_tensor) {
+      hooks->fresh_tensor(t);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 Tensor empty(IntArrayRef shape, TensorOptions options) {
@@ -99,7 +111,8 @@ Tensor empty(IntArrayRef shape, TensorOptions options) {
   const DType dtype = dtype_or_default(options);
   const int64_t nbytes = storage_nbytes(shape, itemsize(dtype));
   auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(nbytes));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, contiguous_strides(shape), 0));
+  return note_if_tracing(
+      Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, contiguous_strides(shape), 0)));
 }
 
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
@@ -117,7 +130,7 @@ Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions optio
   const DType dtype = dtype_or_default(options);
   const int64_t nbytes = storage_nbytes(shape, strides, 0, itemsize(dtype));
   auto storage = plugin::allocate_storage(options.device, static_cast<size_t>(nbytes));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, strides, 0));
+  return note_if_tracing(Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, shape, strides, 0)));
 }
 
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options) {

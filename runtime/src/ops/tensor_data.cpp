@@ -9,6 +9,7 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
@@ -23,6 +24,7 @@ size_t storage_byte_offset(const Tensor& t) { return static_cast<size_t>(t.stora
 }  // namespace
 
 void* Tensor::data_ptr() const {
+  dispatch::materialize_if_tracing(*this, "data_ptr()");
   auto* base = static_cast<char*>(impl_->storage()->data());
   if (base == nullptr) return nullptr;
   return base + storage_offset() * static_cast<int64_t>(element_size());
@@ -60,6 +62,8 @@ Tensor& Tensor::copy_(const Tensor& src) {
     dispatch::call_into(op, {source}, *this);
     return *this;
   }
+  dispatch::materialize_if_tracing(source, "a copy across devices");
+  dispatch::materialize_if_tracing(*this, "a copy across devices");
   if (source.device().is_meta()) {
     throw_error(ErrorKind::Runtime, "copy_: cannot copy data out of a meta tensor into a " + device().str() + " tensor");
   }
@@ -98,6 +102,7 @@ namespace {
 
 // Row-major elements of t, as raw bytes in t's dtype, on the host.
 std::vector<unsigned char> host_bytes(const Tensor& t) {
+  dispatch::materialize_if_tracing(t, "tolist(), printing or a host copy");
   if (t.device().is_meta()) {
     throw_error(ErrorKind::Runtime, "cannot read the values of a meta tensor (it has no data)");
   }
@@ -113,6 +118,7 @@ std::vector<unsigned char> host_bytes(const Tensor& t) {
 }  // namespace
 
 Scalar Tensor::item() const {
+  dispatch::materialize_if_tracing(*this, "item()");
   if (numel() != 1) {
     throw_error(ErrorKind::Runtime, "a Tensor with " + std::to_string(numel()) +
                                         " elements cannot be converted to Scalar");

@@ -46,18 +46,6 @@ ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void*
   }
 }
 
-DLTensor to_dl_tensor(const Tensor& t, DLDevice device) {
-  TensorImpl* impl = t.impl();
-  DLTensor dl;
-  dl.data = impl->storage()->data();
-  dl.device = device;
-  dl.ndim = static_cast<int32_t>(impl->sizes().size());
-  dl.dtype = to_dl_dtype(impl->dtype());
-  dl.shape = const_cast<int64_t*>(impl->sizes().data());
-  dl.strides = const_cast<int64_t*>(impl->strides().data());
-  dl.byte_offset = static_cast<uint64_t>(impl->storage_offset()) * itemsize(impl->dtype());
-  return dl;
-}
 
 [[noreturn]] void throw_missing_kernel(const Op& op, Device device, DType dtype) {
   const DeviceBackend& backend = backend_for(device);
@@ -126,6 +114,19 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
 }
 
 }  // namespace
+
+DLTensor to_dl_tensor(const Tensor& t, DLDevice device) {
+  TensorImpl* impl = t.impl();
+  DLTensor dl;
+  dl.data = impl->storage()->data();
+  dl.device = device;
+  dl.ndim = static_cast<int32_t>(impl->sizes().size());
+  dl.dtype = to_dl_dtype(impl->dtype());
+  dl.shape = const_cast<int64_t*>(impl->sizes().data());
+  dl.strides = const_cast<int64_t*>(impl->strides().data());
+  dl.byte_offset = static_cast<uint64_t>(impl->storage_offset()) * itemsize(impl->dtype());
+  return dl;
+}
 
 void run_backend_step(const Op& op, OpCall& call, Device device) {
   constexpr int kMaxOutputs = 4;

@@ -16,6 +16,7 @@
 
 #include "core/logging.h"
 #include "dispatch/op.h"
+#include "plugin/codegen_provider.h"
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/host_api.h"
@@ -256,7 +257,12 @@ void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugi
   // A refused registration fails the plugin even if it ignored the status.
   if (!registrar.first_error.empty()) refuse("register_kernels failed: " + registrar.first_error);
 
+  const ember_codegen_extension* codegen = find_codegen_extension(plugin, info.negotiated_minor);
   commit(s, info, std::move(backend), registrar);
+  if (codegen != nullptr) {
+    add_codegen_provider(info.name, info.version, info.abi_minor, *codegen);
+    info.codegen_device_type = codegen->device_type;
+  }
 }
 
 void shut_down(const PluginInfo& info, const ember_plugin& plugin) {

@@ -43,11 +43,15 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args, **kwargs):
+        return self._call_with_hooks(self.forward, args, kwargs)
+
+    def _call_with_hooks(self, forward, args, kwargs):
+        """forward(*args, **kwargs) between this module's pre-hooks and hooks."""
         for hook in list(self._forward_pre_hooks.values()):
             replaced = hook(self, args)
             if replaced is not None:
                 args = replaced if isinstance(replaced, tuple) else (replaced,)
-        result = self.forward(*args, **kwargs)
+        result = forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             replaced = hook(self, args, result)
             if replaced is not None:

@@ -1,0 +1,229 @@
+"""A compiled function: guarded variants, recompiles, graph breaks, stances."""
+
+import inspect
+import os
+import sys
+import warnings
+
+from .. import _C
+from .._C import Tensor
+from . import _config
+from ._graph import GraphModule
+from ._guards import CallGuard
+from ._pytree import flatten, unflatten
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_location():
+    """file:line of the innermost frame outside the ember package."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR + os.sep):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
+def _log(topic, text):
+    topics = os.environ.get("EMBER_LOGS", "")
+    if topic in topics.split(",") or "all" in topics.split(","):
+        print(f"[ember {topic}] {text}", file=sys.stderr)
+
+
+class _Variant:
+    """One compiled form of the function, for calls its guards accept."""
+
+    def __init__(self, guard):
+        self.guard = guard
+        self.graphs = []          # plans (for explain)
+        self.breaks = []          # (reason, location)
+        self.eager_reason = None  # set when the function runs eagerly
+        self.by_sizes = {}        # dynamic variants: one trace per concrete size
+        self.segment_cache = _C._SegmentCache()
+
+
+class CompiledFunction:
+    def __init__(self, fn, *, fullgraph=False, dynamic=None, backend="ember", mode=None, options=None,
+                 module=None):
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.backend = backend
+        self.mode = mode
+        self.options = dict(options or {})
+        self.module = module
+        self.variants = []
+        self.recompile_reasons = []
+        self.limit_warned = False
+        self._names = None
+        try:
+            self._signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self._signature = None
+        _config.register(self)
+
+    # --- naming of arguments for guard messages
+    def _leaf_names(self, args, kwargs, count):
+        if self._names is not None and len(self._names) == count:
+            return self._names
+        names = []
+        params = list(self._signature.parameters) if self._signature is not None else []
+
+        def walk(value, name):
+            if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+                for i, item in enumerate(value):
+                    walk(item, f"{name}[{i}]")
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    walk(item, f"{name}[{key!r}]")
+            else:
+                names.append(name)
+
+        for i, arg in enumerate(args):
+            walk(arg, params[i] if i < len(params) else f"args[{i}]")
+        for key, arg in kwargs.items():
+            walk(arg, key)
+        self._names = names
+        return names
+
+    def _module_modes(self):
+        if self.module is None:
+            return ()
+        return tuple(m.training for m in self.module.modules())
+
+    # --- calls
+    def __call__(self, *args, **kwargs):
+        stance = _config.stance()
+        if stance == "force_eager" or _config.disabled():
+            return self.fn(*args, **kwargs)
+        leaves, spec = flatten((args, kwargs))
+        modes = self._module_modes()
+        first_failure = None
+        for variant in self.variants:
+            why = variant.guard.failure(leaves, spec, modes)
+            if why is None:
+                return self._run(variant, args, kwargs, leaves, spec)
+            if first_failure is None:
+                first_failure = (variant, why)
+        if self.variants:
+            reason = first_failure[1]
+            if stance == "fail_on_recompile":
+                raise RuntimeError(f"compile: recompilation forbidden by set_stance('fail_on_recompile'): {reason}")
+            if stance == "eager_on_recompile":
+                return self.fn(*args, **kwargs)
+            if len(self.variants) >= _config.cache_size_limit:
+                if not self.limit_warned:
+                    self.limit_warned = True
+                    warnings.warn(
+                        f"compile: {getattr(self.fn, '__qualname__', self.fn)} reached the limit of "
+                        f"{_config.cache_size_limit} compiled variants (cache_size_limit); the variants "
+                        f"compiled so far keep serving, and calls they do not accept run eagerly. "
+                        f"Last guard failure: {reason}", RuntimeWarning, stacklevel=2)
+                return self.fn(*args, **kwargs)
+            self.recompile_reasons.append(reason)
+            _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}")
+        dynamic_dims = self._dynamic_dims(first_failure, leaves)
+        names = self._leaf_names(args, kwargs, len(leaves))
+        variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, modes))
+        self.variants.append(variant)
+        return self._run(variant, args, kwargs, leaves, spec)
+
+    def _dynamic_dims(self, failure, leaves):
+        """Automatic dynamic: the dims whose size change caused this recompile (dynamic=None)."""
+        if self.dynamic is False:
+            return {}
+        if self.dynamic is True:
+            return {i: range(leaf.dim()) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)}
+        if failure is None:
+            return {}
+        variant = failure[0]
+        dims = {}
+        for i, guard in variant.guard.tensors:
+            changed = guard.size_changes(leaves[i])
+            if changed is None:
+                return {}
+            if changed or guard.dynamic:
+                dims[i] = set(changed) | set(guard.dynamic)
+        return dims
+
+    def _run(self, variant, args, kwargs, leaves, spec):
+        if variant.eager_reason is not None:
+            return self.fn(*args, **kwargs)
+        tensors = [leaf for leaf in leaves if isinstance(leaf, Tensor)]
+        dynamic = any(g.dynamic for _, g in variant.guard.tensors)
+        key = tuple(tuple(t.shape) for t in tensors) if dynamic else ()
+        compiled = variant.by_sizes.get(key)
+        if compiled is not None:
+            runner, captured, out_spec, positions, passthrough = compiled
+            real = runner(list(tensors) + list(captured))
+            return _rebuild(out_spec, positions, real, passthrough)
+        return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
+
+    def _trace(self, variant, args, kwargs, leaves, spec, key, dynamic):
+        deterministic = bool(self.options.get("deterministic", False))
+        codegen = self.backend == "ember" or callable(self.backend)
+        if callable(self.backend):
+            codegen = False
+        tracer = _C._Tracer(fullgraph=self.fullgraph, dynamic=dynamic, deterministic=deterministic,
+                            codegen=codegen, cache=variant.segment_cache, location=_user_location)
+        try:
+            try:
+                traced = [tracer.input(leaf) if isinstance(leaf, Tensor) else leaf for leaf in leaves]
+                targs, tkwargs = unflatten(spec, traced)
+                out = self.fn(*targs, **tkwargs)
+                out_leaves, out_spec = flatten(out)
+                tensor_out = [leaf for leaf in out_leaves if isinstance(leaf, Tensor)]
+                real = tracer.finish(tensor_out)
+            finally:
+                tracer.close()
+        except _C._TraceUnsupported as e:
+            variant.eager_reason = str(e)
+            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}")
+            if self.fullgraph:
+                raise RuntimeError(f"compile(fullgraph=True): {e}") from None
+            return self.fn(*args, **kwargs)
+        positions = [i for i, leaf in enumerate(out_leaves) if isinstance(leaf, Tensor)]
+        passthrough = list(out_leaves)
+        variant.graphs.extend(tracer.segments)
+        for reason, location in tracer.breaks:
+            variant.breaks.append((reason, location))
+            _log("graph_breaks", f"graph break at {location}: {reason}")
+        if not tracer.breaks:
+            plan = tracer.segments[0]
+            runner = plan.run
+            if callable(self.backend):
+                gm = GraphModule(plan)
+                example = list(t for t in leaves if isinstance(t, Tensor)) + list(tracer.captured)
+                runner = _as_list_runner(self.backend(gm, example))
+            variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough)
+        else:
+            variant.breaks_seen = True
+        return _rebuild(out_spec, positions, real, passthrough)
+
+    # --- explain
+    def summary(self):
+        graphs, breaks, reasons = [], [], []
+        for v in self.variants:
+            graphs.extend(v.graphs)
+            breaks.extend(v.breaks)
+            if v.eager_reason:
+                reasons.append(v.eager_reason)
+        return graphs, breaks, reasons
+
+
+def _as_list_runner(compiled):
+    def run(inputs):
+        out = compiled(*inputs)
+        if isinstance(out, Tensor):
+            return [out]
+        return list(out)
+    return run
+
+
+def _rebuild(out_spec, positions, real, passthrough):
+    leaves = list(passthrough)
+    for position, tensor in zip(positions, real):
+        leaves[position] = tensor
+    return unflatten(out_spec, leaves)

@@ -1,0 +1,167 @@
+// Graph capture and compiled plans (runtime/src/compile) for the Python
+// front end, python/ember/compiler.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "compile/disk_cache.h"
+#include "compile/fusion.h"
+#include "compile/kernel_compiler.h"
+#include "compile/tracer.h"
+#include "dispatch/trace_hooks.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+
+using compile::Graph;
+using compile::Plan;
+using compile::Tracer;
+
+namespace {
+
+py::dict describe_graph(const Graph& g) {
+  py::list values;
+  for (const compile::Value& v : g.values) {
+    py::dict d;
+    d["origin"] = v.origin == compile::ValueOrigin::Input      ? "input"
+                  : v.origin == compile::ValueOrigin::Constant ? "constant"
+                                                               : "node";
+    d["dtype"] = std::string(dtype_name(v.dtype));
+    d["device"] = v.device.str();
+    d["shape"] = std::vector<int64_t>(v.sizes.begin(), v.sizes.end());
+    d["constant"] = v.constant;
+    values.append(d);
+  }
+  py::list nodes;
+  for (const compile::Node& n : g.nodes) {
+    py::dict d;
+    d["op"] = g.op_of(n).name();
+    d["inputs"] = n.inputs;
+    d["outputs"] = n.outputs;
+    py::dict attrs;
+    for (const compile::Attribute& a : n.attrs) {
+      switch (a.kind) {
+        case EMBER_ATTR_INT:
+          attrs[a.name.c_str()] = a.int_value;
+          break;
+        case EMBER_ATTR_BOOL:
+          attrs[a.name.c_str()] = a.int_value != 0;
+          break;
+        case EMBER_ATTR_FLOAT:
+          attrs[a.name.c_str()] = a.float_value;
+          break;
+        case EMBER_ATTR_INTS:
+          attrs[a.name.c_str()] = a.ints;
+          break;
+      }
+    }
+    d["attrs"] = attrs;
+    nodes.append(d);
+  }
+  py::dict out;
+  out["values"] = values;
+  out["nodes"] = nodes;
+  out["inputs"] = g.inputs;
+  out["outputs"] = g.outputs;
+  out["code"] = g.code();
+  return out;
+}
+
+}  // namespace
+
+void bind_compile(py::module_& m) {
+  py::register_exception<compile::TraceUnsupported>(m, "_TraceUnsupported", PyExc_RuntimeError);
+
+  py::class_<compile::SegmentCache, std::shared_ptr<compile::SegmentCache>>(m, "_SegmentCache")
+      .def(py::init<>())
+      .def("__len__", &compile::SegmentCache::size);
+
+  py::class_<Plan, std::shared_ptr<Plan>>(m, "_Plan")
+      .def("run",
+           [](const Plan& p, const std::vector<Tensor>& inputs) {
+             ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+             return p.run(inputs);
+           })
+      .def_property_readonly("num_kernels", &Plan::num_kernels)
+      .def_property_readonly("num_extern_calls", &Plan::num_extern_calls)
+      .def_property_readonly("num_buffers", &Plan::num_buffers)
+      .def_property_readonly("eager_reasons", &Plan::eager_reasons)
+      .def_property_readonly("kernel_sources", &Plan::kernel_sources)
+      .def_property_readonly("graph", [](const Plan& p) { return describe_graph(p.graph()); });
+
+  py::class_<Tracer>(m, "_Tracer")
+      .def(py::init([](bool fullgraph, bool dynamic, bool deterministic, bool codegen,
+                       std::shared_ptr<compile::SegmentCache> cache, std::function<std::string()> location) {
+             compile::TraceOptions options;
+             options.fullgraph = fullgraph;
+             options.plan.dynamic = dynamic;
+             options.plan.deterministic = deterministic;
+             options.plan.codegen = codegen;
+             options.location = std::move(location);
+             return std::make_unique<Tracer>(std::move(options), std::move(cache));
+           }),
+           py::arg("fullgraph"), py::arg("dynamic"), py::arg("deterministic"), py::arg("codegen"), py::arg("cache"),
+           py::arg("location"))
+      .def("input", &Tracer::add_input)
+      .def("finish", &Tracer::finish)
+      .def("close", &Tracer::close)
+      .def_property_readonly("breaks",
+                             [](const Tracer& t) {
+                               std::vector<std::pair<std::string, std::string>> out;
+                               for (const auto& b : t.breaks()) out.emplace_back(b.reason, b.location);
+                               return out;
+                             })
+      .def_property_readonly("segments",
+                             [](const Tracer& t) {
+                               std::vector<std::shared_ptr<Plan>> out;
+                               for (const auto& p : t.segments()) out.push_back(std::const_pointer_cast<Plan>(p));
+                               return out;
+                             })
+      .def_property_readonly("captured", &Tracer::captured);
+
+  // The kernels fusion forms for a plan's graph, as EKIR, whether or not a
+  // generator is loaded (tests of fusion itself).
+  m.def(
+      "_fusion_preview",
+      [](const Plan& p, bool dynamic) {
+        compile::PlanOptions options;
+        options.dynamic = dynamic;
+        std::vector<std::string> out;
+        for (const compile::FusedKernel& k : compile::fuse(p.graph(), options).kernels) out.push_back(k.ekir);
+        return out;
+      },
+      py::arg("plan"), py::arg("dynamic") = false);
+  m.def("_is_tracing_thread", &dispatch::tracing_on_this_thread);
+  m.def("_is_tracing", [](const Tensor& t) { return dispatch::is_tracing(t); });
+  m.def("_codegen_stats", [] {
+    const compile::CodegenStats s = compile::codegen_stats();
+    py::dict d;
+    d["compiles"] = s.compiles;
+    d["disk_hits"] = s.disk_hits;
+    d["memory_hits"] = s.memory_hits;
+    d["failures"] = s.failures;
+    return d;
+  });
+  m.def("_reset_codegen_stats", &compile::reset_codegen_stats);
+  m.def("_clear_loaded_kernels", &compile::clear_loaded_kernels);
+  m.def("_cache_dir", [] { return compile::DiskCache::get().root(); });
+  m.def("_cache_refused", [] { return compile::DiskCache::get().refused_reason(); });
+  m.def("_cache_reset", [] { compile::DiskCache::get().reset(); });
+  m.def(
+      "_kernel_cache_digest",
+      [](const std::string& ir, const std::string& plugin_name, const std::string& plugin_version, uint32_t abi_minor,
+         const std::string& fingerprint, const std::string& numerics, const std::string& core_version) {
+        compile::KernelCacheKey key{ir, plugin_name, plugin_version, abi_minor, fingerprint, numerics, core_version};
+        return key.digest();
+      },
+      py::arg("ir"), py::arg("plugin_name"), py::arg("plugin_version"), py::arg("abi_minor"), py::arg("fingerprint"),
+      py::arg("numerics"), py::arg("core_version"));
+  m.def("_codegen_available", [](const std::string& device) {
+    std::string reason;
+    const bool ok = compile::generator_for(Device(device), &reason) != nullptr;
+    return std::make_pair(ok, reason);
+  });
+}
+
+}  // namespace ember::python

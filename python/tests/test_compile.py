@@ -1,0 +1,261 @@
+"""ember.compile: capture, guards and recompiles, graph breaks, stances, backends, fusion, cache keys."""
+
+import json
+import os
+import warnings
+
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember import compiler
+
+
+@pytest.fixture(autouse=True)
+def _fresh_compiler():
+    compiler.reset()
+    compiler.set_stance("default")
+    yield
+    compiler.set_stance("default")
+
+
+def variants(fn):
+    return fn._ember_compiled.variants
+
+
+def test_compiled_chain_matches_eager_and_is_reused():
+    x = ember.randn(257)
+    f = ember.compile(lambda x: ember.sin(ember.cos(x)))
+    assert ember.equal(f(x), ember.sin(ember.cos(x)))
+    y = ember.randn(257)
+    assert ember.equal(f(y), ember.sin(ember.cos(y)))
+    assert len(variants(f)) == 1
+
+
+def test_parameters_are_read_at_call_time_not_baked_in():
+    w = ember.ones(4)
+    f = ember.compile(lambda x: x * w)
+    x = ember.arange(4.0)
+    assert f(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+    w.mul_(3)
+    assert f(x).tolist() == [0.0, 3.0, 6.0, 9.0]
+
+
+def test_size_change_recompiles_once_with_reason_then_dynamic():
+    f = ember.compile(lambda x: x * 2 + 1)
+    f(ember.randn(3))
+    f(ember.randn(4))
+    fn = f._ember_compiled
+    assert fn.recompile_reasons == ["x: size of dim 0 changed 3 -> 4"]
+    out = f(ember.arange(5.0))
+    assert out.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    assert len(fn.recompile_reasons) == 1
+
+
+@pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode"])
+def test_each_guard_recompiles_once(change):
+    f = ember.compile(lambda x: x + 1)
+    x = ember.randn(3)
+    with ember.no_grad():
+        f(x)
+    if change == "dtype":
+        with ember.no_grad():
+            f(x.double())
+    elif change == "requires_grad":
+        with ember.no_grad():
+            f(x.clone().requires_grad_())
+    else:
+        f(x)
+    reasons = f._ember_compiled.recompile_reasons
+    assert len(reasons) == 1
+    assert {"dtype": "dtype changed", "requires_grad": "requires_grad changed", "grad_mode": "grad mode changed"}[
+        change] in reasons[0]
+
+
+def test_ninth_variant_warns_once_and_the_eight_keep_serving():
+    f = ember.compile(lambda x, k: x + k, dynamic=False)
+    x = ember.zeros(2)
+    for k in range(8):
+        f(x, k)
+    with pytest.warns(RuntimeWarning, match="limit of 8"):
+        assert f(x, 8).tolist() == [8.0, 8.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(x, 9).tolist() == [9.0, 9.0]
+        assert f(x, 3).tolist() == [3.0, 3.0]
+    assert len(variants(f)) == 8
+
+
+def test_graph_break_on_item_gives_two_graphs_and_its_line():
+    def g(x):
+        if x.sum().item() > 0:  # the break
+            return x * 2
+        return x - 1
+
+    x = ember.ones(5)
+    report = compiler.explain(g, x)
+    assert report.graph_count == 2
+    assert report.graph_break_count == 1
+    reason, location = report.break_reasons[0]
+    assert "item()" in reason
+    assert location.endswith(f"test_compile.py:{g.__code__.co_firstlineno + 1}")
+    cg = ember.compile(g)
+    assert cg(x).tolist() == [2.0] * 5
+    assert cg(-x).tolist() == [-2.0] * 5
+
+
+def test_fullgraph_turns_a_break_into_an_error_naming_the_line():
+    f = ember.compile(lambda x: x * float(x.sum()), fullgraph=True)
+    with pytest.raises(RuntimeError, match=r"fullgraph=True.*test_compile.py:\d+"):
+        f(ember.ones(3))
+
+
+def test_fail_on_recompile_stance():
+    f = ember.compile(lambda x: x + 1)
+    f(ember.ones(2))
+    compiler.set_stance("fail_on_recompile")
+    with pytest.raises(RuntimeError, match="size of dim 0 changed 2 -> 3"):
+        f(ember.ones(3))
+    compiler.set_stance("eager_on_recompile")
+    assert f(ember.ones(3)).tolist() == [2.0] * 3
+    with pytest.raises(ValueError, match="unknown stance"):
+        compiler.set_stance("sometimes")
+
+
+def test_exception_during_tracing_is_the_users():
+    def f(x):
+        raise KeyError("from user code")
+
+    with pytest.raises(KeyError, match="from user code"):
+        ember.compile(f)(ember.ones(2))
+
+
+def test_gradients_run_eagerly_with_the_reason():
+    w = ember.ones(3, requires_grad=True)
+    f = ember.compile(lambda x: (x * w).sum())
+    loss = f(ember.arange(3.0))
+    loss.backward()
+    assert w.grad.tolist() == [0.0, 1.0, 2.0]
+    report = compiler.explain(f, ember.arange(3.0))
+    assert any("requires grad" in r for r in report.eager_reasons)
+
+
+def test_custom_backend_receives_a_readable_graph():
+    seen = {}
+
+    def backend(gm, example_inputs):
+        seen["code"] = gm.code
+        seen["ops"] = [n.target for n in gm.graph if n.op == "call_function"]
+        seen["inputs"] = len(example_inputs)
+        return gm.forward
+
+    f = ember.compile(lambda x, y: ember.relu(x @ y), backend=backend)
+    x, y = ember.randn(2, 3), ember.randn(3, 4)
+    assert ember.allclose(f(x, y), ember.relu(x @ y))
+    assert "mm(" in seen["code"] and "def forward(" in seen["code"]
+    assert "mm" in seen["ops"]
+    assert seen["inputs"] >= 2
+
+
+def test_compiled_module_keeps_parameters_state_dict_modes_and_hooks():
+    model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(), ember.nn.Linear(8, 2))
+    compiled = ember.compile(model)
+    x = ember.randn(3, 4)
+    calls = []
+    model.register_forward_hook(lambda m, args, out: calls.append(out.shape))
+    with ember.no_grad():
+        assert ember.allclose(compiled(x), model(x))
+    assert calls and tuple(calls[0]) == (3, 2)
+    assert list(compiled.state_dict()) == list(model.state_dict())
+    assert len(list(compiled.parameters())) == 4
+    compiled.eval()
+    assert not model.training
+    with ember.no_grad():
+        compiled(x)
+    assert any("training flag" in r for r in compiled.forward.recompile_reasons)
+
+
+def test_list_backends_and_unknown_backend():
+    assert "ember" in compiler.list_backends()
+    with pytest.raises(ValueError, match="unknown backend"):
+        ember.compile(lambda x: x, backend="nope")
+
+
+def _plan(fn, *args):
+    c = ember.compile(fn)
+    c(*args)
+    return c._ember_compiled.variants[0].graphs[0]
+
+
+@pytest.mark.parametrize("name,fn,kernels", [
+    ("sin_cos", lambda x: ember.sin(ember.cos(x)), 1),
+    ("x_y_z", lambda x: x * x + x, 1),
+    ("softmax", lambda x: ember.softmax(x, -1), 1),
+    ("log_softmax", lambda x: ember.log_softmax(x, -1), 1),
+    ("layer_norm", lambda x: F.layer_norm(x, (32,)), 1),
+])
+def test_fusion_forms_few_kernels_without_intermediates(name, fn, kernels):
+    x = ember.randn(16, 32)
+    with ember.no_grad():
+        ekir = [json.loads(k) for k in ember._C._fusion_preview(_plan(fn, x))]
+    assert len(ekir) <= kernels, name
+    # No intermediate buffer: the kernel reads x and writes the result only.
+    assert [b["role"] for b in ekir[0]["buffers"]] == ["input", "output"]
+    assert ekir[0]["ekir"] == "1.0"
+
+
+def test_fusion_folds_broadcasts_into_strides():
+    with ember.no_grad():
+        ekir = [json.loads(k) for k in
+                ember._C._fusion_preview(_plan(lambda x, b: x * b + 1.0, ember.randn(4, 8), ember.randn(8)))]
+    assert len(ekir) == 1
+    loads = [i for loop in ekir[0]["loops"] for i in loop["body"] if i["op"] == "load"]
+    assert sorted(tuple(l["strides"]) for l in loads) == [(0, 1), (8, 1)]
+    consts = [i for loop in ekir[0]["loops"] for i in loop["body"] if i["op"] == "const"]
+    assert consts and consts[0]["value"] == 1.0
+
+
+def test_dynamic_kernels_take_sizes_as_parameters():
+    with ember.no_grad():
+        a = ember._C._fusion_preview(_plan(lambda x: ember.exp(x), ember.randn(5, 7)), dynamic=True)
+        b = ember._C._fusion_preview(_plan(lambda x: ember.exp(x), ember.randn(6, 9)), dynamic=True)
+    assert a == b and json.loads(a[0])["params"] > 0
+
+
+FIELDS = ["ir", "plugin_name", "plugin_version", "abi_minor", "fingerprint", "numerics", "core_version"]
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_cache_key_changes_with_each_field(field):
+    base = dict(ir="{}", plugin_name="cpu_codegen", plugin_version="1", abi_minor=2, fingerprint="gcc 12",
+                numerics="default", core_version="0.1")
+    changed = dict(base)
+    changed[field] = 3 if field == "abi_minor" else base[field] + "x"
+    assert ember._C._kernel_cache_digest(**base) != ember._C._kernel_cache_digest(**changed)
+    assert ember._C._kernel_cache_digest(**base) == ember._C._kernel_cache_digest(**dict(base))
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770])
+def test_cache_directory_writable_by_others_is_refused(tmp_path, monkeypatch, mode):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chmod(cache, mode)
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(cache))
+    ember._C._cache_reset()
+    try:
+        reason = ember._C._cache_refused()
+        assert str(cache) in reason and "writable" in reason
+    finally:
+        monkeypatch.undo()
+        ember._C._cache_reset()
+
+
+def test_cache_directory_is_created_private(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "new"))
+    ember._C._cache_reset()
+    try:
+        assert ember._C._cache_refused() == ""
+        assert (os.stat(tmp_path / "new").st_mode & 0o777) == 0o700
+    finally:
+        monkeypatch.undo()
+        ember._C._cache_reset()

@@ -1,0 +1,167 @@
+#include "compile/kernel_compiler.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "compile/compile_log.h"
+#include "compile/disk_cache.h"
+#include "plugin/codegen_provider.h"
+#include "plugin/stream_state.h"
+
+namespace ember::compile {
+namespace {
+
+std::mutex g_lock;
+CodegenStats g_stats;
+std::map<std::string, std::weak_ptr<const LoadedKernel>> g_loaded;  // by cache digest
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+LoadedKernel::LoadedKernel(const plugin::CodegenProvider& provider, ember_codegen_kernel_t handle, std::string ir)
+    : provider_(provider), handle_(handle), ir_(std::move(ir)) {}
+
+LoadedKernel::~LoadedKernel() { provider_.unload(handle_); }
+
+void LoadedKernel::launch(Device device, std::vector<DLTensor>& buffers, const std::vector<int64_t>& params) const {
+  ember_codegen_launch_args args{};
+  args.struct_size = sizeof(args);
+  args.device_index = device.index;
+  args.stream = plugin::handle_of(plugin::current_stream_state(device));
+  args.buffers = buffers.data();
+  args.num_buffers = static_cast<int64_t>(buffers.size());
+  args.params = params.data();
+  args.num_params = static_cast<int64_t>(params.size());
+  provider_.launch(handle_, args);
+}
+
+CodegenStats codegen_stats() {
+  std::lock_guard lock(g_lock);
+  return g_stats;
+}
+
+void reset_codegen_stats() {
+  std::lock_guard lock(g_lock);
+  g_stats = CodegenStats{};
+}
+
+void clear_loaded_kernels() {
+  std::lock_guard lock(g_lock);
+  g_loaded.clear();
+}
+
+const plugin::CodegenProvider* generator_for(Device device, std::string* reason) {
+  const plugin::CodegenProvider* provider = plugin::codegen_for(device.type_name());
+  if (provider == nullptr) {
+    *reason = "no code generator is loaded for device type '" + device.type_name() + "'";
+    return nullptr;
+  }
+  if (std::string why = provider->unavailable_reason(); !why.empty()) {
+    *reason = why;
+    return nullptr;
+  }
+  return provider;
+}
+
+KernelCacheKey cache_key_for(const plugin::CodegenProvider& provider, const std::string& ir, bool deterministic) {
+  KernelCacheKey key;
+  key.ir = ir;
+  key.plugin_name = provider.plugin_name();
+  key.plugin_version = provider.plugin_version();
+  key.abi_minor = provider.abi_minor();
+  key.fingerprint = provider.fingerprint();
+  key.numerics = deterministic ? "deterministic" : "default";
+  key.core_version = EMBER_CORE_VERSION;
+  return key;
+}
+
+std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKernel& kernel, bool deterministic,
+                                                   std::string* reason) {
+  const plugin::CodegenProvider* provider = generator_for(device, reason);
+  if (provider == nullptr) return nullptr;
+  for (const std::string& op : kernel.ops) {
+    if (!provider->supports_op(op)) {
+      *reason = "code generator '" + provider->plugin_name() + "' does not take the op '" + op + "'";
+      return nullptr;
+    }
+  }
+  for (const std::string& dtype : kernel.dtypes) {
+    if (!provider->supports_dtype(dtype)) {
+      *reason = "code generator '" + provider->plugin_name() + "' does not take dtype " + dtype;
+      return nullptr;
+    }
+  }
+  if (!provider->reads_ir("1.0")) {
+    *reason = "code generator '" + provider->plugin_name() + "' reads no EKIR version this core writes (1.0)";
+    return nullptr;
+  }
+  try {
+    const KernelCacheKey key = cache_key_for(*provider, kernel.ekir, deterministic);
+    const std::string digest = key.digest();
+    {
+      std::lock_guard lock(g_lock);
+      if (auto it = g_loaded.find(digest); it != g_loaded.end()) {
+        if (auto loaded = it->second.lock()) {
+          ++g_stats.memory_hits;
+          return loaded;
+        }
+      }
+    }
+    std::optional<std::string> blob = DiskCache::get().read(key);
+    if (blob) {
+      if (log_enabled(LogTopic::Cache))
+        log_event(LogTopic::Cache, "hit " + digest + " " + kernel.name, "{\"hit\":" + quoted(digest) + "}");
+      std::lock_guard lock(g_lock);
+      ++g_stats.disk_hits;
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      plugin::CodegenProvider::Compiled compiled = provider->compile(kernel.ekir, "{}");
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      {
+        std::lock_guard lock(g_lock);
+        ++g_stats.compiles;
+      }
+      if (log_enabled(LogTopic::Codegen)) {
+        log_event(LogTopic::Codegen,
+                  "compiled " + kernel.name + " in " + std::to_string(ms) + " ms\n" + kernel.ekir +
+                      (compiled.source.empty() ? "" : "\n" + compiled.source),
+                  "{\"kernel\":" + quoted(kernel.name) + ",\"ms\":" + std::to_string(ms) + ",\"ekir\":" + kernel.ekir +
+                      ",\"source\":" + quoted(compiled.source) + ",\"log\":" + quoted(compiled.log) + "}");
+      }
+      DiskCache::get().write(key, compiled.binary);
+      blob = std::move(compiled.binary);
+    }
+    auto loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(*blob), kernel.ekir);
+    std::lock_guard lock(g_lock);
+    g_loaded[digest] = loaded;
+    return loaded;
+  } catch (const std::exception& e) {
+    *reason = e.what();
+    std::lock_guard lock(g_lock);
+    ++g_stats.failures;
+    if (log_enabled(LogTopic::Codegen)) {
+      log_event(LogTopic::Codegen, "kernel " + kernel.name + " runs eagerly: " + *reason,
+                "{\"eager\":" + quoted(kernel.name) + ",\"reason\":" + quoted(*reason) + "}");
+    }
+    return nullptr;
+  }
+}
+
+}  // namespace ember::compile

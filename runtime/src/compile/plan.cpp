@@ -1,0 +1,231 @@
+// Plans: a graph's steps over real tensors (Note [Plans]).
+#include "compile/plan.h"
+
+#include <algorithm>
+
+#include "compile/compile_log.h"
+#include "compile/fusion.h"
+#include "compile/kernel_compiler.h"
+#include "plugin/backend_step.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_id.h"
+#include "dispatch/op_registry.h"
+#include "ember/ops.h"
+
+namespace ember::compile {
+
+struct Plan::Step {
+  int node = -1;  // an extern call of this node, or
+  std::shared_ptr<const LoadedKernel> kernel;
+  FusedKernel fused;
+  std::vector<int> release;  // values whose tensors go after this step
+  int position = 0;
+};
+
+namespace {
+
+Device graph_device(const Graph& graph) {
+  for (const Value& v : graph.values) return v.device;
+  return Device();
+}
+
+}  // namespace
+
+Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(graph) {
+  std::vector<Step> steps;
+  std::vector<bool> scheduled(graph_.nodes.size(), false);
+  auto add_extern = [&](int n, int position) {
+    if (scheduled[static_cast<size_t>(n)]) return;
+    scheduled[static_cast<size_t>(n)] = true;
+    if (node_kind(graph_, graph_.nodes[static_cast<size_t>(n)]) == NodeKind::View) return;
+    Step s;
+    s.node = n;
+    s.position = position;
+    steps.push_back(std::move(s));
+  };
+  std::string reason;
+  const bool generate =
+      options.codegen && !graph_.nodes.empty() && generator_for(graph_device(graph_), &reason) != nullptr;
+  if (!generate) {
+    if (options.codegen && !graph_.nodes.empty()) eager_reasons_.push_back(reason);
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) add_extern(static_cast<int>(n), static_cast<int>(n));
+  } else {
+    Fusion fusion = fuse(graph_, options);
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (node_kind(graph_, graph_.nodes[n]) == NodeKind::Extern) add_extern(static_cast<int>(n), static_cast<int>(n));
+    }
+    for (FusedKernel& k : fusion.kernels) {
+      std::string why;
+      auto loaded =
+          compile_kernel(graph_.values[static_cast<size_t>(k.buffers[0])].device, k, options.deterministic, &why);
+      if (loaded == nullptr) {
+        eager_reasons_.push_back(k.name + ": " + why);
+        for (int n : k.nodes) add_extern(n, k.position);
+        continue;
+      }
+      Step s;
+      s.kernel = std::move(loaded);
+      s.position = k.position;
+      s.fused = std::move(k);
+      steps.push_back(std::move(s));
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.position < b.position; });
+
+  // Lifetimes: a value goes after the last step that reads it.
+  std::vector<int> last_use(graph_.values.size(), -1);
+  auto root = [&](int v) { return graph_.values[static_cast<size_t>(v)].storage_of; };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.kernel) {
+      for (int b : s.fused.buffers) last_use[static_cast<size_t>(b)] = static_cast<int>(i);
+    } else {
+      for (int in : graph_.nodes[static_cast<size_t>(s.node)].inputs) {
+        last_use[static_cast<size_t>(in)] = static_cast<int>(i);
+        last_use[static_cast<size_t>(root(in))] = static_cast<int>(i);
+      }
+      for (int out : graph_.nodes[static_cast<size_t>(s.node)].outputs) {
+        last_use[static_cast<size_t>(out)] = std::max(last_use[static_cast<size_t>(out)], static_cast<int>(i));
+      }
+    }
+  }
+  for (int out : graph_.outputs) {
+    last_use[static_cast<size_t>(out)] = static_cast<int>(steps.size());
+    last_use[static_cast<size_t>(root(out))] = static_cast<int>(steps.size());
+  }
+  for (size_t v = 0; v < graph_.values.size(); ++v) {
+    if (last_use[v] >= 0 && last_use[v] < static_cast<int>(steps.size())) {
+      steps[static_cast<size_t>(last_use[v])].release.push_back(static_cast<int>(v));
+    }
+    const Value& value = graph_.values[v];
+    if (value.origin == ValueOrigin::Node && value.storage_of == static_cast<int>(v)) ++num_buffers_;
+  }
+  steps_ = std::move(steps);
+  if (log_enabled(LogTopic::Graph)) {
+    log_event(LogTopic::Graph,
+              "graph with " + std::to_string(graph_.nodes.size()) + " nodes -> " + std::to_string(num_kernels()) +
+                  " kernels, " + std::to_string(num_extern_calls()) + " extern calls\n" + graph_.code(),
+              "{\"nodes\":" + std::to_string(graph_.nodes.size()) + ",\"kernels\":" + std::to_string(num_kernels()) +
+                  ",\"extern_calls\":" + std::to_string(num_extern_calls()) + "}");
+  }
+}
+
+Plan::~Plan() = default;
+
+int Plan::num_kernels() const {
+  return static_cast<int>(
+      std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel != nullptr; }));
+}
+
+int Plan::num_extern_calls() const { return static_cast<int>(steps_.size()) - num_kernels(); }
+
+int Plan::num_buffers() const { return num_buffers_; }
+
+std::vector<std::string> Plan::kernel_sources() const {
+  std::vector<std::string> out;
+  for (const Step& s : steps_) {
+    if (s.kernel) out.push_back(s.fused.ekir);
+  }
+  return out;
+}
+
+namespace {
+
+class Slots {
+ public:
+  Slots(const Graph& graph, std::span<const Tensor> inputs) : g_(graph), tensors_(graph.values.size()) {
+    if (inputs.size() != graph.inputs.size()) {
+      throw_error(ErrorKind::Runtime, "compiled graph: expected " + std::to_string(graph.inputs.size()) +
+                                          " inputs, got " + std::to_string(inputs.size()));
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) tensors_[static_cast<size_t>(graph.inputs[i])] = inputs[i];
+  }
+
+  const Tensor& get(int id) {
+    Tensor& t = tensors_[static_cast<size_t>(id)];
+    if (t.defined()) return t;
+    const Value& v = g_.values[static_cast<size_t>(id)];
+    if (v.origin == ValueOrigin::Constant) {
+      t = full({},
+               is_floating(v.dtype)     ? Scalar(v.constant)
+               : v.dtype == DType::Bool ? Scalar(v.constant != 0.0)
+                                        : Scalar(static_cast<int64_t>(v.constant)),
+               TensorOptions(v.dtype, v.device));
+      return t;
+    }
+    if (v.storage_of != id) {
+      const Tensor& base = get(v.storage_of);
+      static const dispatch::Op& as_strided = dispatch::op(dispatch::OpId::AsStrided);
+      t = dispatch::call_unary(as_strided, base,
+                               {dispatch::attr_ints("sizes", v.sizes), dispatch::attr_ints("strides", v.strides),
+                                dispatch::attr_int("storage_offset", base.storage_offset() + v.storage_offset)});
+      return t;
+    }
+    throw_error(ErrorKind::Runtime, "compiled graph: value " + value_name(id) + " was read before it was computed");
+  }
+
+  Tensor allocate(int id) {
+    const Value& v = g_.values[static_cast<size_t>(id)];
+    Tensor t = empty_strided(v.sizes, v.strides, TensorOptions(v.dtype, v.device));
+    tensors_[static_cast<size_t>(id)] = t;
+    return t;
+  }
+
+  void set(int id, Tensor t) { tensors_[static_cast<size_t>(id)] = std::move(t); }
+  void release(int id) { tensors_[static_cast<size_t>(id)] = Tensor(); }
+
+ private:
+  const Graph& g_;
+  std::vector<Tensor> tensors_;
+};
+
+void run_extern(const Graph& graph, const Node& node, Slots& slots) {
+  std::vector<Tensor> inputs;
+  inputs.reserve(node.inputs.size());
+  for (int in : node.inputs) inputs.push_back(slots.get(in));
+  std::vector<Tensor> outputs(node.outputs.size());
+  if (node.writes_output) {
+    for (size_t i = 0; i < node.outputs.size(); ++i) outputs[i] = slots.allocate(node.outputs[i]);
+  }
+  std::vector<ember_attr> attrs;
+  for (const Attribute& a : node.attrs) attrs.push_back(a.view());
+  dispatch::OpCall call;
+  call.inputs = inputs.data();
+  call.num_inputs = static_cast<int64_t>(inputs.size());
+  call.outputs = outputs.data();
+  call.num_outputs = static_cast<int64_t>(outputs.size());
+  call.attrs = attrs.data();
+  call.num_attrs = static_cast<int64_t>(attrs.size());
+  dispatch::call(graph.op_of(node), call);
+  for (size_t i = 0; i < node.outputs.size(); ++i) slots.set(node.outputs[i], outputs[i]);
+}
+
+
+}  // namespace
+
+std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
+  Slots slots(graph_, inputs);
+  std::vector<DLTensor> buffers;
+  for (const Step& s : steps_) {
+    if (s.kernel) {
+      buffers.clear();
+      Device device;
+      for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
+        const int id = s.fused.buffers[i];
+        const Tensor t = s.fused.buffer_is_output[i] ? slots.allocate(id) : slots.get(id);
+        device = t.device();
+        buffers.push_back(plugin::to_dl_tensor(t, DLDevice{kDLCPU, t.device().index}));
+      }
+      s.kernel->launch(device, buffers, s.fused.params);
+    } else {
+      run_extern(graph_, graph_.nodes[static_cast<size_t>(s.node)], slots);
+    }
+    for (int v : s.release) slots.release(v);
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(graph_.outputs.size());
+  for (int out : graph_.outputs) outputs.push_back(slots.get(out));
+  return outputs;
+}
+
+}  // namespace ember::compile

@@ -1,0 +1,362 @@
+// The Trace step and the tracer behind it (Note [Capture by tracing],
+// Note [Graph breaks]).
+#include "compile/tracer.h"
+
+#include <array>
+
+#include "core/shape.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_id.h"
+#include "dispatch/op_registry.h"
+#include "dispatch/step_table.h"
+#include "dispatch/trace_hooks.h"
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+
+namespace ember::compile {
+
+using dispatch::Op;
+using dispatch::OpCall;
+using dispatch::OpId;
+using dispatch::TensorMeta;
+
+namespace {
+
+thread_local Tracer* t_current = nullptr;
+
+constexpr int kMaxOutputs = 4;
+
+std::shared_ptr<Storage> storage_without_memory(size_t nbytes, Device device) {
+  return std::make_shared<Storage>(nullptr, nbytes, device, nullptr, nullptr);
+}
+
+bool is_random(const Op& op) {
+  return op.index() == static_cast<dispatch::OpIndex>(OpId::Uniform) ||
+         op.index() == static_cast<dispatch::OpIndex>(OpId::Normal);
+}
+
+}  // namespace
+
+std::shared_ptr<const Plan> SegmentCache::find(const std::string& signature) const {
+  auto it = plans_.find(signature);
+  return it == plans_.end() ? nullptr : it->second;
+}
+
+void SegmentCache::add(const std::string& signature, std::shared_ptr<const Plan> plan) {
+  plans_.emplace(signature, std::move(plan));
+}
+
+Tracer::Tracer(TraceOptions options, std::shared_ptr<SegmentCache> cache)
+    : options_(std::move(options)), cache_(std::move(cache)), previous_(t_current) {
+  install_trace_step();
+  if (previous_ != nullptr) throw TraceUnsupported("a compiled function called while another one is being traced");
+  t_current = this;
+  include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
+}
+
+Tracer::~Tracer() { close(); }
+
+void Tracer::close() {
+  if (!active_) return;
+  active_ = false;
+  include_trace_.reset();
+  t_current = previous_;
+}
+
+Tracer* Tracer::current() { return t_current; }
+
+int Tracer::new_value(const TensorMeta& meta, Device device, int storage_of) {
+  Value v;
+  v.dtype = meta.dtype;
+  v.device = device;
+  v.sizes = meta.sizes;
+  v.strides = meta.strides.empty() ? contiguous_strides(meta.sizes) : meta.strides;
+  v.storage_offset = meta.storage_offset;
+  const int id = static_cast<int>(graph_.values.size());
+  v.storage_of = storage_of < 0 ? id : storage_of;
+  graph_.values.push_back(std::move(v));
+  return id;
+}
+
+Tensor Tracer::tracing_tensor(int value, const std::shared_ptr<Storage>& storage) {
+  const Value& v = graph_.values[static_cast<size_t>(value)];
+  auto impl = std::make_shared<TensorImpl>(storage, v.dtype, v.sizes, v.strides, v.storage_offset);
+  impl->mark_traced();
+  Tensor t(std::move(impl));
+  bind(t, value);
+  return t;
+}
+
+void Tracer::bind(const Tensor& tracing, int value) { known_[tracing.impl()] = Known{tracing.impl_ptr(), value}; }
+
+bool Tracer::is_fresh(const Tensor& t) const {
+  auto it = fresh_index_.find(t.impl());
+  return it != fresh_index_.end() && fresh_[static_cast<size_t>(it->second)].lock() == t.impl_ptr();
+}
+
+void Tracer::note_fresh(const Tensor& t) {
+  fresh_index_[t.impl()] = static_cast<int>(fresh_.size());
+  fresh_.push_back(t.impl_ptr());
+}
+
+int Tracer::capture(const Tensor& real) {
+  if (autograd::is_grad_enabled() && real.requires_grad()) {
+    throw TraceUnsupported(
+        "the function reads a tensor that requires grad with grad mode on (compiled training "
+        "runs eagerly for now); call it under no_grad() or inference_mode() to compile it");
+  }
+  TensorMeta meta{real.sizes(), real.dtype(), real.strides(), 0};
+  if (is_fresh(real) && real.numel() == 1 && real.dim() == 0) {
+    const int id = new_value(meta, real.device(), -1);
+    Value& v = graph_.values[static_cast<size_t>(id)];
+    v.origin = ValueOrigin::Constant;
+    ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+    v.constant = real.item().to_double();
+    known_[real.impl()] = Known{real.impl_ptr(), id};
+    return id;
+  }
+  const int id = new_value(meta, real.device(), -1);
+  Value& v = graph_.values[static_cast<size_t>(id)];
+  v.origin = ValueOrigin::Input;
+  v.input_index = static_cast<int>(graph_.inputs.size());
+  graph_.inputs.push_back(id);
+  bindings_.push_back(real);
+  known_[real.impl()] = Known{real.impl_ptr(), id};
+  return id;
+}
+
+Tensor Tracer::add_input(const Tensor& real) {
+  const int id = capture(real);
+  ++num_arguments_;
+  const Value& v = graph_.values[static_cast<size_t>(id)];
+  const size_t nbytes = static_cast<size_t>(storage_nbytes(v.sizes, v.strides, 0, itemsize(v.dtype)));
+  return tracing_tensor(id, storage_without_memory(nbytes, v.device));
+}
+
+int Tracer::value_of(const Tensor& t) {
+  auto it = known_.find(t.impl());
+  if (it != known_.end() && it->second.impl.lock() == t.impl_ptr()) return it->second.value;
+  if (dispatch::is_tracing(t)) {
+    throw_error(ErrorKind::Runtime,
+                "a tensor of another traced graph was used in this one (a tracing tensor "
+                "kept from an earlier call of a compiled function)");
+  }
+  const int id = capture(t);
+  if (num_arguments_ < static_cast<int>(graph_.inputs.size()) &&
+      graph_.values[static_cast<size_t>(id)].origin == ValueOrigin::Input) {
+    captured_.push_back(t);
+  }
+  return id;
+}
+
+void Tracer::record(const Op& op, OpCall& call) {
+  const auto& schema = op.schema();
+  // In-place and out= calls write into given outputs.
+  bool writes_output = false;
+  for (int64_t i = 0; i < call.num_outputs; ++i) writes_output |= call.outputs[i].defined();
+  bool any_traced_input = false;
+  for (int64_t i = 0; i < call.num_inputs; ++i) any_traced_input |= dispatch::is_tracing(call.inputs[i]);
+
+  if (writes_output) {
+    for (int64_t i = 0; i < call.num_outputs; ++i) {
+      const Tensor& out = call.outputs[i];
+      if (dispatch::is_tracing(out)) {
+        if (out.impl()->is_view()) {
+          throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
+        }
+      } else if (!is_fresh(out)) {
+        throw TraceUnsupported(op.name() +
+                               ": in-place update of a tensor the function did not make (a parameter, "
+                               "buffer or argument is changed)");
+      }
+    }
+    if (!any_traced_input && !dispatch::is_tracing(call.outputs[0])) {
+      // A factory or conversion on constants: computed now, once.
+      if (is_random(op)) {
+        throw TraceUnsupported(op.name() + ": random numbers in a compiled function (they would be drawn once)");
+      }
+      ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+      dispatch::call(op, call);
+      return;
+    }
+    if (is_random(op)) {
+      throw TraceUnsupported(op.name() + ": random numbers in a compiled function (they would be drawn once)");
+    }
+  }
+
+  Node node;
+  node.op = op.index();
+  for (int64_t i = 0; i < call.num_inputs; ++i) node.inputs.push_back(value_of(call.inputs[i]));
+  for (int64_t i = 0; i < call.num_attrs; ++i) node.attrs.push_back(Attribute::from(call.attrs[i]));
+  node.writes_output = writes_output;
+
+  // Meta functions read only metadata, so the call's own tensors serve.
+  std::array<TensorMeta, kMaxOutputs> metas;
+  if (call.num_outputs > kMaxOutputs) throw TraceUnsupported(op.name() + ": too many outputs to trace");
+  if (writes_output) {
+    for (int64_t i = 0; i < call.num_outputs; ++i) {
+      const Tensor& out = call.outputs[i];
+      metas[i] = TensorMeta{out.sizes(), out.dtype(), out.strides(), 0};
+    }
+  } else {
+    schema.meta(call, metas.data());
+  }
+  const Device device = call.num_inputs > 0 ? call.inputs[0].device() : call.outputs[0].device();
+  const int node_index = static_cast<int>(graph_.nodes.size());
+  for (int64_t i = 0; i < call.num_outputs; ++i) {
+    int id = -1;
+    std::shared_ptr<Storage> storage;
+    if (schema.is_view()) {
+      const Value& base = graph_.values[static_cast<size_t>(node.inputs[0])];
+      id = new_value(metas[i], device, base.storage_of);
+      storage = call.inputs[0].impl()->storage();
+      if (!dispatch::is_tracing(call.inputs[0])) {
+        // A view of a tensor read from outside: it stands over its own copy
+        // of the layout, without memory.
+        storage = storage_without_memory(call.inputs[0].impl()->storage()->nbytes(), device);
+      }
+    } else {
+      id = new_value(metas[i], device, -1);
+      const Value& v = graph_.values[static_cast<size_t>(id)];
+      storage =
+          storage_without_memory(static_cast<size_t>(storage_nbytes(v.sizes, v.strides, 0, itemsize(v.dtype))), device);
+    }
+    graph_.values[static_cast<size_t>(id)].producer = node_index;
+    node.outputs.push_back(id);
+    if (writes_output) {
+      // The output tensor now stands for the new value (functional form).
+      Tensor& out = call.outputs[i];
+      const Value& v = graph_.values[static_cast<size_t>(id)];
+      TensorImpl layout(storage, v.dtype, v.sizes, v.strides, 0);
+      out.impl()->set_data_from(layout);
+      out.impl()->mark_traced();
+      bind(out, id);
+    } else {
+      call.outputs[i] = tracing_tensor(id, storage);
+    }
+  }
+  graph_.nodes.push_back(std::move(node));
+}
+
+void Tracer::start_segment() {
+  graph_ = Graph{};
+  known_.clear();
+  bindings_.clear();
+  num_arguments_ = 0;
+}
+
+std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
+  graph_.outputs = outputs;
+  const std::string signature = graph_.signature();
+  std::shared_ptr<const Plan> plan = cache_ ? cache_->find(signature) : nullptr;
+  if (plan == nullptr) {
+    plan = std::make_shared<const Plan>(graph_, options_.plan);
+    if (cache_) cache_->add(signature, plan);
+  }
+  segments_.push_back(plan);
+  ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+  include_trace_.reset();
+  std::vector<Tensor> results = plan->run(bindings_);
+  if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
+  return results;
+}
+
+void Tracer::materialize(const Tensor& t, const char* reason) {
+  GraphBreak br{std::string("the function reads a tensor's values (") + reason + ")",
+                options_.location ? options_.location() : std::string()};
+  if (options_.fullgraph) {
+    throw_error(ErrorKind::Runtime, "compile(fullgraph=True): graph break at " +
+                                        (br.location.empty() ? std::string("an unknown line") : br.location) + ": " +
+                                        br.reason);
+  }
+  breaks_.push_back(br);
+  // Every tracing tensor still alive leaves the segment as a real tensor.
+  std::vector<std::shared_ptr<TensorImpl>> live;
+  std::vector<int> outputs;
+  for (auto& [raw, known] : known_) {
+    std::shared_ptr<TensorImpl> impl = known.impl.lock();
+    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace)) continue;
+    live.push_back(impl);
+    outputs.push_back(known.value);
+  }
+  (void)t;
+  const std::vector<Tensor> real = run_segment(outputs);
+  for (size_t i = 0; i < live.size(); ++i) live[i]->set_data_from(*real[i].impl());
+  captured_.clear();
+  start_segment();
+}
+
+std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs) {
+  std::vector<int> ids;
+  std::vector<int> position;  // index into ids, or -1 for a real tensor returned as it is
+  for (const Tensor& t : outputs) {
+    if (dispatch::is_tracing(t)) {
+      position.push_back(static_cast<int>(ids.size()));
+      ids.push_back(value_of(t));
+    } else {
+      position.push_back(-1);
+    }
+  }
+  const std::vector<Tensor> real = run_segment(ids);
+  std::vector<Tensor> results;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    results.push_back(position[i] < 0 ? outputs[i] : real[static_cast<size_t>(position[i])]);
+  }
+  return results;
+}
+
+namespace {
+
+void trace_step(const Op& op, OpCall& call) {
+  Tracer* tracer = Tracer::current();
+  if (tracer == nullptr) {
+    throw_error(ErrorKind::Runtime, op.name() +
+                                        ": a tensor of a traced graph was used outside the compiled "
+                                        "function that traced it");
+  }
+  tracer->record(op, call);
+}
+
+void fresh_tensor(const Tensor& t) {
+  if (Tracer* tracer = Tracer::current()) tracer->note_fresh(t);
+}
+
+// Convolutions, pooling and losses keep the backend's fused kernel as an
+// extern call; softmax and layer_norm decompose into ops fusion takes.
+bool keeps_composite(const Op& op, const Tensor& x) {
+  switch (static_cast<OpId>(op.index())) {
+    case OpId::Softmax:
+    case OpId::LogSoftmax:
+    case OpId::LayerNorm:
+      return false;
+    default:
+      return op.kernel(x.device().type, x.dtype()) != nullptr;
+  }
+}
+
+void materialize(const Tensor& t, const char* reason) {
+  Tracer* tracer = Tracer::current();
+  if (tracer == nullptr) {
+    throw_error(ErrorKind::Runtime, std::string("cannot read the values of a tensor of a traced graph outside the "
+                                                "compiled function that traced it (") +
+                                        reason + ")");
+  }
+  tracer->materialize(t, reason);
+}
+
+const dispatch::TraceHooks kHooks{&fresh_tensor, &keeps_composite, &materialize};
+
+}  // namespace
+
+void install_trace_step() {
+  static const bool installed = [] {
+    (void)dispatch::OpRegistry::get();  // installs the runtime's own steps first
+    dispatch::set_step(DispatchKey::Trace, &trace_step);
+    dispatch::set_trace_hooks(&kHooks);
+    return true;
+  }();
+  (void)installed;
+}
+
+}  // namespace ember::compile

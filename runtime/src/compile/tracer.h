@@ -1,0 +1,134 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compile/graph.h"
+#include "compile/plan.h"
+#include "ember/tensor.h"
+
+namespace ember::compile {
+
+// Note [Capture by tracing]
+// A Tracer runs on one thread while the user's function runs: it includes
+// the Trace key there, so every op of the catalogue reaches its Trace step
+// (trace_step.cpp), which records a node and answers with tracing tensors
+// (the value's metadata over a storage without memory, Note [Trace hooks]).
+// Tensors the trace meets that it did not make (parameters, closures,
+// globals) become graph inputs read at every call, never constants; only
+// one-element tensors the function itself made while tracing (Python
+// numbers turned into tensors) are folded in as constants. Results of
+// factories on constants are computed once, while tracing.
+//
+// Note [Graph breaks]
+// A read of a tracing tensor's values (item(), bool(), printing, NumPy)
+// ends a segment: the graph recorded so far is compiled and run on the
+// call's real inputs, every tracing tensor still alive becomes the real
+// tensor it stands for, and tracing goes on in a new segment whose inputs
+// those tensors are. Segments are found again by their graph's signature,
+// so a function with breaks re-runs its Python at every call but compiles
+// each segment once.
+
+// Why a function cannot be captured; the caller runs it eagerly instead.
+class TraceUnsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A break as the user reads it.
+struct GraphBreak {
+  std::string reason;
+  std::string location;  // file:line of the user's code, where known
+};
+
+struct TraceOptions {
+  bool fullgraph = false;
+  PlanOptions plan;
+  // The user's file:line at the moment of a break (the Python layer's).
+  std::function<std::string()> location;
+};
+
+// Compiled segments by graph signature, shared by the calls of a function.
+class SegmentCache {
+ public:
+  std::shared_ptr<const Plan> find(const std::string& signature) const;
+  void add(const std::string& signature, std::shared_ptr<const Plan> plan);
+  size_t size() const { return plans_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+class Tracer {
+ public:
+  Tracer(TraceOptions options, std::shared_ptr<SegmentCache> cache);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // Stops tracing on this thread (the destructor does it too); idempotent.
+  void close();
+
+  // The tracer of this thread, or null.
+  static Tracer* current();
+
+  // A tracing tensor standing for the call's argument `real`.
+  Tensor add_input(const Tensor& real);
+  // Ends the trace: runs the last segment and returns the real tensors for
+  // `outputs` (tracing or real).
+  std::vector<Tensor> finish(const std::vector<Tensor>& outputs);
+
+  const std::vector<GraphBreak>& breaks() const { return breaks_; }
+  // The plans the segments ran, in order.
+  const std::vector<std::shared_ptr<const Plan>>& segments() const { return segments_; }
+  // For a trace without breaks: the graph inputs beyond the arguments (the
+  // tensors read from outside), to pass again at every later call.
+  const std::vector<Tensor>& captured() const { return captured_; }
+  int num_arguments() const { return num_arguments_; }
+  const Graph& graph() const { return graph_; }
+
+  // The Trace step and hooks (trace_step.cpp).
+  void record(const dispatch::Op& op, dispatch::OpCall& call);
+  void note_fresh(const Tensor& t);
+  void materialize(const Tensor& t, const char* reason);
+
+ private:
+  struct Known {
+    std::weak_ptr<TensorImpl> impl;
+    int value = -1;
+  };
+
+  int value_of(const Tensor& t);
+  int capture(const Tensor& real);
+  int new_value(const dispatch::TensorMeta& meta, Device device, int storage_of);
+  Tensor tracing_tensor(int value, const std::shared_ptr<Storage>& storage);
+  void bind(const Tensor& tracing, int value);
+  bool is_fresh(const Tensor& t) const;
+  std::vector<Tensor> run_segment(const std::vector<int>& outputs);
+  void start_segment();
+
+  TraceOptions options_;
+  std::shared_ptr<SegmentCache> cache_;
+  Tracer* previous_ = nullptr;
+  std::unique_ptr<IncludeDispatchKeysGuard> include_trace_;
+
+  Graph graph_;
+  std::unordered_map<TensorImpl*, Known> known_;
+  std::vector<Tensor> bindings_;  // real tensor of each graph input, this call
+  std::vector<Tensor> captured_;
+  std::vector<std::weak_ptr<TensorImpl>> fresh_;
+  std::unordered_map<TensorImpl*, int> fresh_index_;
+  std::vector<GraphBreak> breaks_;
+  std::vector<std::shared_ptr<const Plan>> segments_;
+  int num_arguments_ = 0;
+  bool active_ = true;
+};
+
+// Installs the Trace step and hooks (once; idempotent).
+void install_trace_step();
+
+}  // namespace ember::compile
