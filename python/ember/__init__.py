@@ -60,6 +60,7 @@ from ._factories import (
     randperm,
 )
 from ._dlpack import from_dlpack, from_numpy
+from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, nn, optim, utils

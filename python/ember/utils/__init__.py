@@ -1,1 +1,3 @@
 """ember.utils: helpers that PyTorch keeps under torch.utils."""
+
+from . import data, dlpack
