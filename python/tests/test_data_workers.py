@@ -13,8 +13,6 @@ import numpy
 import pytest
 
 import ember
-import ember.nn as nn
-import ember.nn.functional as F
 from ember.utils import data
 from ember.utils.data._utils import shared_batch
 
