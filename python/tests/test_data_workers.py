@@ -254,9 +254,10 @@ def test_an_unfinished_pass_shuts_its_workers_down(no_leftovers):
     del iterator  # batches in flight are read and their shared blocks freed
 
 
-# The training loop of pytorch/examples' mnist/main.py (Net, train()),
-# smaller (12x12 images, fewer channels) and without its dropout, whose
-# masks no two libraries draw alike; the data are synthetic digits.
+# The training loop of pytorch/examples' mnist/main.py (Net, train(),
+# Adadelta with StepLR), smaller (12x12 images, fewer channels) and without
+# its dropout, whose masks no two libraries draw alike; the data are
+# synthetic digits.
 def make_net(torch):
     nn_, F_ = torch.nn, torch.nn.functional
 
@@ -306,7 +307,8 @@ def train(torch, weights):
     dataset, order = make_digits(torch)
     loader = torch.utils.data.DataLoader(dataset, batch_size=16, sampler=order, num_workers=2,
                                          persistent_workers=True)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
     losses = []
     for epoch in range(2):
         model.train()
@@ -316,6 +318,7 @@ def train(torch, weights):
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
+        scheduler.step()
     return losses
 
 
