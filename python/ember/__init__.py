@@ -64,7 +64,7 @@ from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, nn, optim, utils
-from . import accelerator, backends, testing  # torch.accelerator, torch.backends, torch.testing
+from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 
 # PyTorch's dtype aliases.
