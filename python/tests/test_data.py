@@ -356,3 +356,9 @@ def test_numpy_scalars_and_zero_dim_arrays_keep_dtype_and_shape(torch):
         ours, theirs = ember.tensor(value), torch.tensor(value)
         assert plain(ours) == plain(theirs)
         assert plain(ember.as_tensor(value)) == plain(torch.as_tensor(value))
+
+
+def test_reachable_as_an_attribute_after_import_ember():
+    assert ember.utils.data is data and ember.utils.data.DataLoader is data.DataLoader
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        ember.utils.nothing
