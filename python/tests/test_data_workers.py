@@ -4,16 +4,19 @@ datasets split among them, persistent workers, errors and deaths reported
 with the worker's name, and nothing left behind; and an MNIST-style
 training loop fed by two workers against PyTorch's."""
 
+import gc
 import multiprocessing
 import os
 import pathlib
 import signal
+import time
 
 import numpy
 import pytest
 
 import ember
 from ember.utils import data
+from ember.utils.data import dataloader
 from ember.utils.data._utils import shared_batch
 
 SHARED_MEMORY = pathlib.Path("/dev/shm")
@@ -28,6 +31,7 @@ def no_leftovers():
     """Fails the test if a worker or a shared-memory block outlives it."""
     before = shared_blocks()
     yield
+    gc.collect()  # an iterator kept by an exception's traceback cycle shuts down when collected
     assert multiprocessing.active_children() == []
     assert shared_blocks() - before == set()
 
@@ -330,6 +334,31 @@ def test_mnist_style_training_through_two_workers_matches_pytorch(torch, no_left
     assert len(ours) == 12
     numpy.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert ours[-1] < ours[0]
+
+
+class PicklesOnce:
+    """A worker_init_fn that only the first spawned worker receives."""
+
+    pickled = 0
+
+    def __call__(self, worker_id):
+        pass
+
+    def __reduce__(self):
+        PicklesOnce.pickled += 1
+        if PicklesOnce.pickled > 1:
+            raise TypeError("pickled twice")
+        return PicklesOnce, ()
+
+
+def test_a_worker_that_cannot_start_stops_those_started_before_it(no_leftovers, monkeypatch):
+    # Worker 0 must see its pipe end and exit, not wait out the time shutdown allows (made long here).
+    monkeypatch.setattr(dataloader, "_WORKER_EXIT_SECONDS", 60)
+    loader = data.DataLoader(range(4), num_workers=2, multiprocessing_context="spawn", worker_init_fn=PicklesOnce())
+    started = time.monotonic()
+    with pytest.raises(TypeError, match="worker 1 could not start: pickled twice"):
+        iter(loader)
+    assert time.monotonic() - started < 30
 
 
 def test_spawned_workers_take_a_picklable_dataset_and_refuse_tensors(no_leftovers):

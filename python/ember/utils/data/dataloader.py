@@ -244,11 +244,10 @@ class _MultiProcessingIterator(_BaseIterator):
                 args=(self._is_iterable, self._dataset, index_queue, writer, self._done_event, self._auto_collation,
                       self._collate_fn, self._drop_last, base_seed, loader.worker_init_fn, worker_id,
                       self._num_workers))
-            self._index_queues.append(index_queue)
-            self._connections.append(reader)
             try:
                 worker.start()
             except Exception as error:
+                reader.close()
                 self.shutdown()
                 # A pickling error (TypeError, AttributeError, PicklingError) takes one message.
                 raise type(error)(f"DataLoader: worker {worker_id} could not start: {error} (the "
@@ -257,6 +256,8 @@ class _MultiProcessingIterator(_BaseIterator):
                                   f"shares them instead)") from error
             finally:
                 writer.close()  # the worker's copy is the only one left: the pipe ends when the worker does
+            self._index_queues.append(index_queue)
+            self._connections.append(reader)
             self._workers.append(worker)
         self._start_pass(first=True)
 
