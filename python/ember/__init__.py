@@ -60,9 +60,11 @@ from ._factories import (
     randperm,
 )
 from ._dlpack import from_dlpack, from_numpy
+from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, nn, optim, utils
+from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from . import compiler
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize

@@ -105,13 +105,32 @@ def _make_module(name, device_type):
         """Returns every cached, unused block of the device (index 0 unless given) to the plugin."""
         _C.empty_cache(resolve(device))
 
+    def manual_seed(seed):
+        """Seeds the stream this type's random kernels draw from, which is the
+        one stream of ember.manual_seed (Note [Per-device seeds]); without a
+        device of this type it does nothing, as torch.cuda's without a GPU."""
+        seed = int(seed)  # torch.cuda.manual_seed converts the same way
+        if is_available():
+            _C.manual_seed(seed)
+
+    def manual_seed_all(seed):
+        manual_seed(seed)
+
     for function in (is_available, device_count, current_stream, default_stream, set_stream, stream, synchronize,
                      memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
-                     reset_peak_memory_stats, empty_cache):
+                     reset_peak_memory_stats, empty_cache, manual_seed, manual_seed_all):
         function.__module__ = name
         setattr(module, function.__name__, function)
     module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
     return module
+
+
+# Note [Per-device seeds]
+# PyTorch has a generator per device, and torch.cuda.manual_seed seeds only
+# the GPU's. Ember's random kernels on every device draw from the core's one
+# stream (seed and counter), so ember.<type>.manual_seed(s) seeds that stream,
+# the CPU's included, when the type has a device. Programs call it at their
+# start with the seed they give ember.manual_seed, where the two agree.
 
 
 def plugin_device_types():

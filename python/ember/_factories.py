@@ -3,6 +3,7 @@
 
 from . import _C
 from ._C import Tensor
+from ._generator import host_rng
 from ._plugins import autoload
 
 _CPU = _C.device("cpu")
@@ -27,19 +28,24 @@ def _finish(t, requires_grad):
     return t.requires_grad_() if requires_grad else t
 
 
+def _is_numpy_value(data):
+    return type(data).__module__ == "numpy" and hasattr(data, "dtype")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data``: a number, nested sequences, a
-    tensor, or anything with ``__dlpack__`` (NumPy arrays, PyTorch tensors)."""
+    tensor, a NumPy array or scalar (its dtype kept), or anything with
+    ``__dlpack__`` (PyTorch tensors)."""
     if isinstance(data, Tensor):
         result = data.detach().clone()._to(_device(device) if device else None, dtype, False)
-    elif hasattr(data, "__dlpack__"):
+    elif hasattr(data, "__dlpack__") or _is_numpy_value(data):
         from ._dlpack import from_dlpack
 
         if type(data).__module__ == "numpy":
-            # Any NumPy layout (reversed, read-only) is fine for a copy.
+            # Any NumPy layout (reversed, read-only, 0-d) is fine for a copy.
             import numpy
 
-            data = numpy.ascontiguousarray(data)
+            data = numpy.asarray(data, order="C")
         result = from_dlpack(data)._to(_device(device), dtype, True)
     elif isinstance(data, (list, tuple)):
         result = _C._tensor_from_sequence(data, dtype, _device(device))
@@ -71,15 +77,55 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _finish(_C._full(list(size), fill_value, dtype, _device(device)), requires_grad)
 
 
+# Significand bits per floating dtype: a uniform draw from a generator is
+# k * 2**-bits with k uniform in [0, 2**bits), exact in the dtype, so that
+# rounding never lifts it to 1.
+_SIGNIFICAND_BITS = {_C.float16: 11, _C.bfloat16: 8, _C.float32: 24, _C.float64: 53}
+
+
+def _drawn_from(generator, caller, size, dtype, device, draw):
+    """A new tensor filled with ``draw(rng, shape)`` (a NumPy array) from the
+    generator's host stream (Note [Host generators])."""
+    result = _C._empty(size, dtype, _device(device))
+    values = draw(host_rng(generator, caller), tuple(result.shape))
+    return result.copy_(_C._tensor_from_buffer(values, 0, _C.float64 if values.dtype == "float64" else _C.int64,
+                                                list(values.shape)))
+
+
+def _floating_drawn_from(generator, caller, kernel, size, dtype, device, draw):
+    """_drawn_from for a floating dtype, after the dtype check the core's
+    ``kernel`` makes; ``draw`` also gets the dtype."""
+    target = dtype or _C.get_default_dtype()
+    if not target.is_floating_point:
+        dtype_name = str(target).removeprefix("ember.")
+        raise NotImplementedError(f"{kernel}: expected a floating point tensor, got {dtype_name}")
+    return _drawn_from(generator, caller, size, target, device, lambda rng, shape: draw(rng, shape, target))
+
+
+def _uniform(rng, shape, dtype):
+    bits = _SIGNIFICAND_BITS[dtype]
+    return rng.integers(0, 2**bits, shape, dtype="int64") * 2.0**-bits
+
+
+def _normal(rng, shape, dtype):
+    return rng.standard_normal(shape)
+
+
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_C._rand(_shape(size), dtype, _device(device)), requires_grad)
+    if generator is None:
+        return _finish(_C._rand(_shape(size), dtype, _device(device)), requires_grad)
+    return _finish(_floating_drawn_from(generator, "rand", "uniform_", _shape(size), dtype, device, _uniform),
+                   requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_C._randn(_shape(size), dtype, _device(device)), requires_grad)
+    if generator is None:
+        return _finish(_C._randn(_shape(size), dtype, _device(device)), requires_grad)
+    return _finish(_floating_drawn_from(generator, "randn", "normal_", _shape(size), dtype, device, _normal),
+                   requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers uniformly from [low, high); randint(high, size) starts at 0."""
     if size is None and high is not None and not isinstance(high, int):
         # randint(high, size): the second positional argument is the size.
@@ -91,14 +137,22 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
     size = [size] if isinstance(size, int) else list(size)
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    if generator is not None:
+        values = _drawn_from(generator, "randint", size, _C.int64, device,
+                             lambda rng, shape: rng.integers(low, high, shape, dtype="int64"))
+        return _finish(values.to(dtype or _C.int64), requires_grad)
     uniform = _C._rand(size, _C.float64, _device(device))
     values = (uniform * (high - low)).floor().clamp(max=high - low - 1) + low
     return _finish(values.to(dtype or _C.int64), requires_grad)
 
 
-def randperm(n, *, dtype=None, device=None, requires_grad=False):
-    """A random permutation of 0 .. n-1 (the order that sorts uniform noise)."""
-    order = _C._rand([n], _C.float64, _device(device)).argsort()
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0 .. n-1: the order that sorts uniform noise,
+    or a shuffle of the generator's host stream."""
+    if generator is not None:
+        order = _drawn_from(generator, "randperm", [n], _C.int64, device, lambda rng, shape: rng.permutation(n))
+    else:
+        order = _C._rand([n], _C.float64, _device(device)).argsort()
     return _finish(order.to(dtype or _C.int64), requires_grad)
 
 

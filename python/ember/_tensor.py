@@ -153,7 +153,40 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+# The legacy tensor type names of Tensor.type(), PyTorch's own strings
+# ("torch.FloatTensor", "torch.cuda.LongTensor"), so that programs comparing
+# them keep working; "ember." spellings are read too.
+_TYPE_NAMES = {
+    _C.bool: "BoolTensor", _C.uint8: "ByteTensor", _C.int8: "CharTensor", _C.int16: "ShortTensor",
+    _C.int32: "IntTensor", _C.int64: "LongTensor", _C.float16: "HalfTensor", _C.bfloat16: "BFloat16Tensor",
+    _C.float32: "FloatTensor", _C.float64: "DoubleTensor",
+}
+_TYPE_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """type(): the tensor's type name; type(dtype or name): the tensor
+    converted to it (itself when nothing changes); a name with a device type
+    ("torch.cuda.FloatTensor") also moves it there."""
+    if dtype is None:
+        device_type = self.device.type
+        return f"torch.{'' if device_type == 'cpu' else device_type + '.'}{_TYPE_NAMES[self.dtype]}"
+    if isinstance(dtype, _C.dtype):
+        return self.to(dtype)
+    if not isinstance(dtype, str):
+        raise TypeError(f"type(): dtype must be a str or an ember.dtype, not {type(dtype).__name__}")
+    parts = dtype.split(".")
+    if len(parts) not in (2, 3) or parts[0] not in ("torch", "ember") or parts[-1] not in _TYPE_DTYPES:
+        raise ValueError(f"invalid type: '{dtype}'")
+    device = _C.device(parts[1] if len(parts) == 3 else "cpu")
+    if self.device.type == device.type:
+        device = self.device
+    return self.to(device, _TYPE_DTYPES[parts[-1]])
+
+
 Tensor.to = _to
+Tensor.type = _type
+Tensor.is_xpu = property(lambda self: self.device.type == "xpu")
 Tensor.numpy = _numpy
 Tensor.__array__ = _array
 Tensor.__iter__ = _iter

@@ -1,4 +1,5 @@
-"""ember.save / ember.load: state dicts in the safetensors format.
+"""ember.save / ember.load: state dicts, checkpoints and other values in the
+safetensors format.
 
 A file is an 8-byte little-endian header length, a JSON header naming each
 tensor's dtype, shape and byte range, then the raw little-endian bytes. It
@@ -7,19 +8,25 @@ code (unlike pickle). ``_safetensors.py`` reads, checks and writes it.
 
 A flat dict of name -> tensor (a module's ``state_dict()``) is written as a
 plain safetensors file, the one the `safetensors` package and Hugging Face
-tooling read and write. Anything else built from dicts, lists and tuples of
-tensors, ints, floats, bools, None and strings (an optimizer's
-``state_dict()``, a training checkpoint) is stored in the same format: each
-tensor under the dotted path that reaches it (``state.0.exp_avg``), and the
-structure with its non-tensor values as JSON in the header's
-``__metadata__`` under the key ``ember.structure``. Other safetensors
-readers see the flattened tensors; ``ember.load`` gives back the structure.
+tooling read and write. Any other value built from dicts, lists and tuples
+of tensors, NumPy arrays, ints, floats, bools, None and strings (an
+optimizer's ``state_dict()``, a training checkpoint, a bare tensor or list)
+is stored in the same format: each tensor and array under the dotted path
+that reaches it (``state.0.exp_avg``; ``value`` for a bare one), and the
+structure with its other values as JSON in the header's ``__metadata__``
+under the key ``ember.structure``. A NumPy number (``numpy.float32(2)``) is
+stored as the Python number it holds. Other safetensors readers see the
+flattened tensors; ``ember.load`` gives back the structure.
 
 The structure's JSON: ints, finite floats, bools, None and strings stand
 for themselves, a JSON array is a list, and an object with one key is
 ``{"dict": [[key, value], ...]}`` (keys keep their type and order),
-``{"tuple": [...]}``, ``{"tensor": "<flattened name>"}`` or
-``{"float": "nan" | "inf" | "-inf"}``.
+``{"tuple": [...]}``, ``{"tensor": "<flattened name>"}``,
+``{"float": "nan" | "inf" | "-inf"}`` or ``{"ndarray": ["<flattened name>",
+"<NumPy dtype string>", [shape]]}``. An array whose dtype Ember's tensors
+have is stored as a tensor of that dtype and shape; any other (uint32,
+complex, fixed-width strings, ...) as its bytes, a 1-d uint8 tensor. Loading
+rebuilds only arrays of plain data (no object or structured dtypes).
 """
 
 import errno
@@ -28,6 +35,7 @@ import math
 import os
 import secrets
 import stat
+import sys
 
 from . import _C
 from . import _safetensors
@@ -39,19 +47,18 @@ _DICT_KEY_TYPES = (str, int, float, bool, type(None))
 
 
 def save(obj, f, metadata=None):
-    """Writes a state dict to ``f`` (a path or a binary file): a dict of
-    name -> tensor, or nested dicts, lists and tuples of tensors and plain
-    values (see the module docstring). ``metadata`` is an optional dict of
-    strings stored in the header. A path is replaced whole or not at all
-    (see Note [Replacing a file whole])."""
-    if not isinstance(obj, dict):
-        raise TypeError(f"save: expected a dict (a state dict), got {type(obj).__name__}")
+    """Writes ``obj`` to ``f`` (a path or a binary file): a dict of name ->
+    tensor, or any nesting of dicts, lists and tuples of tensors, NumPy
+    arrays and plain values (see the module docstring). ``metadata`` is an
+    optional dict of strings stored in the header. A path is replaced whole
+    or not at all (see Note [Replacing a file whole])."""
     header_metadata = None
     if metadata:
         header_metadata = {str(k): str(v) for k, v in metadata.items()}
         if _STRUCTURE_KEY in header_metadata:
             raise ValueError(f"save: the metadata key '{_STRUCTURE_KEY}' is reserved for the saved structure")
-    if all(isinstance(name, str) and isinstance(value, _C.Tensor) for name, value in obj.items()):
+    if isinstance(obj, dict) and all(isinstance(name, str) and isinstance(value, _C.Tensor)
+                                     for name, value in obj.items()):
         tensors = obj
         if METADATA_KEY in tensors:
             raise ValueError(f"save: a tensor cannot be named '{METADATA_KEY}': safetensors reserves that key for "
@@ -129,18 +136,31 @@ def _sync_folder(folder):
         os.close(descriptor)
 
 
+# The name of a tensor or array saved bare, not inside a container.
+_BARE_NAME = "value"
+
+
+def _store(tensor, path, tensors):
+    name = path or _BARE_NAME
+    if name == METADATA_KEY:
+        raise ValueError(f"save: a tensor cannot be stored as '{METADATA_KEY}': safetensors reserves that key "
+                         "for the header's metadata")
+    if name in tensors:
+        raise ValueError(f"save: two entries are both stored as the tensor '{name}'; keys joined by '.' "
+                         "must be unique")
+    tensors[name] = tensor
+    return name
+
+
 def _encode(value, path, tensors):
-    """The structure's JSON for ``value``; its tensors go into ``tensors``
-    under their dotted path."""
+    """The structure's JSON for ``value``; its tensors and arrays go into
+    ``tensors`` under their dotted path."""
     if isinstance(value, _C.Tensor):
-        if path == METADATA_KEY:
-            raise ValueError(f"save: a tensor cannot be stored as '{METADATA_KEY}': safetensors reserves that key "
-                             "for the header's metadata")
-        if path in tensors:
-            raise ValueError(f"save: two entries are both stored as the tensor '{path}'; keys joined by '.' "
-                             "must be unique")
-        tensors[path] = value
-        return {"tensor": path}
+        return {"tensor": _store(value, path, tensors)}
+    if _is_numpy_array(value):
+        return {"ndarray": _encode_array(value, path, tensors)}
+    if _is_numpy_number(value):
+        return _encode(value.item(), path, tensors)
     if isinstance(value, float) and not math.isfinite(value):
         return {"float": repr(value)}
     if value is None or isinstance(value, (str, int, float)):
@@ -156,8 +176,48 @@ def _encode(value, path, tensors):
     if isinstance(value, (list, tuple)):
         encoded = [_encode(item, _join(path, i), tensors) for i, item in enumerate(value)]
         return encoded if isinstance(value, list) else {"tuple": encoded}
-    raise TypeError(f"save: '{path}' is a {type(value).__name__}; only tensors, ints, floats, bools, None, "
-                    "strings, and dicts, lists and tuples of them can be saved")
+    where = f"'{path}' is" if path else "the object to save is"
+    if callable(getattr(value, "state_dict", None)):
+        # A module or an optimizer: PyTorch pickles it whole, code and all.
+        raise TypeError(f"save: {where} a {type(value).__name__}, which cannot be saved whole (rebuilding it "
+                        "would run code from the file); save its state_dict() instead and load it with "
+                        "load_state_dict()")
+    raise TypeError(f"save: {where} a {type(value).__name__}; only tensors, NumPy arrays, ints, floats, bools, "
+                    "None, strings, and dicts, lists and tuples of them can be saved")
+
+
+def _is_numpy_array(value):
+    numpy = sys.modules.get("numpy")  # without NumPy loaded there are no arrays
+    return numpy is not None and isinstance(value, numpy.ndarray)
+
+
+def _is_numpy_number(value):
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, (numpy.bool_, numpy.number)) and value.dtype.kind in "biuf"
+
+
+def _encode_array(array, path, tensors):
+    import numpy
+
+    if not _is_plain_data(array.dtype):
+        raise TypeError(f"save: '{path or _BARE_NAME}' is a NumPy array of dtype {array.dtype}; only arrays of "
+                        "numbers, bools and fixed-width strings can be saved")
+    array = numpy.asarray(array, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    dtype = _NUMPY_DTYPES.get(array.dtype.str)
+    if dtype is not None:
+        tensor = _C._tensor_from_buffer(array, 0, dtype, list(array.shape))
+    else:
+        tensor = _C._tensor_from_buffer(array.view(numpy.uint8).reshape(-1), 0, _C.uint8, [array.nbytes])
+    return [_store(tensor, path, tensors), array.dtype.str, list(array.shape)]
+
+
+def _is_plain_data(dtype):
+    return dtype.kind in "biufcSUmM" and not dtype.hasobject and dtype.fields is None and dtype.itemsize > 0
+
+
+# NumPy dtype strings (little-endian, as tensors are) of Ember's dtypes.
+_NUMPY_DTYPES = {"|b1": _C.bool, "|u1": _C.uint8, "|i1": _C.int8, "<i2": _C.int16, "<i4": _C.int32,
+                 "<i8": _C.int64, "<f2": _C.float16, "<f4": _C.float32, "<f8": _C.float64}
 
 
 def _join(path, key):
@@ -220,6 +280,8 @@ def _decode(node, tensors):
             return tuple(_decode(item, tensors) for item in content)
         if kind == "float" and content in ("nan", "inf", "-inf"):
             return float(content)
+        if kind == "ndarray" and isinstance(content, list) and len(content) == 3:
+            return _decode_array(*content, tensors)
         if kind == "dict" and isinstance(content, list) and all(
                 isinstance(item, list) and len(item) == 2 for item in content):
             decoded = {}
@@ -230,3 +292,26 @@ def _decode(node, tensors):
                 decoded[key] = _decode(value, tensors)
             return decoded
     raise _StructureError(f"has an entry it cannot read: {json.dumps(node)[:200]}")
+
+
+def _decode_array(name, dtype_string, shape, tensors):
+    """The NumPy array an ``{"ndarray": [name, dtype, shape]}`` entry stands for."""
+    import numpy
+
+    if not isinstance(name, str) or name not in tensors:
+        raise _StructureError(f"refers to the array '{name}', which the file does not hold")
+    try:
+        dtype = numpy.dtype(dtype_string) if isinstance(dtype_string, str) else None
+    except (TypeError, ValueError, SyntaxError):  # NumPy reads the string as data (ast.literal_eval), never code
+        dtype = None
+    if dtype is None or not _is_plain_data(dtype):
+        raise _StructureError(f"gives the array '{name}' the dtype {json.dumps(dtype_string)[:100]}, which is not "
+                              "a dtype of plain data")
+    if not isinstance(shape, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                                              for n in shape):
+        raise _StructureError(f"gives the array '{name}' the shape {json.dumps(shape)[:100]}")
+    data = _C._tensor_bytes(tensors[name])
+    if len(data) != math.prod(shape) * dtype.itemsize:
+        raise _StructureError(f"gives the array '{name}' the dtype {dtype} and shape {shape}, but its tensor "
+                              f"holds {len(data)} bytes")
+    return numpy.frombuffer(data, dtype).reshape(shape).copy()

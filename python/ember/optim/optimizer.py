@@ -14,6 +14,36 @@ class _Required:
 required = _Required()
 
 
+def check_hyperparameters(**values):
+    """PyTorch's ValueError for a negative lr, eps, weight_decay or a beta
+    outside [0, 1)."""
+    labels = {"lr": "learning rate", "eps": "epsilon value"}
+    for name, value in values.items():
+        if name == "betas":
+            for index, beta in enumerate(value):
+                if not 0.0 <= beta < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {labels.get(name, name + ' value')}: {value}")
+
+
+def lerp_(tensor, end, weight):
+    """tensor += weight * (end - tensor), in place, computed as PyTorch's
+    lerp is (from the nearer end, for exactness at both)."""
+    if weight < 0.5:
+        return tensor.add_(end - tensor, alpha=weight)
+    return tensor.copy_(end - (end - tensor) * (1 - weight))
+
+
+def zeros_like(param):
+    return _C._zeros(list(param.shape), param.dtype, param.device)
+
+
+def step_counter(value=0.0):
+    """A state's "step": a float32 0-d tensor, as in PyTorch's state dicts."""
+    return _C._full([], value, _C.float32, _C.device("cpu"))
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults

@@ -1,1 +1,13 @@
 """ember.utils: helpers that PyTorch keeps under torch.utils."""
+
+import importlib
+
+from . import dlpack
+
+
+def __getattr__(name):
+    # ember.utils.data loads on first use: multiprocessing and shared memory
+    # are a third of `import ember` otherwise.
+    if name == "data":
+        return importlib.import_module(f"{__name__}.data")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

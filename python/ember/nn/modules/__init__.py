@@ -1,14 +1,19 @@
-"""The layer classes of ember.nn, one family per file."""
+"""The layer classes of ember.nn, in the files PyTorch keeps them in
+(ember.nn.modules.linear.Linear, ember.nn.modules.conv.Conv2d, ...)."""
 
-from .activation import (ELU, GELU, Dropout, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh)
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softplus,
+                         Tanh)
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
-from .linear import Embedding, Flatten, Identity, Linear
+from .dropout import Dropout
+from .flatten import Flatten
+from .linear import Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .sparse import Embedding
 
 __all__ = [
     "AdaptiveAvgPool1d",

@@ -1,5 +1,5 @@
-"""Activation and dropout modules: each is its nn.functional counterpart
-with the arguments fixed at construction."""
+"""Activation modules: each is its nn.functional counterpart with the
+arguments fixed at construction."""
 
 from .. import functional as F
 from .module import Module
@@ -96,17 +96,3 @@ class LogSoftmax(_Elementwise):
 
     def __init__(self, dim=None):
         super().__init__(dim=-1 if dim is None else dim)
-
-
-class Dropout(Module):
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"

@@ -1,4 +1,4 @@
-"""Linear, Identity, Flatten, Embedding."""
+"""Linear and Identity."""
 
 import math
 
@@ -39,40 +39,3 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class Flatten(Module):
-    def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self):
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Embedding(Module):
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None, dtype=None):
-        super().__init__()
-        if padding_idx is not None and padding_idx < 0:
-            padding_idx += num_embeddings
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        self.weight = Parameter(_factories.empty(num_embeddings, embedding_dim, device=device, dtype=dtype))
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            init.zeros_(self.weight[self.padding_idx])
-
-    def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx)
-
-    def extra_repr(self):
-        padding = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"

@@ -1,64 +1,9 @@
-"""BatchNorm1d/2d, LayerNorm, GroupNorm."""
+"""LayerNorm and GroupNorm."""
 
-from ... import _C, _factories
+from ... import _factories
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from .module import Module
-
-
-class _BatchNorm(Module):
-    _input_ranks = ()
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(_factories.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_factories.zeros(num_features, device=device, dtype=dtype))
-        else:
-            self.weight = self.bias = None
-        if track_running_stats:
-            self.register_buffer("running_mean", _factories.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", _factories.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", _factories.zeros((), dtype=_C.int64, device=device))
-        else:
-            self.running_mean = self.running_var = self.num_batches_tracked = None
-
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            init.zeros_(self.running_mean)
-            init.ones_(self.running_var)
-            self.num_batches_tracked.zero_()
-
-    def forward(self, input):
-        if input.dim() not in self._input_ranks:
-            raise ValueError(f"{type(self).__name__}: expected {' or '.join(map(str, self._input_ranks))}D input "
-                             f"(got {input.dim()}D input)")
-        use_batch_stats = self.training or self.running_mean is None
-        momentum = self.momentum
-        if self.training and self.track_running_stats:
-            self.num_batches_tracked.add_(1)
-            if momentum is None:  # a cumulative moving average
-                momentum = 1.0 / int(self.num_batches_tracked)
-        running_mean = self.running_mean if not self.training or self.track_running_stats else None
-        running_var = self.running_var if not self.training or self.track_running_stats else None
-        return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, use_batch_stats,
-                            momentum if momentum is not None else 0.0, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
-
-
-class BatchNorm1d(_BatchNorm):
-    _input_ranks = (2, 3)
-
-
-class BatchNorm2d(_BatchNorm):
-    _input_ranks = (4,)
 
 
 class LayerNorm(Module):

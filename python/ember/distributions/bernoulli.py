@@ -1,0 +1,56 @@
+"""Bernoulli(probs or logits): 1 with probability probs, else 0."""
+
+import numbers
+
+from .. import _factories
+from .._tensor import Size
+from ..autograd.grad_mode import no_grad
+from ..nn.functional import binary_cross_entropy_with_logits
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+
+class Bernoulli(Distribution):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        given = probs if probs is not None else logits
+        (param,) = broadcast_all(given)
+        self.__dict__["probs" if probs is not None else "logits"] = param
+        self._param = param
+        super().__init__(Size() if isinstance(given, numbers.Number) else param.shape, validate_args=validate_args)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            uniform = _factories.rand(*shape, dtype=self.probs.dtype, device=self.probs.device)
+            return (uniform < self.probs.expand(shape)).to(self.probs.dtype)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

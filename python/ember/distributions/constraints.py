@@ -1,0 +1,96 @@
+"""The sets a parameter or a value must lie in; check(value) is a bool
+tensor, and the reprs are PyTorch's (they appear in validation errors)."""
+
+from .. import _C
+
+
+class Constraint:
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__[1:]}()"
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value  # not NaN
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+    def __repr__(self):
+        return f"GreaterThan(lower_bound={self.lower_bound})"
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    """[lower_bound, upper_bound]."""
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self):
+        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _IntegerInterval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self):
+        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _Boolean(Constraint):
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _Simplex(Constraint):
+    """Non-negative along the last dim, summing to 1 there (to 1e-6)."""
+
+    def check(self, value):
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _RealVector(Constraint):
+    def check(self, value):
+        return (value == value).all(-1)
+
+
+real = _Real()
+real_vector = _RealVector()
+positive = _GreaterThan(0.0)
+unit_interval = _Interval(0.0, 1.0)
+boolean = _Boolean()
+simplex = _Simplex()
+greater_than = _GreaterThan
+less_than = _LessThan
+interval = _Interval
+integer_interval = _IntegerInterval
+
+
+def all_true(valid):
+    return bool(valid.all()) if isinstance(valid, _C.Tensor) else bool(valid)

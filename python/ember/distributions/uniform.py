@@ -1,0 +1,63 @@
+"""Uniform(low, high): densities on [low, high); its support, as PyTorch
+states it, is the closed interval (log_prob(high) is -inf)."""
+
+import math
+import numbers
+
+from .. import _factories
+from .._tensor import Size
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+
+class Uniform(Distribution):
+    has_rsample = True
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        scalars = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
+        super().__init__(Size() if scalars else self.low.shape, validate_args=validate_args)
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
+
+    @property
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return math.nan * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        uniform = _factories.rand(*shape, dtype=self.low.dtype, device=self.low.device)
+        return self.low + uniform * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        inside = (self.low <= value).to(self.low.dtype) * (self.high > value).to(self.low.dtype)
+        return inside.log() - (self.high - self.low).log()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+
+    def entropy(self):
+        return (self.high - self.low).log()

@@ -1,0 +1,66 @@
+"""Helpers the distributions share: broadcasting their parameters, and the
+conversions between probabilities and logits."""
+
+import numbers
+
+from .. import _C, _factories
+
+# finfo(dtype).eps of the floating dtypes, to keep probabilities off 0 and 1.
+_EPS = {_C.float16: 2.0 ** -10, _C.bfloat16: 2.0 ** -7, _C.float32: 2.0 ** -23, _C.float64: 2.0 ** -52}
+# finfo(dtype).min, the most negative finite value.
+FLOAT_MIN = {_C.float16: -65504.0, _C.bfloat16: -3.3895313892515355e38, _C.float32: -3.4028234663852886e38,
+             _C.float64: -1.7976931348623157e308}
+
+
+def broadcast_shape(*shapes):
+    result = []
+    for extents in zip(*(reversed(([1] * (max(map(len, shapes)) - len(s))) + list(s)) for s in shapes)):
+        sizes = {extent for extent in extents if extent != 1}
+        if len(sizes) > 1:
+            raise RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+        result.append(sizes.pop() if sizes else 1)
+    return list(reversed(result))
+
+
+def broadcast_all(*values):
+    """The values as tensors of one shape: numbers take the dtype and device
+    of the first tensor (the default dtype without one)."""
+    if not all(isinstance(value, (_C.Tensor, numbers.Number)) for value in values):
+        raise ValueError("Input arguments must all be instances of Number or ember.Tensor.")
+    like = next((value for value in values if isinstance(value, _C.Tensor)), None)
+    options = dict(dtype=like.dtype, device=like.device) if like is not None else {}
+    tensors = [value if isinstance(value, _C.Tensor) else _factories.tensor(value, **options) for value in values]
+    shape = broadcast_shape(*(tuple(tensor.shape) for tensor in tensors))
+    return tuple(tensor.expand(shape) for tensor in tensors)
+
+
+def clamp_probs(probs):
+    eps = _EPS[probs.dtype]
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return clamped.log() - (-clamped).log1p()
+    return clamped.log()
+
+
+def logits_to_probs(logits, is_binary=False):
+    return logits.sigmoid() if is_binary else logits.softmax(-1)
+
+
+class lazy_property:
+    """Computed on first read, then kept as the instance's attribute (so a
+    distribution built from logits computes its probs only when asked)."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = self.compute(instance)
+        instance.__dict__[self.compute.__name__] = value
+        return value
