@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""ember.compile beside Ember eager, PyTorch eager and torch.compile, in alternating worker processes.
+
+    bench/compile_bench.py [--rounds 3] [--quick]
+
+Each round starts one worker process per (library, mode) in turn; a worker runs every workload
+with `import <library> as torch`, so the workloads are written once. Prints a table of median
+milliseconds per call and the ratios the compiler's targets are set against, plus cold-compile
+and warm-cache first-call times (each from a fresh process and, for cold, an empty cache).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+N = 1 << 24  # 16M float32
+
+
+def workloads(torch, quick):
+    F = torch.nn.functional
+    n = N // 16 if quick else N
+    x, y, z = (torch.randn(n) for _ in range(3))
+    rows = torch.randn(4096 // (4 if quick else 1), 1024)
+    ln = torch.nn.LayerNorm(1024)
+    mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                              torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    digits = torch.randn(128, 784)
+
+    class Block(torch.nn.Module):
+        def __init__(self, d=256, heads=4):
+            super().__init__()
+            self.heads = heads
+            self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+            self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+            self.fc1, self.fc2 = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+
+        def forward(self, h):
+            b, t, d = h.shape
+            q, k, v = self.qkv(self.norm1(h)).chunk(3, dim=-1)
+            q, k, v = (u.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for u in (q, k, v))
+            att = torch.softmax(q @ k.transpose(-2, -1) * (d // self.heads) ** -0.5, dim=-1)
+            h = h + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+            return h + self.fc2(F.gelu(self.fc1(self.norm2(h))))
+
+    block = Block()
+    tokens = torch.randn(8, 128, 256)
+    return {
+        "sin(cos(x)) 16M": (lambda x: torch.sin(torch.cos(x)), (x,)),
+        "x*y+z 16M": (lambda x, y, z: x * y + z, (x, y, z)),
+        "gelu 16M": (lambda x: F.gelu(x), (x,)),
+        "softmax rows 4096x1024": (lambda r: torch.softmax(r, dim=-1), (rows,)),
+        "layer_norm 4096x1024": (ln, (rows,)),
+        "(x-mean)/std 16M": (lambda x: (x - x.mean()) / x.std(), (x,)),
+        "MLP 784-512-512-10 b128": (mlp, (digits,)),
+        "transformer block 8x128x256": (block, (tokens,)),
+    }
+
+
+def median_ms(fn, args, repeats):
+    fn(*args)
+    fn(*args)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(*args)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def worker(library, mode, quick, repeats):
+    torch = __import__(library)
+    torch.manual_seed(0)
+    out = {}
+    with torch.no_grad():
+        for name, (fn, args) in workloads(torch, quick).items():
+            run = torch.compile(fn) if mode == "compiled" else fn
+            try:
+                out[name] = median_ms(run, args, repeats)
+            except Exception as e:  # a workload one library cannot run is reported, not fatal
+                out[name] = f"error: {type(e).__name__}: {e}"[:120]
+    print(json.dumps(out))
+
+
+def first_call(library, cache_dir):
+    """Seconds of the first compiled call of sin(cos(x)) in this fresh process."""
+    torch = __import__(library)
+    x = torch.randn(1 << 20)
+    f = torch.compile(lambda x: torch.sin(torch.cos(x)))
+    t0 = time.perf_counter()
+    f(x)
+    print(json.dumps({"seconds": time.perf_counter() - t0}))
+
+
+def spawn(*args, env=None):
+    result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env,
+                            timeout=1800)
+    if result.returncode != 0:
+        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
+    parser.add_argument("--first-call", metavar="LIBRARY")
+    a = parser.parse_args()
+    if a.worker:
+        return worker(a.worker[0], a.worker[1], a.quick, a.repeats)
+    if a.first_call:
+        return first_call(a.first_call, None)
+
+    configs = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
+    results = {c: {} for c in configs}
+    extra = ["--quick"] if a.quick else []
+    for _ in range(a.rounds):
+        for library, mode in configs:
+            for name, ms in spawn("--worker", library, mode, "--repeats", str(a.repeats), *extra).items():
+                results[(library, mode)].setdefault(name, []).append(ms)
+
+    def cell(config, name):
+        values = [v for v in results[config].get(name, []) if isinstance(v, float)]
+        return statistics.median(values) if values else None
+
+    names = list(next(iter(results.values())).keys())
+    print(f"{'workload':30s} {'ember eager':>12s} {'ember comp':>12s} {'torch eager':>12s} "
+          f"{'torch.compile':>13s} {'comp/eager':>10s} {'comp/t.comp':>11s}")
+    for name in names:
+        ee, ec, te, tc = (cell(c, name) for c in configs)
+        fmt = lambda v: f"{v:12.2f}" if v is not None else f"{'-':>12s}"
+        r1 = f"{ec / ee:10.2f}" if ec and ee else f"{'-':>10s}"
+        r2 = f"{ec / tc:11.2f}" if ec and tc else f"{'-':>11s}"
+        print(f"{name:30s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc):>13s} {r1} {r2}")
+
+    with tempfile.TemporaryDirectory() as empty:
+        env = dict(os.environ, EMBER_CACHE_DIR=os.path.join(empty, "ember"),
+                   TORCHINDUCTOR_CACHE_DIR=os.path.join(empty, "inductor"))
+        cold_ember = spawn("--first-call", "ember", env=env)
+        warm_ember = spawn("--first-call", "ember", env=env)
+        cold_torch = spawn("--first-call", "torch", env=env)
+        warm_torch = spawn("--first-call", "torch", env=env)
+    print(f"first call of compiled sin(cos(x)), seconds: ember cold {cold_ember}, ember warm cache {warm_ember}, "
+          f"torch.compile cold {cold_torch}, torch.compile warm cache {warm_torch}")
+
+
+if __name__ == "__main__":
+    main()
