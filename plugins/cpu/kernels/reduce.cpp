@@ -7,6 +7,7 @@
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "lane_reduce.h"
 
 namespace ember::cpu {
 namespace {
@@ -20,8 +21,7 @@ namespace {
 // integral sums and products are int64.
 template <class T>
 using accumulate_t =
-    std::conditional_t<std::is_same_v<T, double>, double,
-                       std::conditional_t<sdk::is_floating_v<T>, float, int64_t>>;
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<sdk::is_floating_v<T>, float, int64_t>>;
 
 template <class T>
 struct SumOp {
@@ -72,12 +72,7 @@ struct ExtremumOp {
       return kMax ? std::numeric_limits<Acc>::lowest() : std::numeric_limits<Acc>::max();
     }
   }
-  // A NaN `a` is kept since no comparison with it is true. Written without
-  // branches so the lane loop vectorises.
-  static Acc combine(Acc a, Acc b) {
-    const bool take_b = kMax ? (b > a) | (b != b) : (b < a) | (b != b);
-    return take_b ? b : a;
-  }
+  static Acc combine(Acc a, Acc b) { return extremum_propagating_nan<kMax>(a, b); }
   static Out finish(Acc a, int64_t /*count*/) { return sdk::convert<T>(a); }
 };
 
@@ -107,8 +102,7 @@ struct DimList {
     numel *= dim.size;
     if (count > 0) {
       Dim& inner = dims[count - 1];
-      if (dim.x_stride == inner.x_stride * inner.size &&
-          dim.out_stride == inner.out_stride * inner.size) {
+      if (dim.x_stride == inner.x_stride * inner.size && dim.out_stride == inner.out_stride * inner.size) {
         inner.size *= dim.size;
         return;
       }
@@ -168,10 +162,6 @@ Geometry split_dims(const DLTensor& x, const DLTensor& out, const bool* is_reduc
 // Value reductions
 // ---------------------------------------------------------------------------
 
-// Leaves of the pairwise summation: short enough that rounding error stays
-// small, long enough that the lane loop dominates.
-constexpr int64_t kPairwiseBlock = 8192;
-constexpr int kLanes = 64;
 // Elements a task should cover before a reduction is split across threads.
 constexpr int64_t kReduceGrain = 32768;
 
@@ -182,36 +172,16 @@ int64_t partial_count(int64_t numel) {
   return std::clamp<int64_t>(numel / kReduceGrain, 1, kMaxPartials);
 }
 
-// Reduces n elements at p with the given element stride: independent lanes
-// (vectorisable without reassociating) and pairwise splitting above
-// kPairwiseBlock, so float32 sums stay accurate.
+// Reduces n elements at p with the given element stride in lanes (Note
+// [Lane reductions]), so float32 sums stay accurate.
 template <class Op, class T>
-EMBER_CPU_ISA_CLONES typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
-  using Acc = typename Op::Acc;
-  if (n > kPairwiseBlock) {
-    const int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
-    return Op::combine(reduce_run<Op>(p, half, stride),
-                       reduce_run<Op>(p + half * stride, n - half, stride));
-  }
-  Acc lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, Op::identity());
-  int64_t i = 0;
+typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
+  const auto combine = [](typename Op::Acc a, typename Op::Acc b) { return Op::combine(a, b); };
   if (stride == 1) {
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lanes[j] = Op::combine(lanes[j], load<Op>(p[i + j]));
-    }
-  } else {
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) {
-        lanes[j] = Op::combine(lanes[j], load<Op>(p[(i + j) * stride]));
-      }
-    }
+    return reduce_lanes(int64_t{0}, n, Op::identity(), combine, [p](int64_t i) { return load<Op>(p[i]); });
   }
-  for (; i < n; ++i) lanes[0] = Op::combine(lanes[0], load<Op>(p[i * stride]));
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + width]);
-  }
-  return lanes[0];
+  return reduce_lanes(int64_t{0}, n, Op::identity(), combine,
+                      [p, stride](int64_t i) { return load<Op>(p[i * stride]); });
 }
 
 // A single output: split x in row-major chunks across threads and merge the
@@ -275,8 +245,7 @@ void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
   const Dim column = g.kept.dims[0];
   const int64_t blocks = (column.size + kWidth - 1) / kWidth;
   const int64_t units = g.kept.numel / column.size * blocks;
-  const int64_t grain =
-      std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
   parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
     Acc total[kWidth];
     Acc block[kWidth];
@@ -397,8 +366,8 @@ void arg_extremum_kernel(const ember_kernel_call& call) {
     return;
   }
   if (dim < 0 || dim >= x.ndim || x.ndim > sdk::StridedLoop::kMaxDims || out.ndim != x.ndim) {
-    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(call.op_name) + ": dim " +
-                                                 std::to_string(dim) + " or out's rank is invalid");
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+              std::string(call.op_name) + ": dim " + std::to_string(dim) + " or out's rank is invalid");
   }
   bool mask[sdk::StridedLoop::kMaxDims] = {};
   mask[dim] = true;
@@ -441,12 +410,10 @@ void register_reduce_kernels(const sdk::Registrar& r) {
   add_reduction<MeanOp>(r, "mean", sdk::FloatingTypes{});
   add_reduction<AmaxOp>(r, "amax", sdk::AllTypes{});
   add_reduction<AminOp>(r, "amin", sdk::AllTypes{});
-  r.add_each("argmax", sdk::NumericTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&arg_extremum_kernel<true, typename decltype(tag)::type>>;
-  });
-  r.add_each("argmin", sdk::NumericTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&arg_extremum_kernel<false, typename decltype(tag)::type>>;
-  });
+  r.add_each("argmax", sdk::NumericTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&arg_extremum_kernel<true, typename decltype(tag)::type>>; });
+  r.add_each("argmin", sdk::NumericTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&arg_extremum_kernel<false, typename decltype(tag)::type>>; });
 }
 
 }  // namespace ember::cpu
