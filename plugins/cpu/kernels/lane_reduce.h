@@ -23,12 +23,12 @@ namespace ember::cpu {
 inline constexpr int kLanes = 64;
 inline constexpr int64_t kPairwiseBlock = 8192;
 
-// combine(...combine(identity, load(begin))..., load(end - 1)) in lane order,
-// for at most kPairwiseBlock elements. `load(i)` gives element i as Acc.
+// lanes[j] = combine(lanes[j], load(i)) for i in [begin, end) with
+// i - begin = j mod kLanes, in order. Always inlined, like fold_lanes, so
+// that it runs on the ISA of the clone that calls it (Note [ISA clones]).
 template <class Acc, class Combine, class Load>
-EMBER_CPU_ISA_CLONES Acc reduce_block(int64_t begin, int64_t end, Acc identity, Combine combine, Load load) {
-  Acc lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, identity);
+inline __attribute__((always_inline)) void accumulate_lanes(Acc* lanes, int64_t begin, int64_t end, Acc identity,
+                                                            const Combine& combine, const Load& load) {
   int64_t i = begin;
   for (; i + kLanes <= end; i += kLanes) {
     for (int j = 0; j < kLanes; ++j) lanes[j] = combine(lanes[j], load(i + j));
@@ -38,14 +38,28 @@ EMBER_CPU_ISA_CLONES Acc reduce_block(int64_t begin, int64_t end, Acc identity, 
   // so a line of 16 costs one vector step, not 16 dependent scalar ones.
   const int64_t rest = end - i;
   for (int j = 0; j < kLanes; ++j) lanes[j] = combine(lanes[j], j < rest ? load(i + j) : identity);
-  // The fold in halves, written out so that each is one vector step, down
-  // to the last four lanes, which stay in registers.
+}
+
+// The lanes combined in a fixed tree: halves, written out so that each is
+// one vector step, down to the last four, which stay in registers.
+template <class Acc, class Combine>
+inline __attribute__((always_inline)) Acc fold_lanes(Acc* lanes, const Combine& combine) {
   static_assert(kLanes == 64);
   for (int j = 0; j < 32; ++j) lanes[j] = combine(lanes[j], lanes[j + 32]);
   for (int j = 0; j < 16; ++j) lanes[j] = combine(lanes[j], lanes[j + 16]);
   for (int j = 0; j < 8; ++j) lanes[j] = combine(lanes[j], lanes[j + 8]);
   for (int j = 0; j < 4; ++j) lanes[j] = combine(lanes[j], lanes[j + 4]);
   return combine(combine(lanes[0], lanes[2]), combine(lanes[1], lanes[3]));
+}
+
+// The reduction of load(begin..end) in lanes, for at most kPairwiseBlock
+// elements.
+template <class Acc, class Combine, class Load>
+EMBER_CPU_ISA_CLONES Acc reduce_block(int64_t begin, int64_t end, Acc identity, Combine combine, Load load) {
+  Acc lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, identity);
+  accumulate_lanes(lanes, begin, end, identity, combine, load);
+  return fold_lanes(lanes, combine);
 }
 
 // The reduction of load(begin..end) with an associative combine, in lanes
