@@ -260,4 +260,37 @@ TEST(VectorMath, SquareIsExact) {
   }
 }
 
+// Threads split a run wherever their chunks end; every element still takes
+// the same vector path (Note [Position-independent vector math]), so the
+// bits do not depend on the thread count.
+TEST(VectorMath, SameBitsForAnyThreadCount) {
+  const int threads_before = ember::get_num_threads();
+  const std::vector<float> inputs = sweep_inputs<float>();
+  std::vector<float> values;
+  while (values.size() < 200003) values.insert(values.end(), inputs.begin(), inputs.end());
+  values.resize(200003);
+  const Tensor x = ember::tensor<float>(values);
+  const Tensor strided = x.slice(0, 1, std::nullopt, 3);
+  std::vector<std::vector<float>> first;
+  for (const int threads : {1, 2, 3}) {
+    ember::set_num_threads(threads);
+    std::vector<std::vector<float>> got;
+    for (const UnaryOp& op : unary_ops()) {
+      got.push_back(op.fn(x).tolist<float>());
+      got.push_back(op.fn(strided).tolist<float>());
+    }
+    got.push_back(ember::pow(ember::abs(x), ember::Scalar(0.7)).tolist<float>());
+    if (first.empty()) {
+      first = got;
+      continue;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string what = i / 2 < unary_ops().size() ? unary_ops()[i / 2].name : "pow";
+      EXPECT_EQ(0, std::memcmp(got[i].data(), first[i].data(), got[i].size() * sizeof(float)))
+          << what << (i % 2 ? " strided" : "") << " with " << threads << " threads";
+    }
+  }
+  ember::set_num_threads(threads_before);
+}
+
 }  // namespace

@@ -12,12 +12,9 @@
 #include <ember/ember_plugin.hpp>
 
 #include "../parallel.h"
+#include "grain.h"
 
 namespace ember::cpu {
-
-// Elements below which an elementwise loop stays on the calling thread: a
-// thread wake-up costs about as much as adding this many floats.
-inline constexpr int64_t kElementwiseGrain = 32768;
 
 // Note [ISA clones]: the plugin is built for baseline x86-64 so that it loads
 // on any x86-64 machine; loops whose speed depends on the vector width get

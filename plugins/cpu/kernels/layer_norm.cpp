@@ -14,8 +14,8 @@
 namespace ember::cpu {
 namespace {
 
-// Elements a task should cover before rows are split across threads.
-constexpr int64_t kLayerNormGrain = 16384;
+// About 0.2 ns an element (Note [Grain sizes]).
+constexpr int64_t kLayerNormGrain = grain_for(0.2);
 
 template <class T>
 EMBER_CPU_ISA_CLONES void normalize_row(const T* x, const T* weight, const T* bias, T* out, int64_t n,

@@ -11,10 +11,11 @@
 namespace ember::cpu {
 
 // Calls fn(starts) once per line along `dim` of same-shape tensors, where
-// starts[i] is the line's first byte in tensors[i]; lines run in parallel.
+// starts[i] is the line's first byte in tensors[i]; lines run in parallel,
+// up to `grain` elements of lines on the calling thread (Note [Grain sizes]).
 template <class Fn>
 void for_each_line(const ember_kernel_call& call, std::initializer_list<const DLTensor*> tensors, int64_t dim,
-                   const Fn& fn) {
+                   int64_t grain, const Fn& fn) {
   constexpr int kMaxDims = sdk::StridedLoop::kMaxDims;
   constexpr int kMaxOperands = sdk::StridedLoop::kMaxOperands;
   const DLTensor& first = **tensors.begin();
@@ -36,8 +37,8 @@ void for_each_line(const ember_kernel_call& call, std::initializer_list<const DL
     ++count;
   }
   const sdk::StridedLoop loop(view_ptrs, count);
-  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(first.shape[dim], 1));
-  parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) {
+  const int64_t lines_grain = std::max<int64_t>(1, grain / std::max<int64_t>(first.shape[dim], 1));
+  parallel_for(0, loop.numel(), lines_grain, [&](int64_t begin, int64_t end) {
     loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       char* starts[kMaxOperands];
       for (int64_t e = 0; e < n; ++e) {

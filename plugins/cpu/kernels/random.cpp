@@ -34,6 +34,7 @@ constexpr double k2Pow53 = 1.0 / 9007199254740992.0;
 
 template <class T>
 struct Uniform {
+  static constexpr double kNsPerElement = 6;
   double low;
   double high;
   T operator()(const Philox& r) const {
@@ -51,6 +52,7 @@ struct Uniform {
 
 template <class T>
 struct Normal {
+  static constexpr double kNsPerElement = 27;
   double mean;
   double std;
   T operator()(const Philox& r) const {
@@ -65,13 +67,14 @@ struct Normal {
 // StridedLoop visits elements in exactly that order.
 template <class T, class Draw>
 void generate(const ember_kernel_call& call, const Draw& draw) {
+  // Each draw's cost per element sets the grain (Note [Grain sizes]).
+  constexpr int64_t kGrain = grain_for(Draw::kNsPerElement);
   const uint64_t seed = static_cast<uint64_t>(sdk::attr_int(call, "seed"));
   const uint64_t offset = static_cast<uint64_t>(sdk::attr_int(call, "offset"));
   const uint32_t key0 = static_cast<uint32_t>(seed);
   const uint32_t key1 = static_cast<uint32_t>(seed >> 32);
   const sdk::StridedLoop loop{&call.outputs[0]};
-  // Ten Philox rounds cost far more than a memory access: a small grain.
-  parallel_for(0, loop.numel(), kElementwiseGrain / 16, [&](int64_t begin, int64_t end) {
+  parallel_for(0, loop.numel(), kGrain, [&](int64_t begin, int64_t end) {
     uint64_t c = offset + static_cast<uint64_t>(begin);
     loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       for (int64_t i = 0; i < n; ++i, ++c) {

@@ -43,9 +43,8 @@ namespace {
 // Threads split lines (or blocks of lines), never a line, so the result does
 // not depend on the thread count.
 
-// Elements of work a task should cover before the kernel is split across
-// threads.
-constexpr int64_t kSoftmaxGrain = 16384;
+// About 0.35 ns an element (Note [Grain sizes]).
+constexpr int64_t kSoftmaxGrain = grain_for(0.35);
 // Bytes of x and out that stay in L2 across the passes of a line or block.
 constexpr int64_t kCachedBytes = 512 * 1024;
 // Bytes of x a streaming chunk keeps in L1 between its two reads.
@@ -223,7 +222,7 @@ void softmax_strided(const ember_kernel_call& call, int64_t dim) {
   const DLTensor& x = call.inputs[0];
   const DLTensor& out = call.outputs[0];
   using C = Acc<T>;
-  for_each_line(call, {&x, &out}, dim, [&](char* const* starts) {
+  for_each_line(call, {&x, &out}, dim, kSoftmaxGrain, [&](char* const* starts) {
     const int64_t n = x.shape[dim];
     const int64_t x_stride = x.strides[dim];
     const int64_t out_stride = out.strides[dim];

@@ -18,39 +18,49 @@ namespace ember::cpu {
 // permute) touches a new cache line per element on one side when done in
 // either side's order, and with power-of-two strides those lines fall into
 // the same few L1 sets. It goes through square tiles of kTransposeTile
-// elements a side, each copied in blocks of kTransposeBlock a side held in
-// vector registers: a block is read along the source's contiguous dimension
-// and written along the destination's, so both sides move whole runs, with
-// the shuffles of each ISA clone in between (Note [ISA clones]), and the
-// lines and pages a tile touches stay in L1 and the TLB. Threads split
-// tiles, never a tile.
-inline constexpr int64_t kTransposeBlock = 8;
+// elements a side, each copied in square blocks a cache line wide (16
+// float32 or bfloat16, 8 float64) held in vector registers: a block is read
+// along the source's contiguous dimension and written along the
+// destination's, so both sides move whole cache lines, with the shuffles of
+// each ISA clone in between (Note [ISA clones]), and the lines and pages a
+// tile touches stay in L1 and the TLB. Threads split tiles, never a tile.
 inline constexpr int64_t kTransposeTile = 128;
 
-// One full block: to[r * dst_stride + c] = from[c * src_stride + r] for r,
-// c < 8, as eight vector loads, three rounds of shuffles (each exchanging one
-// bit of the row index with the same bit of the column index) and eight
-// vector stores. U is an unsigned integer type: the copy moves bits.
+// The side of a block of U: one cache line of it, at most 16 elements.
+template <class U>
+inline constexpr int64_t kTransposeBlock = std::min<int64_t>(16, 64 / sizeof(U));
+
+// One full block of side B: to[r * dst_stride + c] = from[c * src_stride + r]
+// for r, c < B, as B vector loads, log2(B) rounds of shuffles (each
+// exchanging one bit of the row index with the same bit of the column
+// index) and B vector stores. U is an unsigned integer type: the copy moves
+// bits.
 template <class U>
 inline __attribute__((always_inline)) void transpose_block(const U* from, int64_t src_stride, U* to,
                                                            int64_t dst_stride) {
-  static_assert(kTransposeBlock == 8 && std::is_unsigned_v<U>);
-  typedef U Row __attribute__((vector_size(8 * sizeof(U))));
-  Row rows[8];
-  for (int c = 0; c < 8; ++c) std::memcpy(&rows[c], from + c * src_stride, sizeof(Row));
-  const auto exchange = [&rows](int distance, Row low, Row high) {
-    for (int a = 0; a < 8; ++a) {
+  static_assert(std::is_unsigned_v<U>);
+  constexpr int kSide = kTransposeBlock<U>;
+  typedef U Row __attribute__((vector_size(kSide * sizeof(U))));
+  Row rows[kSide];
+  for (int c = 0; c < kSide; ++c) std::memcpy(&rows[c], from + c * src_stride, sizeof(Row));
+  for (int distance = 1; distance < kSide; distance *= 2) {
+    // Row a (bit clear) keeps its elements whose column has the bit clear
+    // and takes row a + distance's there; row a + distance the rest.
+    Row low;
+    Row high;
+    for (int j = 0; j < kSide; ++j) {
+      low[j] = static_cast<U>((j & distance) == 0 ? j : kSide + j - distance);
+      high[j] = static_cast<U>((j & distance) == 0 ? j + distance : kSide + j);
+    }
+    for (int a = 0; a < kSide; ++a) {
       if (a & distance) continue;
       const Row first = rows[a];
       const Row second = rows[a + distance];
       rows[a] = __builtin_shuffle(first, second, low);
       rows[a + distance] = __builtin_shuffle(first, second, high);
     }
-  };
-  exchange(1, Row{0, 8, 2, 10, 4, 12, 6, 14}, Row{1, 9, 3, 11, 5, 13, 7, 15});
-  exchange(2, Row{0, 1, 8, 9, 4, 5, 12, 13}, Row{2, 3, 10, 11, 6, 7, 14, 15});
-  exchange(4, Row{0, 1, 2, 3, 8, 9, 10, 11}, Row{4, 5, 6, 7, 12, 13, 14, 15});
-  for (int r = 0; r < 8; ++r) std::memcpy(to + r * dst_stride, &rows[r], sizeof(Row));
+  }
+  for (int r = 0; r < kSide; ++r) std::memcpy(to + r * dst_stride, &rows[r], sizeof(Row));
 }
 
 // dst[r * dst_stride + c] = src[c * src_stride + r] for r < rows, c < cols
@@ -58,16 +68,16 @@ inline __attribute__((always_inline)) void transpose_block(const U* from, int64_
 template <class U>
 EMBER_CPU_ISA_CLONES void transpose_tile(const U* src, int64_t src_stride, U* dst, int64_t dst_stride, int64_t rows,
                                          int64_t cols) {
-  for (int64_t c0 = 0; c0 < cols; c0 += kTransposeBlock) {
-    for (int64_t r0 = 0; r0 < rows; r0 += kTransposeBlock) {
+  constexpr int64_t kSide = kTransposeBlock<U>;
+  for (int64_t c0 = 0; c0 < cols; c0 += kSide) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kSide) {
       const U* from = src + c0 * src_stride + r0;
       U* to = dst + r0 * dst_stride + c0;
-      if (r0 + kTransposeBlock <= rows && c0 + kTransposeBlock <= cols) {
+      if (r0 + kSide <= rows && c0 + kSide <= cols) {
         transpose_block(from, src_stride, to, dst_stride);
       } else {
-        for (int64_t r = 0; r < std::min(kTransposeBlock, rows - r0); ++r) {
-          for (int64_t c = 0; c < std::min(kTransposeBlock, cols - c0); ++c)
-            to[r * dst_stride + c] = from[c * src_stride + r];
+        for (int64_t r = 0; r < std::min(kSide, rows - r0); ++r) {
+          for (int64_t c = 0; c < std::min(kSide, cols - c0); ++c) to[r * dst_stride + c] = from[c * src_stride + r];
         }
       }
     }

@@ -27,11 +27,49 @@ namespace ember::cpu {
 template <class T>
 using VectorCompute = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// Note [Position-independent vector math]: libmvec's vector variants and C's
+// scalar functions may differ in the last bit, and a vectorised loop hands
+// its last few elements to the scalar ones (or narrower vectors). Which
+// elements those are depends on where a run starts and ends, and threads
+// split runs wherever their chunks end, so a plain loop would give
+// different bits for another thread count. map_contiguous therefore runs
+// whole blocks of kVectorBlock elements (a multiple of every vector width,
+// so the vectoriser leaves no remainder) and pads a final partial block to
+// a whole one: every element takes the full-width vector path, whose result
+// for a lane depends on that lane's value only.
+inline constexpr int64_t kVectorBlock = 64;
+
+namespace detail {
+// One padded block; always inlined, so that it runs on the ISA of the clone
+// that calls it (Note [ISA clones]).
+template <class Op, class C, size_t kInputs, size_t... I>
+inline __attribute__((always_inline)) void map_block(const Op& op, C* out, const C (&in)[kInputs][kVectorBlock],
+                                                     std::index_sequence<I...>) {
+  for (int64_t i = 0; i < kVectorBlock; ++i) out[i] = op(in[I][i]...);
+}
+}  // namespace detail
+
 // out[i] = op(in[i]...) for n elements of contiguous C arrays.
 template <class Op, class C, class... In>
 EMBER_CPU_ISA_CLONES void map_contiguous(C* __restrict out, int64_t n, const In* __restrict... in) {
+  static_assert((std::is_same_v<In, C> && ...));
   const Op op{};
-  for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]...);
+  const int64_t whole = n - n % kVectorBlock;
+  for (int64_t block = 0; block < whole; block += kVectorBlock) {
+    for (int64_t i = block; i < block + kVectorBlock; ++i) out[i] = op(in[i]...);
+  }
+  if (whole == n) return;
+  // The rest, each input padded with copies of its last element (a value
+  // the op takes anyway, so no lane computes anything it would not).
+  const C* inputs[] = {in...};
+  C padded[sizeof...(In)][kVectorBlock];
+  for (size_t k = 0; k < sizeof...(In); ++k) {
+    std::copy(inputs[k] + whole, inputs[k] + n, padded[k]);
+    std::fill(padded[k] + (n - whole), padded[k] + kVectorBlock, inputs[k][n - 1]);
+  }
+  C result[kVectorBlock];
+  detail::map_block(op, result, padded, std::index_sequence_for<In...>{});
+  std::copy(result, result + (n - whole), out + whole);
 }
 
 namespace detail {
@@ -61,7 +99,7 @@ void stage_out(const C* from, int64_t n, char* to, int64_t stride) {
 }
 
 template <class Op, class T, size_t... I>
-void map_run(char* const* ptrs, const int64_t* strides, int64_t n, std::index_sequence<I...>) {
+EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int64_t n, std::index_sequence<I...>) {
   using C = VectorCompute<T>;
   constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
   if constexpr (std::is_same_v<T, C>) {
