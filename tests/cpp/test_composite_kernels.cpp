@@ -51,8 +51,9 @@ TEST_F(CompositeKernels, SoftmaxFamilyMatchesDecomposition) {
   EXPECT_NEAR(big[1], 0.665241, 1e-5);
 }
 
-// Every path of the fused softmax kernels (Note [Fused softmax]): short and
-// long contiguous lines, lines longer than L2 (streamed), blocks of lines
+// Every path of the fused softmax kernels (Note [Fused softmax]): short lines
+// (one transposed group, several, a partial one), long contiguous lines,
+// lines longer than L2 (streamed), blocks of lines
 // over a non-last dim (one block, several, a partial one, a block too tall
 // for L2), in each floating dtype the decomposition computes alike.
 TEST_F(CompositeKernels, SoftmaxEveryLayoutMatchesDecomposition) {
@@ -61,8 +62,9 @@ TEST_F(CompositeKernels, SoftmaxEveryLayoutMatchesDecomposition) {
     std::vector<int64_t> shape;
     int64_t dim;
   };
-  const std::vector<Case> cases = {{{3, 1000}, 1},    {{37, 5}, 1},    {{2, 140000}, 1}, {{300, 17, 3}, 0},
-                                   {{2, 70, 600}, 1}, {{5000, 40}, 0}, {{70000, 3}, 0},  {{4500, 300}, 0}};
+  const std::vector<Case> cases = {{{3, 1000}, 1},   {{37, 5}, 1},      {{200, 16}, 1},    {{130, 64}, 1},
+                                   {{2, 140000}, 1}, {{300, 17, 3}, 0}, {{2, 70, 600}, 1}, {{5000, 40}, 0},
+                                   {{70000, 3}, 0},  {{4500, 300}, 0}};
   for (const Case& c : cases) {
     const Tensor x = randn(c.shape) * 5.0;
     for (const DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {

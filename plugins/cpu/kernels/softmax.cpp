@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "lane_reduce.h"
 #include "lines.h"
+#include "transpose.h"
 #include "vector_map.h"
 
 namespace ember::cpu {
@@ -39,6 +40,8 @@ namespace {
 //   second pass writes. x is read twice from memory, not three times, and a
 //   streaming block is kMaxWidth wide, so each row of it is whole pages'
 //   worth of cache lines rather than one line per page.
+// - Short lines of contiguous tensors are transposed in groups into a block
+//   of lines (softmax_short_lines).
 // - Any other layout goes line by line through strided loads.
 // Threads split lines (or blocks of lines), never a line, so the result does
 // not depend on the thread count.
@@ -216,6 +219,29 @@ EMBER_CPU_ISA_CLONES void softmax_streaming_block(const T* x, T* out, int64_t n,
   }
 }
 
+// Short contiguous lines ([N, 16] over its last dim) cost a line's reduction
+// folds and loop set-up for a handful of elements each. Groups of
+// kShortLine lines are transposed into a buffer (Note [Blocked transpose])
+// instead, so that the group is one block of lines with each line a column,
+// taken by softmax_cached_block, and transposed back.
+constexpr int64_t kShortLine = 64;
+
+template <class T, bool kLog>
+void softmax_short_lines(const T* x, T* out, int64_t lines, int64_t n) {
+  const int64_t groups = (lines + kShortLine - 1) / kShortLine;
+  parallel_for(0, groups, std::max<int64_t>(1, kSoftmaxGrain / (kShortLine * n)), [&](int64_t begin, int64_t end) {
+    T staged_x[kShortLine * kShortLine];
+    T staged_out[kShortLine * kShortLine];
+    for (int64_t group = begin; group < end; ++group) {
+      const int64_t first = group * kShortLine;
+      const int64_t count = std::min(kShortLine, lines - first);
+      transpose_elements(x + first * n, n, staged_x, kShortLine, n, count);
+      softmax_cached_block<T, kLog>(staged_x, staged_out, n, kShortLine, count);
+      transpose_elements(staged_out, kShortLine, out + first * n, n, count, n);
+    }
+  });
+}
+
 // Lines of any strides, one at a time through strided loads.
 template <class T, bool kLog>
 void softmax_strided(const ember_kernel_call& call, int64_t dim) {
@@ -256,6 +282,10 @@ void softmax_kernel(const ember_kernel_call& call) {
   const T* src = reinterpret_cast<const T*>(sdk::data_ptr(x));
   T* dst = reinterpret_cast<T*>(sdk::data_ptr(out));
   constexpr int64_t kBytesPerElement = 2 * static_cast<int64_t>(sizeof(T));  // x and out
+  if (inner == 1 && n <= kShortLine) {
+    softmax_short_lines<T, kLog>(src, dst, outer, n);
+    return;
+  }
   if (inner == 1) {
     const bool cached = n * kBytesPerElement <= kCachedBytes;
     parallel_for(0, outer, std::max<int64_t>(1, kSoftmaxGrain / n), [&](int64_t begin, int64_t end) {

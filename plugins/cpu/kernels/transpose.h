@@ -5,9 +5,11 @@
 #define EMBER_PLUGINS_CPU_KERNELS_TRANSPOSE_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "elementwise.h"
 
@@ -30,36 +32,66 @@ inline constexpr int64_t kTransposeTile = 128;
 template <class U>
 inline constexpr int64_t kTransposeBlock = std::min<int64_t>(16, 64 / sizeof(U));
 
+namespace detail {
+
+// The shuffle that exchanges bit `kDistance` of the row index with the same
+// bit of the column index between rows a (bit clear) and a + kDistance: row
+// a keeps its elements whose column has the bit clear and takes row a +
+// kDistance's there (`low`); row a + kDistance the rest (`high`).
+template <class U, int kSide, int kDistance>
+struct ExchangeMasks {
+  static constexpr std::array<U, kSide> make(bool high) {
+    std::array<U, kSide> mask{};
+    for (int j = 0; j < kSide; ++j) {
+      const bool clear = (j & kDistance) == 0;
+      mask[j] = static_cast<U>(high ? (clear ? j + kDistance : kSide + j) : (clear ? j : kSide + j - kDistance));
+    }
+    return mask;
+  }
+  static constexpr std::array<U, kSide> low = make(false);
+  static constexpr std::array<U, kSide> high = make(true);
+};
+
+template <class U, int kSide, int kDistance, class Row>
+inline __attribute__((always_inline)) void exchange_rows(Row* rows) {
+  Row low;
+  Row high;
+  std::memcpy(&low, ExchangeMasks<U, kSide, kDistance>::low.data(), sizeof(Row));
+  std::memcpy(&high, ExchangeMasks<U, kSide, kDistance>::high.data(), sizeof(Row));
+  for (int pair = 0; pair < kSide; pair += 2 * kDistance) {
+    for (int a = pair; a < pair + kDistance; ++a) {
+      const Row first = rows[a];
+      const Row second = rows[a + kDistance];
+      rows[a] = __builtin_shuffle(first, second, low);
+      rows[a + kDistance] = __builtin_shuffle(first, second, high);
+    }
+  }
+}
+
+template <class U, int kSide, class Row, int... kBits>
+inline __attribute__((always_inline)) void exchange_all(Row* rows, std::integer_sequence<int, kBits...>) {
+  (exchange_rows<U, kSide, (1 << kBits)>(rows), ...);
+}
+
+}  // namespace detail
+
 // One full block of side B: to[r * dst_stride + c] = from[c * src_stride + r]
 // for r, c < B, as B vector loads, log2(B) rounds of shuffles (each
 // exchanging one bit of the row index with the same bit of the column
-// index) and B vector stores. U is an unsigned integer type: the copy moves
-// bits.
+// index, detail::ExchangeMasks) and B vector stores. U is an unsigned
+// integer type: the copy moves bits. Always inlined, so that it runs on the
+// ISA of the clone that calls it (Note [ISA clones]).
 template <class U>
 inline __attribute__((always_inline)) void transpose_block(const U* from, int64_t src_stride, U* to,
                                                            int64_t dst_stride) {
   static_assert(std::is_unsigned_v<U>);
   constexpr int kSide = kTransposeBlock<U>;
+  constexpr int kBits = kSide == 16 ? 4 : kSide == 8 ? 3 : kSide == 4 ? 2 : 1;
+  static_assert((1 << kBits) == kSide);
   typedef U Row __attribute__((vector_size(kSide * sizeof(U))));
   Row rows[kSide];
   for (int c = 0; c < kSide; ++c) std::memcpy(&rows[c], from + c * src_stride, sizeof(Row));
-  for (int distance = 1; distance < kSide; distance *= 2) {
-    // Row a (bit clear) keeps its elements whose column has the bit clear
-    // and takes row a + distance's there; row a + distance the rest.
-    Row low;
-    Row high;
-    for (int j = 0; j < kSide; ++j) {
-      low[j] = static_cast<U>((j & distance) == 0 ? j : kSide + j - distance);
-      high[j] = static_cast<U>((j & distance) == 0 ? j + distance : kSide + j);
-    }
-    for (int a = 0; a < kSide; ++a) {
-      if (a & distance) continue;
-      const Row first = rows[a];
-      const Row second = rows[a + distance];
-      rows[a] = __builtin_shuffle(first, second, low);
-      rows[a + distance] = __builtin_shuffle(first, second, high);
-    }
-  }
+  detail::exchange_all<U, kSide>(rows, std::make_integer_sequence<int, kBits>{});
   for (int r = 0; r < kSide; ++r) std::memcpy(to + r * dst_stride, &rows[r], sizeof(Row));
 }
 
