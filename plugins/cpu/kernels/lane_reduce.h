@@ -68,9 +68,13 @@ template <class Acc, class Combine, class Load>
 Acc reduce_lanes(int64_t begin, int64_t end, Acc identity, const Combine& combine, const Load& load) {
   const int64_t n = end - begin;
   if (n > kPairwiseBlock) {
+    // The halves in address order: as the two arguments of one call, GCC
+    // would reduce the right one first, and a run read backwards block by
+    // block defeats the hardware prefetcher (a third off streaming speed).
     const int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
-    return combine(reduce_lanes(begin, begin + half, identity, combine, load),
-                   reduce_lanes(begin + half, end, identity, combine, load));
+    const Acc left = reduce_lanes(begin, begin + half, identity, combine, load);
+    const Acc right = reduce_lanes(begin + half, end, identity, combine, load);
+    return combine(left, right);
   }
   return reduce_block(begin, end, identity, combine, load);
 }
