@@ -225,6 +225,7 @@ EMBER_CPU_ISA_CLONES void softmax_streaming_block(const T* x, T* out, int64_t n,
 // instead, so that the group is one block of lines with each line a column,
 // taken by softmax_cached_block, and transposed back.
 constexpr int64_t kShortLine = 64;
+constexpr int kShortLineBlock = 16;
 
 template <class T, bool kLog>
 void softmax_short_lines(const T* x, T* out, int64_t lines, int64_t n) {
@@ -235,9 +236,9 @@ void softmax_short_lines(const T* x, T* out, int64_t lines, int64_t n) {
     for (int64_t group = begin; group < end; ++group) {
       const int64_t first = group * kShortLine;
       const int64_t count = std::min(kShortLine, lines - first);
-      transpose_elements(x + first * n, n, staged_x, kShortLine, n, count);
+      transpose_elements<kShortLineBlock>(x + first * n, n, staged_x, kShortLine, n, count);
       softmax_cached_block<T, kLog>(staged_x, staged_out, n, kShortLine, count);
-      transpose_elements(staged_out, kShortLine, out + first * n, n, count, n);
+      transpose_elements<kShortLineBlock>(staged_out, kShortLine, out + first * n, n, count, n);
     }
   });
 }

@@ -81,11 +81,10 @@ inline __attribute__((always_inline)) void exchange_all(Row* rows, std::integer_
 // index, detail::ExchangeMasks) and B vector stores. U is an unsigned
 // integer type: the copy moves bits. Always inlined, so that it runs on the
 // ISA of the clone that calls it (Note [ISA clones]).
-template <class U>
+template <class U, int kSide>
 inline __attribute__((always_inline)) void transpose_block(const U* from, int64_t src_stride, U* to,
                                                            int64_t dst_stride) {
   static_assert(std::is_unsigned_v<U>);
-  constexpr int kSide = kTransposeBlock<U>;
   constexpr int kBits = kSide == 16 ? 4 : kSide == 8 ? 3 : kSide == 4 ? 2 : 1;
   static_assert((1 << kBits) == kSide);
   typedef U Row __attribute__((vector_size(kSide * sizeof(U))));
@@ -96,34 +95,35 @@ inline __attribute__((always_inline)) void transpose_block(const U* from, int64_
 }
 
 // dst[r * dst_stride + c] = src[c * src_stride + r] for r < rows, c < cols
-// (strides in elements).
-template <class U>
+// (strides in elements), in blocks of side kSide.
+template <class U, int kSide = kTransposeBlock<U>>
 EMBER_CPU_ISA_CLONES void transpose_tile(const U* src, int64_t src_stride, U* dst, int64_t dst_stride, int64_t rows,
                                          int64_t cols) {
-  constexpr int64_t kSide = kTransposeBlock<U>;
   for (int64_t c0 = 0; c0 < cols; c0 += kSide) {
     for (int64_t r0 = 0; r0 < rows; r0 += kSide) {
       const U* from = src + c0 * src_stride + r0;
       U* to = dst + r0 * dst_stride + c0;
       if (r0 + kSide <= rows && c0 + kSide <= cols) {
-        transpose_block(from, src_stride, to, dst_stride);
+        transpose_block<U, kSide>(from, src_stride, to, dst_stride);
       } else {
-        for (int64_t r = 0; r < std::min(kSide, rows - r0); ++r) {
-          for (int64_t c = 0; c < std::min(kSide, cols - c0); ++c) to[r * dst_stride + c] = from[c * src_stride + r];
+        for (int64_t r = 0; r < std::min<int64_t>(kSide, rows - r0); ++r) {
+          for (int64_t c = 0; c < std::min<int64_t>(kSide, cols - c0); ++c) to[r * dst_stride + c] = from[c * src_stride + r];
         }
       }
     }
   }
 }
 
-// transpose_tile for elements of any type, moved as bits.
-template <class T>
+// transpose_tile for elements of any type, moved as bits, in blocks of at
+// most kSide a side.
+template <int kSide, class T>
 void transpose_elements(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t rows, int64_t cols) {
   using Bits = std::conditional_t<
       sizeof(T) == 1, uint8_t,
       std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
   static_assert(sizeof(Bits) == sizeof(T));
-  transpose_tile(reinterpret_cast<const Bits*>(src), src_stride, reinterpret_cast<Bits*>(dst), dst_stride, rows, cols);
+  transpose_tile<Bits, std::min<int>(kSide, kTransposeBlock<Bits>)>(
+      reinterpret_cast<const Bits*>(src), src_stride, reinterpret_cast<Bits*>(dst), dst_stride, rows, cols);
 }
 
 }  // namespace ember::cpu
