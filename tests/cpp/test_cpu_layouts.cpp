@@ -151,6 +151,51 @@ TEST(CpuLayouts, ShortRowMaximumPropagatesNaN) {
   }
 }
 
+// argmax and argmin of contiguous rows run in lanes (arg_extremum_run):
+// still the first extreme, the first NaN, for rows shorter than the lanes,
+// rows ending inside a group, extremes among the last elements, ties across
+// lanes, infinities and integers.
+TEST(CpuLayouts, ArgExtremaOfRowsTakeTheFirst) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const int64_t n : {1, 5, 63, 64, 65, 130, 1000}) {
+    SCOPED_TRACE("rows of " + std::to_string(n));
+    std::vector<std::vector<float>> rows;
+    std::vector<float> plain(n), ties(n, 3.0f), late(n), infinite(n, -inf), with_nan(n);
+    for (int64_t i = 0; i < n; ++i) {
+      plain[i] = std::sin(static_cast<float>(i) * 1.7f);
+      late[i] = static_cast<float>(i % 7);
+      with_nan[i] = static_cast<float>(i);
+    }
+    late[n - 1] = 100.0f;
+    with_nan[n / 2] = nan;
+    with_nan[n - 1] = nan;
+    rows = {plain, ties, late, infinite, with_nan};
+    std::vector<float> flat;
+    for (const auto& row : rows) flat.insert(flat.end(), row.begin(), row.end());
+    const Tensor x = ember::tensor<float>(flat, {static_cast<int64_t>(rows.size()), n});
+    const std::vector<int64_t> maxima = ember::argmax(x, 1).tolist<int64_t>();
+    const std::vector<int64_t> minima = ember::argmin(x, 1).tolist<int64_t>();
+    // The finite rows as integers, with ties of their own after rounding.
+    const Tensor integers = ember::round(x.slice(0, 0, 3) * 10).to(DType::Int32);
+    const std::vector<int64_t> integer_maxima = ember::argmax(integers, 1).tolist<int64_t>();
+    const std::vector<double> integer_values = integers.tolist<double>();
+    const auto first = [n](const auto* row, bool max) {
+      int64_t best = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        if (std::isnan(row[best])) break;
+        if (std::isnan(row[i]) || (max ? row[i] > row[best] : row[i] < row[best])) best = i;
+      }
+      return best;
+    };
+    for (size_t r = 0; r < rows.size(); ++r) {
+      EXPECT_EQ(maxima[r], first(rows[r].data(), true)) << "argmax of row " << r;
+      EXPECT_EQ(minima[r], first(rows[r].data(), false)) << "argmin of row " << r;
+      if (r < 3) EXPECT_EQ(integer_maxima[r], first(integer_values.data() + r * n, true)) << "int32 row " << r;
+    }
+  }
+}
+
 // Philox4x32-10 as ops.md "Random numbers" specifies it: the words r0, r1
 // for counter c under `seed`.
 std::pair<uint32_t, uint32_t> philox(uint64_t seed, uint64_t c) {

@@ -415,6 +415,49 @@ struct Candidate {
   int64_t index;
 };
 
+// Index of the first extreme of n contiguous values (the first NaN, if
+// any): kArgLanes candidates, lane j taking elements j, j + kArgLanes, ...
+// with strict comparisons, so that it keeps its own first extreme and the
+// loop is vector selects; then the best candidate, the lowest index among
+// equals, and the elements after the last whole group, whose indices are
+// higher than every candidate's.
+constexpr int64_t kArgLanes = 64;
+
+template <bool kMax, class T>
+EMBER_CPU_ISA_CLONES int64_t arg_extremum_run(const T* p, int64_t n) {
+  using V = sdk::Compute<T>;
+  const int64_t whole = n < kArgLanes ? 0 : n / kArgLanes * kArgLanes;
+  Candidate<T> winner{sdk::to_compute(p[0]), 0};
+  if (whole > 0) {
+    V best[kArgLanes];
+    int64_t index[kArgLanes];
+    for (int64_t j = 0; j < kArgLanes; ++j) {
+      best[j] = sdk::to_compute(p[j]);
+      index[j] = j;
+    }
+    for (int64_t i = kArgLanes; i < whole; i += kArgLanes) {
+      for (int64_t j = 0; j < kArgLanes; ++j) {
+        const V v = sdk::to_compute(p[i + j]);
+        const bool better = (best[j] == best[j]) & ((v != v) | (kMax ? v > best[j] : v < best[j]));
+        best[j] = better ? v : best[j];
+        index[j] = better ? i + j : index[j];
+      }
+    }
+    winner = {best[0], index[0]};
+    for (int64_t j = 1; j < kArgLanes; ++j) {
+      if (is_better<kMax>(best[j], winner.value) ||
+          (!is_better<kMax>(winner.value, best[j]) && index[j] < winner.index)) {
+        winner = {best[j], index[j]};
+      }
+    }
+  }
+  for (int64_t i = std::max<int64_t>(whole, 1); i < n; ++i) {
+    const V v = sdk::to_compute(p[i]);
+    if (is_better<kMax>(v, winner.value)) winner = {v, i};
+  }
+  return winner.index;
+}
+
 template <bool kMax, class T>
 int64_t arg_extremum_flat(const DLTensor& x) {
   const sdk::StridedLoop loop{&x};
@@ -469,6 +512,10 @@ void arg_extremum_kernel(const ember_kernel_call& call) {
   parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
     g.kept.for_each(0, begin, end, [&](int64_t x_offset, int64_t out_offset) {
       const T* p = x_data + x_offset;
+      if (stride == 1) {
+        out_data[out_offset] = arg_extremum_run<kMax>(p, n);
+        return;
+      }
       Candidate<T> best{sdk::to_compute(p[0]), 0};
       for (int64_t i = 1; i < n; ++i) {
         const auto v = sdk::to_compute(p[i * stride]);
