@@ -11,10 +11,10 @@ namespace ember::cpu {
 namespace {
 
 // A plain memcpy costs about 0.015 ns a byte, a conversion about 0.3 ns an
-// element, a transposing copy about 0.27 ns (Note [Grain sizes]).
+// element, a transposing copy about 0.13 ns (Note [Grain sizes]).
 constexpr int64_t kMemcpyGrain = grain_for(0.015);
 constexpr int64_t kConvertGrain = grain_for(0.3);
-constexpr int64_t kTransposeGrain = grain_for(0.27);
+constexpr int64_t kTransposeGrain = grain_for(0.13);
 
 template <class Src, class Dst>
 void convert(const DLTensor& src, const DLTensor& dst) {

@@ -68,7 +68,7 @@ constexpr double k2Pow53 = 1.0 / 9007199254740992.0;
 
 template <class T>
 struct Uniform {
-  static constexpr double kNsPerElement = 2.2;
+  static constexpr double kNsPerElement = 1.4;
   double low;
   double high;
   T operator()(uint32_t r0, uint32_t r1) const {
@@ -86,7 +86,7 @@ struct Uniform {
 
 template <class T>
 struct Normal {
-  static constexpr double kNsPerElement = 4;
+  static constexpr double kNsPerElement = 2.8;
   double mean;
   double std;
   T operator()(uint32_t r0, uint32_t r1) const {

@@ -164,12 +164,12 @@ Geometry split_dims(const DLTensor& x, const DLTensor& out, const bool* is_reduc
 // ---------------------------------------------------------------------------
 
 // A summed element costs about 0.03 ns, one of a short row (transposed
-// first) about 0.3 ns, an argmax candidate about 0.75 ns (Note [Grain
+// first) about 0.12 ns, an argmax candidate about 0.27 ns (Note [Grain
 // sizes]). kReduceGrain also sets how many partial results a single-output
 // reduction combines, so it must not depend on the machine.
 constexpr int64_t kReduceGrain = grain_for(0.03);
-constexpr int64_t kShortRowGrain = grain_for(0.3);
-constexpr int64_t kArgExtremumGrain = grain_for(0.75);
+constexpr int64_t kShortRowGrain = grain_for(0.12);
+constexpr int64_t kArgExtremumGrain = grain_for(0.27);
 
 // How many partial results a single-output reduction combines: set by the
 // size alone, so the result is the same for every thread count.
