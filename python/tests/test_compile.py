@@ -175,6 +175,12 @@ def test_compiled_module_keeps_parameters_state_dict_modes_and_hooks():
     assert any("training flag" in r for r in compiled.forward.recompile_reasons)
 
 
+def test_common_subexpressions_are_computed_once():
+    with ember.no_grad():
+        plan = _plan(lambda x: (x - x.mean()) / x.std(), ember.randn(8, 8))
+    assert [n["op"] for n in plan.graph["nodes"]].count("mean") == 1
+
+
 def test_list_backends_and_unknown_backend():
     assert "ember" in compiler.list_backends()
     with pytest.raises(ValueError, match="unknown backend"):
@@ -193,6 +199,7 @@ def _plan(fn, *args):
     ("softmax", lambda x: ember.softmax(x, -1), 1),
     ("log_softmax", lambda x: ember.log_softmax(x, -1), 1),
     ("layer_norm", lambda x: F.layer_norm(x, (32,)), 1),
+    ("normalize", lambda x: (x - x.mean()) / x.std(), 1),
 ])
 def test_fusion_forms_few_kernels_without_intermediates(name, fn, kernels):
     x = ember.randn(16, 32)
