@@ -10,7 +10,7 @@ from .._C import Tensor
 from . import _config
 from ._graph import GraphModule
 from ._guards import CallGuard
-from ._pytree import flatten, unflatten
+from ._pytree import flatten, flatten_call, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,7 +98,7 @@ class CompiledFunction:
         stance = _config.stance()
         if stance == "force_eager" or _config.disabled():
             return self.fn(*args, **kwargs)
-        leaves, spec = flatten((args, kwargs))
+        leaves, spec = flatten_call(args, kwargs)
         modes = self._module_modes()
         first_failure = None
         for variant in self.variants:
@@ -223,6 +223,8 @@ def _as_list_runner(compiled):
 
 
 def _rebuild(out_spec, positions, real, passthrough):
+    if out_spec is None and positions:
+        return real[0]
     leaves = list(passthrough)
     for position, tensor in zip(positions, real):
         leaves[position] = tensor
