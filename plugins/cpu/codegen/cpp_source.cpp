@@ -3,6 +3,7 @@
 #include <ember/sdk/dtypes.hpp>
 #include <ember/sdk/status.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -48,12 +49,15 @@ constexpr int64_t kTaskWork = 16384;
 constexpr int64_t kSplitBelowPoints = 64;
 constexpr int64_t kReduceGrain = 32768;
 constexpr int64_t kMostPartials = 64;
+constexpr int64_t kColumnRows = 128;
+constexpr size_t kColumnBytes = 16384;
+constexpr int64_t kMostColumnBlock = 2048;
 
 class Code {
  public:
   void line(const std::string& text) { text_ += std::string(2 * depth_, ' ') + text + "\n"; }
   void open(const std::string& head) {
-    line(head + " {");
+    line(head.empty() ? "{" : head + " {");
     ++depth_;
   }
   void close(const std::string& tail = "}") {
@@ -123,6 +127,7 @@ class Generator {
       pointwise_ = pointwise_ && inner_[l].extents.empty();
     }
     outer_ = simplify_space(kernel.outer, outer_strides);
+    choose_schedule();
   }
 
   CppSource generate() {
@@ -156,6 +161,7 @@ class Generator {
     for (const std::string& function : req_.math_functions) {
       text += math_declaration(function) + (simd_functions_.count(function) ? " EK_SIMD" : "") + ";\n";
     }
+    if (column_) text += "int omp_get_max_threads(void);\n";
     text += "}\n";
     text +=
         "static constexpr unsigned ek_fault_integer_division_by_zero = " + std::to_string(kFaultIntegerDivisionByZero) +
@@ -270,11 +276,19 @@ class Generator {
     c.close();
   }
 
-  std::string operand_name(const Instruction& ins, size_t a) const { return value_name(ins.args[a]); }
+  // An operand's expression: its local value, or in a column block (Note
+  // [Column blocks]) the current point's entry of an earlier loop's value.
+  std::string operand_name(const Instruction& ins, size_t a, int l) const {
+    const ValueRef ref = ins.args[a];
+    if (column_ && ref.loop != l) return "ek_xs_" + value_name(ref) + "[ek_p]";
+    return value_name(ref);
+  }
 
   // The instructions of loop `l` for one element; `index(ref)` is the
-  // element index of an access, `lane` the reduce lane ("" outside lanes).
-  void emit_element(Code& c, int l, const std::function<std::string(ValueRef)>& index, const std::string& lane) {
+  // element index of an access, and a reduce accumulates into entry `lane`
+  // of array `accumulators` + its name ("" lane: a loop without extents).
+  void emit_element(Code& c, int l, const std::function<std::string(ValueRef)>& index, const std::string& lane,
+                    const std::string& accumulators) {
     const Loop& loop = kernel_.loops[l];
     for (size_t i = 0; i < loop.body.size(); ++i) {
       const ValueRef ref{l, static_cast<int>(i)};
@@ -288,28 +302,29 @@ class Generator {
                  load_expression(ins.dtype, buffer + "[" + index(ref) + "]", req_) + ";");
           break;
         case Op::store:
-          c.line(buffer + "[" + index(ref) + "] = " + store_expression(ins.dtype, operand_name(ins, 0), req_) + ";");
+          c.line(buffer + "[" + index(ref) + "] = " + store_expression(ins.dtype, operand_name(ins, 0, l), req_) + ";");
           break;
         case Op::reduce:
           if (lane.empty()) {
             // extents [] (or all 1): the reduce of one element
-            std::string value =
-                reduce_combine(ins.kind, ins.dtype, reduce_identity(ins.kind, ins.dtype), operand_name(ins, 0), req_);
+            std::string value = reduce_combine(ins.kind, ins.dtype, reduce_identity(ins.kind, ins.dtype),
+                                               operand_name(ins, 0, l), req_);
             if (is_reduced_float(ins.dtype)) value = round_to_dtype(ins.dtype, value, req_);
             c.line("const " + type + " " + name + " = " + value + ";");
           } else {
-            const std::string acc = "ek_lanes_" + name + "[" + lane + "]";
-            c.line(acc + " = " + reduce_combine(ins.kind, ins.dtype, acc, operand_name(ins, 0), req_) + ";");
+            const std::string acc = accumulators + name + "[" + lane + "]";
+            c.line(acc + " = " + reduce_combine(ins.kind, ins.dtype, acc, operand_name(ins, 0, l), req_) + ";");
           }
           break;
         default: {
           std::vector<std::string> args;
-          for (size_t a = 0; a < ins.args.size(); ++a) args.push_back(operand_name(ins, a));
+          for (size_t a = 0; a < ins.args.size(); ++a) args.push_back(operand_name(ins, a, l));
           const bool own_dtype = ins.args.empty() || ins.op == Op::where;
           const ember_dtype operand = own_dtype ? ins.dtype : kernel_.at(ins.args[0]).dtype;
           c.line("const " + type + " " + name + " = " + op_expression(ins, operand, args, "fault", req_) + ";");
         }
       }
+      if (column_ && lane.empty() && crosses_.count(key(ref)) != 0) c.line("ek_xs_" + name + "[ek_p] = " + name + ";");
     }
   }
 
@@ -373,7 +388,7 @@ class Generator {
     emit_walk(c, prefix, space, in, out, "ek_from", "ek_to", [&](const std::string& n) {
       if (reduces.empty()) {
         c.open("for (int64_t " + j + " = 0; " + j + " < " + n + "; ++" + j + ")");
-        emit_element(c, l, index_at(j), "");
+        emit_element(c, l, index_at(j), "", "");
         c.close();
         return;
       }
@@ -384,11 +399,11 @@ class Generator {
       c.open("for (; " + j + " + " + lanes + " <= ek_end; " + j + " += " + lanes + ")");
       c.open("for (int ek_l = 0; ek_l < " + lanes + "; ++ek_l)");
       c.line("const int64_t ek_jj = " + j + " + ek_l;");
-      emit_element(c, l, index_at("ek_jj"), "ek_l");
+      emit_element(c, l, index_at("ek_jj"), "ek_l", "ek_lanes_");
       c.close();
       c.close();
       c.open("for (int ek_l = 0; " + j + " < ek_end; ++" + j + ", ++ek_l)");
-      emit_element(c, l, index_at(j), "ek_l");
+      emit_element(c, l, index_at(j), "ek_l", "ek_lanes_");
       c.close();
       c.open("if (ek_filled == " + std::to_string(kPairwiseBlock) + ")");
       c.line(flush + "ek_filled = 0;");
@@ -423,6 +438,136 @@ class Generator {
     c.close();
   }
 
+  // Note [Column blocks]: when a kernel's loops read along the innermost
+  // outer dimension (x.sum(0) of a row-major matrix: outer stride 1, loop
+  // stride a row), walking one outer point at a time would gather. The
+  // kernel then runs a block of neighbouring outer points together: each
+  // loop walks its extents once, and at each element the innermost loop
+  // runs over the block's points, so it loads contiguously and vectorises.
+  // A reduce keeps one accumulator per point, summed in order over blocks
+  // of kColumnRows elements (blocked summation bounds a long column's
+  // rounding error); values later loops use are kept per point. Every
+  // point's result depends on the extents alone.
+  void choose_schedule() {
+    for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+      for (const Instruction& ins : kernel_.loops[l].body) {
+        for (ValueRef arg : ins.args) {
+          if (arg.loop != static_cast<int>(l)) crosses_.insert(key(arg));
+        }
+      }
+    }
+    if (pointwise_ || outer_.extents.empty()) return;
+    int along_loop = 0, along_outer = 0;
+    for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+      if (inner_[l].extents.empty()) continue;
+      for (ValueRef ref : loop_accesses_[l]) {
+        if (inner_[l].strides[inner_index(ref)].back() == "1LL") {
+          ++along_loop;
+        } else if (outer_.strides[access_index(ref)].back() == "1LL") {
+          ++along_outer;
+        }
+      }
+    }
+    column_ = along_outer > along_loop;
+    // Accumulators and kept values of a block stay in the L1 cache.
+    size_t bytes = 1;
+    for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+      for (ValueRef r : reduces_of(static_cast<int>(l))) bytes += 2 * sdk::element_size(kernel_.at(r).dtype);
+    }
+    for (int64_t k : crosses_) {
+      bytes +=
+          sdk::element_size(kernel_.at(ValueRef{static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffff)}).dtype);
+    }
+    column_block_ = std::clamp<int64_t>(static_cast<int64_t>(kColumnBytes / bytes) / 16 * 16, 16, kMostColumnBlock);
+  }
+
+  std::string point_stride(ValueRef ref) const {
+    const std::vector<std::string>& strides = outer_.strides[access_index(ref)];
+    return strides.empty() ? "0LL" : strides.back();
+  }
+
+  // The blocks of a run of `n` outer points (Note [Column blocks]).
+  void emit_column_blocks(Code& c, const std::string& n, const std::vector<ValueRef>& all) {
+    const std::string block = std::to_string(column_block_);
+    c.open("for (int64_t ek_j0 = 0; ek_j0 < " + n + "; ek_j0 += " + block + ")");
+    c.line("const int64_t ek_nb = ek_min(" + block + ", " + n + " - ek_j0);");
+    for (ValueRef ref : all) {
+      c.line("const int64_t pb_" + value_name(ref) + " = " +
+             index_code("ob_" + value_name(ref), point_stride(ref), "ek_j0") + ";");
+    }
+    for (int64_t k : crosses_) {
+      const ValueRef ref{static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffff)};
+      c.line(std::string(compute_type(kernel_.at(ref).dtype)) + " ek_xs_" + value_name(ref) + "[" + block + "];");
+    }
+    for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+      const int loop = static_cast<int>(l);
+      if (!inner_[l].extents.empty()) {
+        emit_column_loop(c, loop);
+        continue;
+      }
+      c.open("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p)");
+      emit_element(
+          c, loop, [&](ValueRef ref) { return index_code("pb_" + value_name(ref), point_stride(ref), "ek_p"); }, "",
+          "");
+      c.close();
+    }
+    c.close();
+  }
+
+  void emit_column_loop(Code& c, int l) {
+    const std::string prefix = "l" + std::to_string(l) + "_";
+    const IterationSpace& space = inner_[l];
+    const std::vector<ValueRef> reduces = reduces_of(l);
+    const std::string block = std::to_string(column_block_);
+    c.open("");
+    std::string flush;
+    for (ValueRef r : reduces) {
+      const Instruction& ins = kernel_.at(r);
+      const std::string type = compute_type(ins.dtype);
+      const std::string n = value_name(r);
+      const std::string identity = reduce_identity(ins.kind, ins.dtype);
+      c.line(type + " ek_total_" + n + "[" + block + "], ek_block_" + n + "[" + block + "];");
+      c.line("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) ek_total_" + n + "[ek_p] = ek_block_" + n +
+             "[ek_p] = " + identity + ";");
+      flush += "for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) { ek_total_" + n + "[ek_p] = " +
+               reduce_combine(ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_) +
+               "; ek_block_" + n + "[ek_p] = " + identity + "; } ";
+    }
+    if (!reduces.empty()) c.line("int64_t ek_rows = 0;");
+    std::vector<std::string> in, out;
+    for (ValueRef ref : loop_accesses_[l]) {
+      in.push_back("pb_" + value_name(ref));
+      out.push_back(prefix + "b_" + value_name(ref));
+    }
+    const std::string j = prefix + "j";
+    emit_walk(c, prefix, space, in, out, "0", prefix + "points", [&](const std::string& n) {
+      c.open("for (int64_t " + j + " = 0; " + j + " < " + n + "; ++" + j + ")");
+      c.open("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p)");
+      emit_element(
+          c, l,
+          [&](ValueRef ref) {
+            const std::string row =
+                index_code(prefix + "b_" + value_name(ref), space.strides[inner_index(ref)].back(), j);
+            return index_code(row, point_stride(ref), "ek_p");
+          },
+          "ek_p", "ek_block_");
+      c.close();
+      if (!reduces.empty())
+        c.line("if (++ek_rows == " + std::to_string(kColumnRows) + ") { " + flush + "ek_rows = 0; }");
+      c.close();
+    });
+    for (ValueRef r : reduces) {
+      if (crosses_.count(key(r)) == 0) continue;
+      const Instruction& ins = kernel_.at(r);
+      const std::string n = value_name(r);
+      std::string result =
+          reduce_combine(ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_);
+      if (is_reduced_float(ins.dtype)) result = round_to_dtype(ins.dtype, result, req_);
+      c.line("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) ek_xs_" + n + "[ek_p] = " + result + ";");
+    }
+    c.close();
+  }
+
   // ek_points: outer points [ek_lo, ek_hi), each running every loop.
   void emit_points_function(Code& c) {
     c.open("static unsigned ek_points(" + buffer_parameters() +
@@ -438,6 +583,13 @@ class Generator {
       in.push_back(term_code(kernel_.at(ref).offset));
       out.push_back("ob_" + value_name(ref));
     }
+    if (column_) {
+      emit_walk(c, "o_", outer_, in, out, "ek_lo", "ek_hi",
+                [&](const std::string& n) { emit_column_blocks(c, n, all); });
+      c.line("return fault;");
+      c.close();
+      return;
+    }
     const std::string j = "o_j";
     emit_walk(c, "o_", outer_, in, out, "ek_lo", "ek_hi", [&](const std::string& n) {
       c.open("for (int64_t " + j + " = 0; " + j + " < " + n + "; ++" + j + ")");
@@ -446,14 +598,14 @@ class Generator {
         return index_code("ob_" + value_name(ref), strides.empty() ? "0LL" : strides.back(), j);
       };
       if (pointwise_) {
-        for (size_t l = 0; l < kernel_.loops.size(); ++l) emit_element(c, static_cast<int>(l), point_index, "");
+        for (size_t l = 0; l < kernel_.loops.size(); ++l) emit_element(c, static_cast<int>(l), point_index, "", "");
       } else {
         for (ValueRef ref : all) c.line("const int64_t pb_" + value_name(ref) + " = " + point_index(ref) + ";");
         for (size_t l = 0; l < kernel_.loops.size(); ++l) {
           const int loop = static_cast<int>(l);
           if (inner_[l].extents.empty()) {
             emit_element(
-                c, loop, [](ValueRef ref) { return "pb_" + value_name(ref); }, "");
+                c, loop, [](ValueRef ref) { return "pb_" + value_name(ref); }, "", "");
           } else {
             emit_inner_loop(c, loop);
           }
@@ -487,10 +639,18 @@ class Generator {
       longest = "(" + points + " > " + longest + " ? " + points + " : " + longest + ")";
     }
     c.line("const int64_t ek_point_work = " + point_work + ";");
-    c.line("const bool ek_split = o_points < " + std::to_string(kSplitBelowPoints) + " && " + longest +
-           " >= " + std::to_string(2 * kReduceGrain) + ";");
-    c.line("const int64_t ek_per_task = ek_point_work >= " + std::to_string(kTaskWork) +
-           " ? 1 : " + std::to_string(kTaskWork) + " / ek_point_work;");
+    if (column_) {
+      // Blocks of a few per thread: the results do not depend on the split.
+      const std::string block = std::to_string(column_block_);
+      c.line("const bool ek_split = false;");
+      c.line("const int64_t ek_share = (o_points + 4 * omp_get_max_threads() - 1) / (4 * omp_get_max_threads());");
+      c.line("const int64_t ek_per_task = ek_share >= " + block + " ? " + block + " : (ek_share + 15) / 16 * 16;");
+    } else {
+      c.line("const bool ek_split = o_points < " + std::to_string(kSplitBelowPoints) + " && " + longest +
+             " >= " + std::to_string(2 * kReduceGrain) + ";");
+      c.line("const int64_t ek_per_task = ek_point_work >= " + std::to_string(kTaskWork) +
+             " ? 1 : " + std::to_string(kTaskWork) + " / ek_point_work;");
+    }
     c.line("const int64_t ek_tasks = (o_points + ek_per_task - 1) / ek_per_task;");
     c.line("unsigned fault = 0;");
     c.open("if (!ek_split && ek_tasks > 1 && o_points * ek_point_work >= " + std::to_string(kParallelWork) + ")");
@@ -513,6 +673,9 @@ class Generator {
   std::vector<std::vector<ValueRef>> loop_accesses_;  // per loop, its loads and stores
   std::map<int64_t, int> access_of_;                  // key(ref) -> position in the outer space
   bool pointwise_ = true;
+  bool column_ = false;        // Note [Column blocks]
+  int64_t column_block_ = 0;   // outer points per block
+  std::set<int64_t> crosses_;  // key(ref) of values later loops use
 };
 
 }  // namespace
