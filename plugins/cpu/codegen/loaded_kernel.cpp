@@ -81,23 +81,12 @@ void* open_from_memory(std::string_view bytes) {
   return library;
 }
 
-// Note [OpenMP runtime stays loaded]: a kernel's OpenMP team outlives the
-// kernel, and libgomp (like LLVM's libomp) is not marked NODELETE, so the
-// last kernel's dlclose would unmap the runtime under its idle threads. The
-// first kernel that brings a runtime in pins it for the process's life.
-void pin_openmp_runtime() {
-  for (const char* runtime : {"libgomp.so.1", "libomp.so", "libomp.so.5"}) {
-    if (void* handle = dlopen(runtime, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) dlclose(handle);
-  }
-}
-
 }  // namespace
 
 LoadedKernel::LoadedKernel(const void* blob, size_t size) {
   const BlobContents contents = read_blob(blob, size);
   kernel_ = parse_ekir(contents.ir);
   library_ = open_from_memory(contents.shared_object);
-  pin_openmp_runtime();
   entry_ = reinterpret_cast<KernelEntry>(dlsym(library_, contents.symbol.c_str()));
   if (entry_ == nullptr) {
     dlclose(library_);

@@ -169,8 +169,9 @@ class FakeCompilers : public ::testing::Test {
   // A compiler that answers --version and -E, and runs `on_compile` else.
   std::string script(const std::string& name, const std::string& on_compile) {
     const std::string path = folder_ + "/" + name;
-    std::ofstream(path) << "#!/bin/sh\ncase \"$*\" in\n  *--version*) echo \"fake-cxx 1.0\" ;;\n  *-E*) ;;\n  *) "
-                        << on_compile << " ;;\nesac\n";
+    std::ofstream(path) << "#!/bin/sh\nfor arg in \"$@\"; do\n  case \"$arg\" in\n"
+                        << "    --version) echo \"fake-cxx 1.0\"; exit 0 ;;\n    -E) exit 0 ;;\n  esac\ndone\n"
+                        << on_compile << "\n";
     chmod(path.c_str(), 0700);
     return path;
   }
