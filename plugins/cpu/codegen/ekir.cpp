@@ -253,21 +253,14 @@ struct Definition {
   bool visible_later = false;  // set once its loop is over (kernel-ir.md "Loops and scopes")
 };
 
-// "instruction 3 (loop 0, op 'sin')"; by position where it has no id.
-std::string describe_instruction(std::optional<int64_t> id, int loop, int index, const std::string& op) {
-  std::string text = id ? "instruction " + std::to_string(*id) : "instruction at position " + std::to_string(index);
-  text += " (loop " + std::to_string(loop);
-  if (!op.empty()) text += ", op '" + op + "'";
-  return text + ")";
-}
-
 class Parser {
  public:
   Kernel parse(const json& doc) {
     if (!doc.is_object()) invalid("document", "must be a JSON object, not " + describe(doc));
     const std::string& version = string_field(doc, "ekir", "document");
-    if (version != "1.0")
+    if (version != "1.0") {
       invalid("document", "field 'ekir': version '" + version + "' is not one this generator reads (1.0)");
+    }
     kernel_.name = string_field(doc, "name", "document");
     kernel_.params = integer_field(doc, "params", "document");
     if (kernel_.params < 0) invalid("document", "field 'params' is negative");
@@ -486,6 +479,13 @@ class Parser {
 };
 
 }  // namespace
+
+std::string describe_instruction(std::optional<int64_t> id, int loop, int index, const std::string& op) {
+  std::string text = id ? "instruction " + std::to_string(*id) : "instruction at position " + std::to_string(index);
+  text += " (loop " + std::to_string(loop);
+  if (!op.empty()) text += ", op '" + op + "'";
+  return text + ")";
+}
 
 Kernel parse_ekir(std::string_view text) {
   json doc;

@@ -130,6 +130,10 @@ struct Kernel {
 // sdk::Error(INVALID_ARGUMENT) naming the instruction and the field.
 Kernel parse_ekir(std::string_view text);
 
+// "instruction 3 (loop 0, op 'sin')", or by position where it has no id
+// (and without the op where it is not known yet), for messages.
+std::string describe_instruction(std::optional<int64_t> id, int loop, int index, const std::string& op);
+
 // The spec's names, for messages and the capabilities.
 const char* op_name(Op op);
 const char* reduce_kind_name(ReduceKind kind);

@@ -151,8 +151,7 @@ class Checker {
   void check_access(const Instruction& ins, size_t loop, size_t index, const std::vector<int64_t>& outer,
                     const std::vector<int64_t>& inner) const {
     const std::string who =
-        (ins.id ? "instruction " + std::to_string(*ins.id) : "instruction at position " + std::to_string(index)) +
-        " (loop " + std::to_string(loop) + ", " + op_name(ins.op) + ")";
+        describe_instruction(ins.id, static_cast<int>(loop), static_cast<int>(index), op_name(ins.op));
     Wide low = value_of(ins.offset);
     Wide high = low;
     for (size_t d = 0; d < ins.strides.size(); ++d) {

@@ -20,6 +20,15 @@ struct Requirements {
   std::set<std::string> math_functions;
 };
 
+// The C math functions kernels call, by their double names ("sin"; the
+// float one is "sinf"), with their number of arguments.
+struct MathFunction {
+  const char* name;
+  int arity;
+};
+inline constexpr MathFunction kMathFunctions[] = {{"exp", 1}, {"log", 1}, {"log1p", 1}, {"expm1", 1}, {"sin", 1},
+                                                  {"cos", 1}, {"tan", 1}, {"tanh", 1},  {"erf", 1},   {"pow", 2}};
+
 // Fault bits a kernel returns (Note [Kernel faults] in cpp_source.cpp).
 inline constexpr unsigned kFaultIntegerDivisionByZero = 1u;
 inline constexpr unsigned kFaultNegativeIntegerPower = 2u;

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "embedded_sources.h"
+#include "scalar_code.h"
 
 extern char** environ;
 
@@ -202,10 +203,10 @@ std::set<std::string> libmvec_functions() {
 #if defined(__x86_64__) && defined(__GLIBC__)
   void* library = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (library == nullptr) return functions;
-  for (const char* base : {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "erf", "pow"}) {
-    const std::string arguments = std::string(base) == "pow" ? "vv" : "v";
+  for (const MathFunction& math : kMathFunctions) {
+    const std::string arguments = math.arity == 2 ? "vv" : "v";
     for (const bool single : {true, false}) {
-      const std::string name = std::string(base) + (single ? "f" : "");
+      const std::string name = std::string(math.name) + (single ? "f" : "");
       const char* variants[] = {single ? "bN4" : "bN2", single ? "cN8" : "cN4", single ? "dN8" : "dN4",
                                 single ? "eN16" : "eN8"};
       bool all = true;

@@ -147,7 +147,7 @@ TEST(CpuCodegenBadInput, LaunchesThatDoNotMatchTheKernelAreRefused) {
       {"one buffer", {&x.tensor()}, {}, "has 2 buffers, the launch 1"},
       {"a parameter too many", {&x.tensor(), &out.tensor()}, {3}, "has 0 parameters, the launch 1"},
       {"wrong dtype", {&ints.tensor(), &out.tensor()}, {}, "buffer 0 must be float32"},
-      {"too small", {&small.tensor(), &out.tensor()}, {}, "instruction 0 (loop 0, load) reaches elements [0, 31]"},
+      {"too small", {&small.tensor(), &out.tensor()}, {}, "instruction 0 (loop 0, op 'load') reaches elements [0, 31]"},
   };
   for (const BadLaunch& bad : cases) {
     const StatusCopy status = kernel->launch(bad.buffers, bad.params);
