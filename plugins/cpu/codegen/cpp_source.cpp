@@ -547,8 +547,9 @@ class Generator {
           },
           "ek_p", "ek_block_");
       c.close();
-      if (!reduces.empty())
+      if (!reduces.empty()) {
         c.line("if (++ek_rows == " + std::to_string(kColumnRows) + ") { " + flush + "ek_rows = 0; }");
+      }
       c.close();
     });
     for (ValueRef r : reduces) {

@@ -370,8 +370,9 @@ class Parser {
       const std::optional<int64_t> id = as_int64(args[a]);
       if (!id) invalid(where, field + " must be an id, not " + describe(args[a]));
       auto it = definitions_.find(*id);
-      if (it == definitions_.end())
+      if (it == definitions_.end()) {
         invalid(where, field + ": value " + std::to_string(*id) + " is not defined before it");
+      }
       const Definition& d = it->second;
       const bool same_loop = d.ref.loop == loop;
       const Op source = kernel_.at(d.ref).op;

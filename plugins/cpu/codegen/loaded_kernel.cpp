@@ -57,8 +57,9 @@ void* open_from_memory(std::string_view bytes) {
   for (size_t written = 0; written < bytes.size();) {
     const ssize_t n = write(file.get(), bytes.data() + written, bytes.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
+    if (n <= 0) {
       sdk::fail(EMBER_STATUS_INTERNAL, std::string("cpu_codegen: cannot write a kernel: ") + std::strerror(errno));
+    }
     written += static_cast<size_t>(n);
   }
   std::vector<std::unique_ptr<Descriptor>> taken;
