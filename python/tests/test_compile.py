@@ -266,3 +266,72 @@ def test_cache_directory_is_created_private(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         ember._C._cache_reset()
+
+
+_PROGRAM = """
+import json, ember
+f = ember.compile(lambda x: ember.sin(ember.cos(x)) * 2 + 1)
+with ember.no_grad():
+    y = f(ember.arange(64.0))
+print(json.dumps({"stats": ember._C._codegen_stats(), "value": y[5].item()}))
+"""
+
+
+def _run_program(cache_dir):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CACHE_DIR=str(cache_dir))
+    result = subprocess.run([sys.executable, "-c", _PROGRAM], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+needs_generator = pytest.mark.skipif(not ember._C._codegen_available("cpu")[0],
+                                     reason="the CPU code generator (cpu_codegen) is not loaded: "
+                                            + ember._C._codegen_available("cpu")[1])
+
+
+@needs_generator
+def test_a_second_process_compiles_nothing(tmp_path):
+    first = _run_program(tmp_path / "cache")
+    second = _run_program(tmp_path / "cache")
+    assert first["stats"]["compiles"] == 1 and first["stats"]["disk_hits"] == 0
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == 1
+    assert first["value"] == second["value"]
+
+
+@needs_generator
+def test_a_corrupt_cache_entry_is_compiled_again(tmp_path):
+    first = _run_program(tmp_path / "cache")
+    entries = list((tmp_path / "cache" / "kernels").rglob("*.bin"))
+    assert len(entries) == 1
+    data = entries[0].read_bytes()
+    entries[0].write_bytes(data[: len(data) // 2])  # truncated
+    again = _run_program(tmp_path / "cache")
+    assert again["stats"]["compiles"] == 1 and again["value"] == first["value"]
+    entries[0].write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # one flipped byte
+    assert _run_program(tmp_path / "cache")["stats"]["compiles"] == 1
+
+
+@needs_generator
+def test_a_cache_owned_by_others_is_refused_and_compiling_goes_on(tmp_path):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    os.chmod(cache, 0o777)
+    result = _run_program(cache)
+    assert result["stats"]["compiles"] == 1
+    assert not (cache / "kernels").exists()
+
+
+@needs_generator
+def test_without_the_generator_everything_runs_eagerly_with_the_reason(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_PLUGINS="cpu", EMBER_CACHE_DIR=str(tmp_path))
+    program = _PROGRAM.replace('print(json.dumps({"stats"',
+                               'print(json.dumps({"reasons": f._ember_compiled.variants[0].graphs[0].eager_reasons, "stats"')
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["stats"]["compiles"] == 0
+    assert "no code generator is loaded for device type 'cpu'" in out["reasons"][0]
