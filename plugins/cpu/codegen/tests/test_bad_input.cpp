@@ -187,7 +187,7 @@ TEST(CpuCodegenBadInput, LaunchParametersAreChecked) {
 }
 
 // A folder of fake compilers, shell scripts the tests point EMBER_CXX at.
-class FakeCompilers : public ::testing::Test {
+class CpuCodegenFakeCompilers : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (std::filesystem::temp_directory_path() / "ember-fake-cxx-XXXXXX").string();
@@ -209,7 +209,7 @@ class FakeCompilers : public ::testing::Test {
   std::string folder_;
 };
 
-TEST_F(FakeCompilers, MissingCompilerIsUnavailableNamingIt) {
+TEST_F(CpuCodegenFakeCompilers, MissingCompilerIsUnavailableNamingIt) {
   const std::string missing = folder_ + "/no-such-compiler";
   const ScopedEnvironment cxx("EMBER_CXX", missing);
   std::string text;
@@ -222,7 +222,7 @@ TEST_F(FakeCompilers, MissingCompilerIsUnavailableNamingIt) {
   EXPECT_NE(compiled.status.message.find(missing), std::string::npos) << compiled.status.message;
 }
 
-TEST_F(FakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
+TEST_F(CpuCodegenFakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
   const ScopedEnvironment cxx("EMBER_CXX", "");
   const ScopedEnvironment path("PATH", folder_);
   std::string text;
@@ -231,7 +231,7 @@ TEST_F(FakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
   EXPECT_NE(status.message.find("c++, g++ and clang++"), std::string::npos) << status.message;
 }
 
-TEST_F(FakeCompilers, FailingCompilerStatusCarriesItsMessages) {
+TEST_F(CpuCodegenFakeCompilers, FailingCompilerStatusCarriesItsMessages) {
   const ScopedEnvironment cxx("EMBER_CXX",
                               script("failing-cxx", "echo 'kernel.cpp:1: error: no luck today' >&2; exit 1"));
   std::string text;
@@ -244,7 +244,7 @@ TEST_F(FakeCompilers, FailingCompilerStatusCarriesItsMessages) {
   EXPECT_NE(compiled.status.message.find("row_sum"), std::string::npos) << compiled.status.message;
 }
 
-TEST_F(FakeCompilers, HangingCompilerIsKilledAfterTheTimeout) {
+TEST_F(CpuCodegenFakeCompilers, HangingCompilerIsKilledAfterTheTimeout) {
   const ScopedEnvironment cxx("EMBER_CXX", script("hanging-cxx", "exec sleep 60"));
   const ScopedEnvironment timeout("EMBER_CXX_TIMEOUT", "0.3");
   const auto start = std::chrono::steady_clock::now();
