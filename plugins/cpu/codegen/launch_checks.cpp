@@ -69,7 +69,9 @@ class Checker {
       if (outer_points == 0 || inner_points == 0) continue;
       for (size_t i = 0; i < loop.body.size(); ++i) {
         const Instruction& ins = loop.body[i];
-        if (ins.op == Op::load || ins.op == Op::store) check_access(ins, l, i, outer, inner);
+        if (ins.op == Op::load || ins.op == Op::store) {
+          check_access(ins, l, i, outer, inner, outer_points * inner_points);
+        }
       }
     }
     return pointers;
@@ -148,10 +150,22 @@ class Checker {
     }
   }
 
+  // A store runs `iterations` times, each on an element of its own
+  // (kernel-ir.md "Loops and scopes"), so no more than its buffer has.
   void check_access(const Instruction& ins, size_t loop, size_t index, const std::vector<int64_t>& outer,
-                    const std::vector<int64_t>& inner) const {
+                    const std::vector<int64_t>& inner, Wide iterations) const {
     const std::string who =
         describe_instruction(ins.id, static_cast<int>(loop), static_cast<int>(index), op_name(ins.op));
+    if (ins.op == Op::store) {
+      const DLTensor& t = args_.buffers[ins.buffer];
+      Wide elements = 1;
+      for (int32_t d = 0; d < t.ndim && elements <= iterations; ++d) elements *= t.shape[d] > 0 ? t.shape[d] : 0;
+      if (iterations > elements) {
+        refuse(who + " stores " + text_of(iterations) + " times into buffer " + std::to_string(ins.buffer) +
+               ", whose DLTensor (shape " + list_of(t.shape, t.ndim) + ") has " + text_of(elements) +
+               " elements: some element would be stored twice");
+      }
+    }
     Wide low = value_of(ins.offset);
     Wide high = low;
     for (size_t d = 0; d < ins.strides.size(); ++d) {

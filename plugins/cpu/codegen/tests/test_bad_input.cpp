@@ -156,8 +156,38 @@ TEST(CpuCodegenBadInput, LaunchesThatDoNotMatchTheKernelAreRefused) {
   }
 }
 
+// Extents from parameters are checked at launch: not negative, and a store
+// cannot run more often than its buffer has elements (each iteration
+// stores its own), so a huge broadcast launch is refused, not run.
+TEST(CpuCodegenBadInput, LaunchParametersAreChecked) {
+  const std::optional<Kernel> kernel = Codegen::get().build(R"({"ekir":"1.0","name":"fill","params":2,
+ "buffers":[{"dtype":"float32","role":"input"},{"dtype":"float32","role":"output"}],
+ "outer":["p0"],
+ "loops":[{"extents":[],"body":[
+   {"id":0,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[0]},
+   {"id":1,"op":"store","buffer":1,"offset":0,"strides":["p1"],"args":[0]}]}]})");
+  ASSERT_TRUE(kernel);
+  HostBuffer x(EMBER_DTYPE_FLOAT32, 1), out(EMBER_DTYPE_FLOAT32, 8);
+  x.as<float>()[0] = 3.0f;
+  ASSERT_TRUE(kernel->launch({&x.tensor(), &out.tensor()}, {8, 1}).ok);
+  EXPECT_EQ(out.values<float>(), std::vector<float>(8, 3.0f));
+  StatusCopy status = kernel->launch({&x.tensor(), &out.tensor()}, {-1, 1});
+  EXPECT_EQ(status.code, EMBER_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(status.message.find("outer extent 0 is p0 = -1, a negative size"), std::string::npos) << status.message;
+  // Within the buffer (stride 0), but 2^61 times.
+  status = kernel->launch({&x.tensor(), &out.tensor()}, {int64_t{1} << 61, 0});
+  EXPECT_EQ(status.code, EMBER_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(status.message.find("elements: some element would be stored twice"), std::string::npos) << status.message;
+  DLTensor elsewhere = out.tensor();
+  elsewhere.device = {kDLCUDA, 0};
+  status = kernel->launch({&x.tensor(), &elsewhere}, {8, 1});
+  EXPECT_EQ(status.code, EMBER_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(status.message.find("buffer 1 is on DLPack device type 2, not the CPU"), std::string::npos)
+      << status.message;
+}
+
 // A folder of fake compilers, shell scripts the tests point EMBER_CXX at.
-class FakeCompilers : public ::testing::Test {
+class CpuCodegenFakeCompilers : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (std::filesystem::temp_directory_path() / "ember-fake-cxx-XXXXXX").string();
@@ -179,7 +209,7 @@ class FakeCompilers : public ::testing::Test {
   std::string folder_;
 };
 
-TEST_F(FakeCompilers, MissingCompilerIsUnavailableNamingIt) {
+TEST_F(CpuCodegenFakeCompilers, MissingCompilerIsUnavailableNamingIt) {
   const std::string missing = folder_ + "/no-such-compiler";
   const ScopedEnvironment cxx("EMBER_CXX", missing);
   std::string text;
@@ -192,7 +222,7 @@ TEST_F(FakeCompilers, MissingCompilerIsUnavailableNamingIt) {
   EXPECT_NE(compiled.status.message.find(missing), std::string::npos) << compiled.status.message;
 }
 
-TEST_F(FakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
+TEST_F(CpuCodegenFakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
   const ScopedEnvironment cxx("EMBER_CXX", "");
   const ScopedEnvironment path("PATH", folder_);
   std::string text;
@@ -201,7 +231,7 @@ TEST_F(FakeCompilers, NoCompilerOnPathIsUnavailableNamingWhatWasLookedFor) {
   EXPECT_NE(status.message.find("c++, g++ and clang++"), std::string::npos) << status.message;
 }
 
-TEST_F(FakeCompilers, FailingCompilerStatusCarriesItsMessages) {
+TEST_F(CpuCodegenFakeCompilers, FailingCompilerStatusCarriesItsMessages) {
   const ScopedEnvironment cxx("EMBER_CXX",
                               script("failing-cxx", "echo 'kernel.cpp:1: error: no luck today' >&2; exit 1"));
   std::string text;
@@ -214,7 +244,7 @@ TEST_F(FakeCompilers, FailingCompilerStatusCarriesItsMessages) {
   EXPECT_NE(compiled.status.message.find("row_sum"), std::string::npos) << compiled.status.message;
 }
 
-TEST_F(FakeCompilers, HangingCompilerIsKilledAfterTheTimeout) {
+TEST_F(CpuCodegenFakeCompilers, HangingCompilerIsKilledAfterTheTimeout) {
   const ScopedEnvironment cxx("EMBER_CXX", script("hanging-cxx", "exec sleep 60"));
   const ScopedEnvironment timeout("EMBER_CXX_TIMEOUT", "0.3");
   const auto start = std::chrono::steady_clock::now();
