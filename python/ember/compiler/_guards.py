@@ -80,6 +80,9 @@ class CallGuard:
         self.spec = spec
         self.globals = global_state()
         self.module_modes = module_modes
+        self.fast = _C._TensorGuardSet()
+        for i, guard in self.tensors:
+            self.fast.add(i, leaves[i], sorted(guard.dynamic))
 
     def failure(self, leaves, spec, module_modes):
         if spec != self.spec or len(leaves) != len(self.tensors) + len(self.values):
@@ -93,11 +96,11 @@ class CallGuard:
             now = leaves[i]
             if isinstance(now, Tensor) or type(now) is not type(value) or now != value:
                 return f"{name}: value changed {value!r} -> {now!r}"
-        for i, guard in self.tensors:
-            why = guard.failure(leaves[i])
-            if why is not None:
-                return why
-        return None
+        failing = self.fast.check(leaves)
+        if failing < 0:
+            return None
+        i, guard = self.tensors[failing]
+        return guard.failure(leaves[i]) or f"{guard.name}: guard failed"
 
     def describe(self):
         lines = [g.describe() for _, g in self.tensors]
