@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bindings.h"
+#include "compile/compile_log.h"
 #include "compile/disk_cache.h"
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
@@ -198,6 +199,21 @@ void bind_compile(py::module_& m) {
         return out;
       },
       py::arg("plan"), py::arg("dynamic") = false);
+  m.def(
+      "_log_event",
+      [](const std::string& topic, const std::string& text, const std::string& json) {
+        static const std::pair<const char*, compile::LogTopic> kTopics[] = {
+            {"graph", compile::LogTopic::Graph},
+            {"recompiles", compile::LogTopic::Recompiles},
+            {"graph_breaks", compile::LogTopic::GraphBreaks},
+            {"codegen", compile::LogTopic::Codegen},
+            {"cache", compile::LogTopic::Cache}};
+        for (const auto& [name, value] : kTopics) {
+          if (topic == name) return compile::log_event(value, text, json);
+        }
+        throw py::value_error("unknown compile log topic '" + topic + "'");
+      },
+      py::arg("topic"), py::arg("text"), py::arg("json"));
   m.def("_is_tracing_thread", &dispatch::tracing_on_this_thread);
   m.def("_is_tracing", [](const Tensor& t) { return dispatch::is_tracing(t); });
   m.def("_codegen_stats", [] {

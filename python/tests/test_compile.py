@@ -335,3 +335,27 @@ def test_without_the_generator_everything_runs_eagerly_with_the_reason(tmp_path)
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["stats"]["compiles"] == 0
     assert "no code generator is loaded for device type 'cpu'" in out["reasons"][0]
+
+
+def test_ember_trace_writes_graphs_recompiles_breaks_and_kernels(tmp_path):
+    import subprocess
+    import sys
+    program = """
+import ember
+f = ember.compile(lambda x: ember.sin(x) * 2)
+g = ember.compile(lambda x: x * 2 if x.sum().item() > 0 else x)
+with ember.no_grad():
+    f(ember.ones(3)); f(ember.ones(4)); g(ember.ones(2))
+"""
+    env = dict(os.environ, EMBER_TRACE=str(tmp_path), EMBER_LOGS="recompiles", EMBER_CACHE_DIR=str(tmp_path / "c"))
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "[ember recompiles]" in result.stderr and "size of dim 0 changed 3 -> 4" in result.stderr
+    traces = list(tmp_path.glob("ember_trace_*.jsonl"))
+    assert len(traces) == 1
+    events = [json.loads(line) for line in traces[0].read_text().splitlines()]
+    kinds = {e["event"] for e in events}
+    assert {"graph", "recompiles", "graph_breaks"} <= kinds
+    if ember._C._codegen_available("cpu")[0]:
+        assert "codegen" in kinds
+        assert any("ekir" in e["data"] for e in events if e["event"] == "codegen")

@@ -1,6 +1,7 @@
 """A compiled function: guarded variants, recompiles, graph breaks, stances."""
 
 import inspect
+import json
 import os
 import sys
 import warnings
@@ -26,10 +27,10 @@ def _user_location():
     return ""
 
 
-def _log(topic, text):
-    topics = os.environ.get("EMBER_LOGS", "")
-    if topic in topics.split(",") or "all" in topics.split(","):
-        print(f"[ember {topic}] {text}", file=sys.stderr)
+def _log(topic, text, **fields):
+    """An EMBER_LOGS / EMBER_TRACE event (Note [Compile logs]), through the core's log."""
+    if "EMBER_LOGS" in os.environ or "EMBER_TRACE" in os.environ:
+        _C._log_event(topic, text, json.dumps(dict(fields, message=text)))
 
 
 class _Variant:
@@ -123,7 +124,8 @@ class CompiledFunction:
                         f"Last guard failure: {reason}", RuntimeWarning, stacklevel=2)
                 return self.fn(*args, **kwargs)
             self.recompile_reasons.append(reason)
-            _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}")
+            _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}",
+                 function=str(getattr(self.fn, "__qualname__", self.fn)), reason=reason)
         dynamic_dims = self._dynamic_dims(first_failure, leaves)
         names = self._leaf_names(args, kwargs, len(leaves))
         variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, modes))
@@ -180,7 +182,7 @@ class CompiledFunction:
                 tracer.close()
         except _C._TraceUnsupported as e:
             variant.eager_reason = str(e)
-            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}")
+            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}", eager=str(e))
             if self.fullgraph:
                 raise RuntimeError(f"compile(fullgraph=True): {e}") from None
             return self.fn(*args, **kwargs)
@@ -189,7 +191,7 @@ class CompiledFunction:
         variant.graphs.extend(tracer.segments)
         for reason, location in tracer.breaks:
             variant.breaks.append((reason, location))
-            _log("graph_breaks", f"graph break at {location}: {reason}")
+            _log("graph_breaks", f"graph break at {location}: {reason}", location=location, reason=reason)
         if not tracer.breaks:
             plan = tracer.segments[0]
             runner = plan.run
