@@ -359,3 +359,27 @@ with ember.no_grad():
     if ember._C._codegen_available("cpu")[0]:
         assert "codegen" in kinds
         assert any("ekir" in e["data"] for e in events if e["event"] == "codegen")
+
+
+def test_horizontal_fusion_of_reductions_and_pointwise_over_the_same_rows():
+    with ember.no_grad():
+        plan = _plan(lambda x: (x.sum(1), x.amax(1), x * 2, ember.exp(x)), ember.randn(16, 32))
+    ekir = [json.loads(k) for k in ember._C._fusion_preview(plan)]
+    assert len(ekir) == 1
+    assert [b["role"] for b in ekir[0]["buffers"]].count("input") == 1
+
+
+def test_residual_mlp_block_fuses_its_pointwise_work_around_the_matmuls():
+    w1, b1, w2, b2 = ember.randn(32, 64), ember.randn(64), ember.randn(64, 32), ember.randn(32)
+
+    def block(x):
+        return x + ember.relu(x @ w1 + b1) @ w2 + b2
+
+    x = ember.randn(8, 32)
+    with ember.no_grad():
+        plan = _plan(block, x)
+        assert ember.allclose(ember.compile(block)(x), block(x), rtol=1e-5, atol=1e-5)
+    ops = [n["op"] for n in plan.graph["nodes"]]
+    assert ops.count("mm") == 2
+    kernels = ember._C._fusion_preview(plan)
+    assert len(kernels) == 2, [json.loads(k)["name"] for k in kernels]
