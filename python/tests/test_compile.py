@@ -383,3 +383,37 @@ def test_residual_mlp_block_fuses_its_pointwise_work_around_the_matmuls():
     assert ops.count("mm") == 2
     kernels = ember._C._fusion_preview(plan)
     assert len(kernels) == 2, [json.loads(k)["name"] for k in kernels]
+
+
+def test_force_eager_and_disable_run_the_python_function():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    cf = ember.compile(f)
+    x = ember.ones(2)
+    cf(x)
+    cf(x)
+    assert len(calls) == 1  # traced once, then the compiled graph
+    compiler.set_stance("force_eager")
+    cf(x)
+    compiler.set_stance("default")
+    with compiler.disable():
+        cf(x)
+    assert len(calls) == 3
+
+
+@needs_generator
+def test_a_missing_compiler_runs_eagerly_naming_what_was_looked_for(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CXX=str(tmp_path / "no-such-compiler"), EMBER_CACHE_DIR=str(tmp_path / "c"))
+    program = _PROGRAM.replace('print(json.dumps({"stats"',
+                               'print(json.dumps({"reasons": f._ember_compiled.variants[0].graphs[0].eager_reasons, "stats"')
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["stats"]["compiles"] == 0
+    assert "no-such-compiler" in out["reasons"][0], out["reasons"]
