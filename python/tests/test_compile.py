@@ -417,3 +417,23 @@ def test_a_missing_compiler_runs_eagerly_naming_what_was_looked_for(tmp_path):
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["stats"]["compiles"] == 0
     assert "no-such-compiler" in out["reasons"][0], out["reasons"]
+
+
+@needs_generator
+def test_a_dynamic_dimension_serves_new_sizes_without_generating_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    ember._C._cache_reset()
+    f = ember.compile(lambda x: ember.sin(x) * 2 + x.sum(0))
+    try:
+        with ember.no_grad():
+            for n in (3, 4):
+                f(ember.randn(n, 7))
+            generated = ember._C._codegen_stats()["compiles"]
+            for n in (5, 9, 100):
+                x = ember.randn(n, 7)
+                assert ember.allclose(f(x), ember.sin(x) * 2 + x.sum(0), atol=1e-5)
+        assert ember._C._codegen_stats()["compiles"] == generated
+        assert f._ember_compiled.recompile_reasons == ["x: size of dim 0 changed 3 -> 4"]
+    finally:
+        monkeypatch.undo()
+        ember._C._cache_reset()
