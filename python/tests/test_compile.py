@@ -311,6 +311,14 @@ def test_a_corrupt_cache_entry_is_compiled_again(tmp_path):
     assert again["stats"]["compiles"] == 1 and again["value"] == first["value"]
     entries[0].write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # one flipped byte
     assert _run_program(tmp_path / "cache")["stats"]["compiles"] == 1
+    # A well-formed entry whose blob the generator does not recognise.
+    import hashlib
+    blob = b"not a kernel"
+    entries[0].write_bytes(b"EMBKCE1\n" + hashlib.sha256(blob).hexdigest().encode() + b"\n" + blob)
+    stale = _run_program(tmp_path / "cache")
+    assert stale["stats"]["compiles"] == 1 and stale["stats"]["disk_hits"] == 0
+    assert stale["value"] == first["value"]
+    assert _run_program(tmp_path / "cache")["stats"]["disk_hits"] == 1
 
 
 @needs_generator
