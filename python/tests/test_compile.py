@@ -445,3 +445,19 @@ def test_a_dynamic_dimension_serves_new_sizes_without_generating_code(tmp_path, 
     finally:
         monkeypatch.undo()
         ember._C._cache_reset()
+
+
+@needs_generator
+def test_processes_compiling_the_same_kernel_at_once_are_safe(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", _PROGRAM], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
+    values = {json.loads(out.strip().splitlines()[-1])["value"] for out, _ in outs}
+    assert len(values) == 1
+    assert len(list((tmp_path / "cache" / "kernels").rglob("*.bin"))) == 1
+    assert not list((tmp_path / "cache" / "kernels").rglob("*.tmp*"))
+    assert _run_program(tmp_path / "cache")["stats"]["disk_hits"] == 1
