@@ -52,7 +52,7 @@ def test_size_change_recompiles_once_with_reason_then_dynamic():
     assert len(fn.recompile_reasons) == 1
 
 
-@pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode"])
+@pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode", "deterministic"])
 def test_each_guard_recompiles_once(change):
     f = ember.compile(lambda x: x + 1)
     x = ember.randn(3)
@@ -64,11 +64,20 @@ def test_each_guard_recompiles_once(change):
     elif change == "requires_grad":
         with ember.no_grad():
             f(x.clone().requires_grad_())
+    elif change == "deterministic":
+        ember.use_deterministic_algorithms(True)
+        try:
+            with ember.no_grad():
+                f(x)
+            assert f._ember_compiled.variants[-1].guard.globals[-1] == ("deterministic algorithms", True)
+        finally:
+            ember.use_deterministic_algorithms(False)
     else:
         f(x)
     reasons = f._ember_compiled.recompile_reasons
     assert len(reasons) == 1
-    assert {"dtype": "dtype changed", "requires_grad": "requires_grad changed", "grad_mode": "grad mode changed"}[
+    assert {"dtype": "dtype changed", "requires_grad": "requires_grad changed", "grad_mode": "grad mode changed",
+             "deterministic": "deterministic algorithms changed"}[
         change] in reasons[0]
 
 

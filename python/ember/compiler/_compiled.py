@@ -7,6 +7,7 @@ import sys
 import warnings
 
 from .. import _C
+from .. import _determinism
 from .._C import Tensor
 from . import _config
 from ._graph import GraphModule
@@ -164,7 +165,7 @@ class CompiledFunction:
         return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
 
     def _trace(self, variant, args, kwargs, leaves, spec, key, dynamic):
-        deterministic = bool(self.options.get("deterministic", False))
+        deterministic = bool(self.options.get("deterministic", False)) or _determinism._state["enabled"]
         codegen = self.backend == "ember" or callable(self.backend)
         if callable(self.backend):
             codegen = False

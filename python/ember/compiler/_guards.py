@@ -1,6 +1,7 @@
 """Guards: what a compiled variant assumes about its call, and the words for a mismatch."""
 
 from .. import _C
+from .. import _determinism
 from .._C import Tensor
 
 
@@ -63,7 +64,8 @@ class TensorGuard:
 
 
 def global_state():
-    return (("grad mode", _C.is_grad_enabled()), ("default dtype", _C.get_default_dtype()))
+    return (("grad mode", _C.is_grad_enabled()), ("default dtype", _C.get_default_dtype()),
+            ("deterministic algorithms", _determinism._state["enabled"]))
 
 
 class CallGuard:
