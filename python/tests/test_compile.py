@@ -470,3 +470,15 @@ def test_processes_compiling_the_same_kernel_at_once_are_safe(tmp_path):
     assert len(list((tmp_path / "cache" / "kernels").rglob("*.bin"))) == 1
     assert not list((tmp_path / "cache" / "kernels").rglob("*.tmp*"))
     assert _run_program(tmp_path / "cache")["stats"]["disk_hits"] == 1
+
+
+def test_replacing_a_modules_parameter_recompiles_and_uses_the_new_one():
+    model = ember.nn.Linear(3, 2)
+    compiled = ember.compile(model)
+    x = ember.ones(1, 3)
+    with ember.no_grad():
+        compiled(x)
+        model.weight = ember.nn.Parameter(ember.zeros(2, 3))
+        model.bias = ember.nn.Parameter(ember.ones(2))
+        assert compiled(x).tolist() == [[1.0, 1.0]]
+    assert any("was replaced" in r for r in compiled.forward.recompile_reasons)

@@ -60,6 +60,8 @@ class CompiledFunction:
         self.recompile_reasons = []
         self.limit_warned = False
         self._names = None
+        self._module_state_version = None
+        self._module_state = ()
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -91,9 +93,20 @@ class CompiledFunction:
         return names
 
     def _module_modes(self):
+        """Training flags and the identity of every parameter, buffer and submodule of a compiled
+        module, recomputed only after a change (Note [Module state version])."""
         if self.module is None:
             return ()
-        return tuple(m.training for m in self.module.modules())
+        from ..nn.modules import module as module_file
+        version = module_file._state_version[0]
+        if self._module_state_version != version:
+            modules = list(self.module.modules())
+            self._module_state = (tuple(m.training for m in modules),
+                                  tuple(id(t) for t in self.module.parameters()),
+                                  tuple(id(t) for t in self.module.buffers()),
+                                  tuple(id(m) for m in modules))
+            self._module_state_version = version
+        return self._module_state
 
     # --- calls
     def __call__(self, *args, **kwargs):

@@ -93,7 +93,9 @@ class CallGuard:
             if was != now:
                 return f"{what} changed {was} -> {now}"
         if module_modes != self.module_modes:
-            return "a module's training flag changed (train()/eval())"
+            if module_modes[0] != self.module_modes[0]:
+                return "a module's training flag changed (train()/eval())"
+            return "a parameter, buffer or submodule of the module was replaced"
         for i, name, value in self.values:
             now = leaves[i]
             if isinstance(now, Tensor) or type(now) is not type(value) or now != value:
@@ -109,5 +111,6 @@ class CallGuard:
         lines += [f"{name} == {value!r}" for _, name, value in self.values]
         lines += [f"{what} == {value}" for what, value in self.globals]
         if self.module_modes:
-            lines.append(f"module training flags == {self.module_modes}")
+            lines.append(f"module training flags == {self.module_modes[0]}, and the same parameters, "
+                         f"buffers and submodules")
         return lines
