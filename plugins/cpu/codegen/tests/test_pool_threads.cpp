@@ -3,9 +3,9 @@
 // the generator (ember_cpu_codegen_core), so that they run on this
 // process's pool, whose thread count the tests set. Results are bitwise the
 // same on 1 and 2 threads, a fault in any chunk fails the launch, and only
-// kernels large enough for threads wake the pool. (The plugin's own pool,
-// which names its workers alike, never starts here: nothing launches
-// through the plugin.)
+// kernels large enough for threads wake the pool. This process's pool
+// names its workers "ember-cpu", the default; the plugin's own pool, which
+// only the last test starts, names them "ember-codegen".
 #include <dirent.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,8 +71,8 @@ bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-// The threads of this process named as the pool names its workers.
-int pool_workers() {
+// The threads of this process named `worker_name`.
+int threads_named(const std::string& worker_name) {
   int workers = 0;
   DIR* tasks = opendir("/proc/self/task");
   if (tasks == nullptr) return -1;
@@ -79,7 +80,7 @@ int pool_workers() {
     if (task->d_name[0] == '.') continue;
     std::ifstream comm(std::string("/proc/self/task/") + task->d_name + "/comm");
     std::string name;
-    if (std::getline(comm, name) && name == "ember-cpu") ++workers;
+    if (std::getline(comm, name) && name == worker_name) ++workers;
   }
   closedir(tasks);
   return workers;
@@ -105,13 +106,13 @@ TEST(CpuCodegenPool, LargeKernelsRunOnThePoolAndSmallOnesOnTheCaller) {
   HostBuffer x(EMBER_DTYPE_FLOAT32, large), out(EMBER_DTYPE_FLOAT32, large);
   for (int64_t i = 0; i < large; ++i) x.as<float>()[i] = static_cast<float>(i);
   // Whatever earlier tests started, a count above it needs more workers.
-  const int before = pool_workers();
+  const int before = threads_named("ember-cpu");
   ASSERT_GE(before, 0) << "no /proc/self/task";
   launch_on(before + 2, *small_kernel, {&x.tensor(), &out.tensor()});
-  EXPECT_EQ(pool_workers(), before) << "a kernel of " << small << " elements woke the pool";
+  EXPECT_EQ(threads_named("ember-cpu"), before) << "a kernel of " << small << " elements woke the pool";
   EXPECT_EQ(out.as<float>()[small - 1], -static_cast<float>(small - 1));
   launch_on(before + 2, *large_kernel, {&x.tensor(), &out.tensor()});
-  EXPECT_EQ(pool_workers(), before + 1) << "a kernel of " << large << " elements ran without the pool";
+  EXPECT_EQ(threads_named("ember-cpu"), before + 1) << "a kernel of " << large << " elements ran without the pool";
   EXPECT_EQ(out.as<float>()[large - 1], -static_cast<float>(large - 1));
 }
 
@@ -277,6 +278,22 @@ TEST(CpuCodegenPool, AFaultInAnyChunkFailsTheLaunch) {
       }
     }
   }
+}
+
+// Launched through the plugin, a kernel runs on the plugin's pool, of the
+// default count, whose workers are told apart from the CPU plugin's.
+TEST(CpuCodegenPool, ThePluginsOwnPoolNamesItsWorkersEmberCodegen) {
+  const int64_t n = 200000;
+  const std::optional<Kernel> kernel = Codegen::get().build(negate_ir(n));
+  ASSERT_TRUE(kernel);
+  HostBuffer x(EMBER_DTYPE_FLOAT32, n), out(EMBER_DTYPE_FLOAT32, n);
+  for (int64_t i = 0; i < n; ++i) x.as<float>()[i] = static_cast<float>(i);
+  const int cpu_workers = threads_named("ember-cpu");
+  const StatusCopy status = kernel->launch({&x.tensor(), &out.tensor()});
+  ASSERT_TRUE(status.ok) << status.message;
+  EXPECT_EQ(out.as<float>()[n - 1], -static_cast<float>(n - 1));
+  EXPECT_EQ(threads_named("ember-codegen"), cpu::default_num_threads() - 1);
+  EXPECT_EQ(threads_named("ember-cpu"), cpu_workers);
 }
 
 }  // namespace
