@@ -21,7 +21,9 @@ namespace {
 //   36 uint32   0
 //   40          symbol, IR, shared object
 constexpr char kMagic[8] = {'E', 'M', 'B', 'E', 'R', 'C', 'P', 'U'};
-constexpr uint32_t kFormatVersion = 1;
+// 2: the entry point takes the parallel loop (kernel_entry.h); a version 1
+// blob's kernel would be called with an argument it does not expect.
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderSize = 40;
 constexpr uint32_t kMostSymbolBytes = 256;
 

@@ -11,10 +11,11 @@
 #include "iteration_space.h"
 
 // Note [Generated loop nest]: the kernel's outer points are split into
-// tasks of about kTaskWork element steps, run by an OpenMP loop when the
-// kernel has at least kParallelWork of them (smaller kernels run on the
-// calling thread). Each walk over an iteration space (the outer space, a
-// loop's extents) decomposes its first position once and then runs along
+// tasks of about kTaskWork element steps, run on the parallel loop the
+// plugin hands the kernel (kernel_entry.h) when the kernel has at least
+// kParallelWork of them (smaller kernels run on the calling thread). Each
+// walk over an iteration space (the outer space, a loop's extents)
+// decomposes its first position once and then runs along
 // the innermost dimension, so a stride-1 index loads contiguously, a
 // stride-0 one broadcasts, and the innermost loop is what GCC vectorises.
 // When every loop's extents are [] (a pointwise kernel), the innermost
@@ -28,7 +29,8 @@
 // result, and block results are combined pairwise (ek_pairwise). A kernel
 // with fewer than kSplitBelowPoints outer points and a loop of at least
 // 2 * kReduceGrain elements splits each such loop into up to kMostPartials
-// chunks run by OpenMP, whose partial results are combined in chunk order.
+// chunks run on the parallel loop, whose partial results are combined in
+// chunk order.
 // Lanes, blocks and chunks all depend on the extents alone, never on the
 // thread count or on addresses, so every kernel is deterministic in the
 // sense of the `deterministic` hint whether or not it asks for it.
@@ -156,7 +158,6 @@ class Generator {
     for (const std::string& function : req_.math_functions) {
       text += math_declaration(function) + (simd_functions_.count(function) ? " EK_SIMD" : "") + ";\n";
     }
-    if (column_) text += "int omp_get_max_threads(void);\n";
     text += "}\n";
     text +=
         "static constexpr unsigned ek_fault_integer_division_by_zero = " + std::to_string(kFaultIntegerDivisionByZero) +
@@ -164,7 +165,7 @@ class Generator {
     text +=
         "static constexpr unsigned ek_fault_negative_integer_power = " + std::to_string(kFaultNegativeIntegerPower) +
         "u;\n";
-    return text + embedded::kKernelPrelude;
+    return text + embedded::kKernelEntry + embedded::kKernelPrelude;
   }
 
   std::string buffer_parameters() const {
@@ -417,9 +418,13 @@ class Generator {
     c.line("fault |= ek_chunk(0, 0, " + points + ");");
     c.close();
     c.open("else");
-    c.line("#pragma omp parallel for schedule(static) reduction(|:fault)");
-    c.line("for (int64_t ek_c = 0; ek_c < ek_chunks; ++ek_c) fault |= ek_chunk(ek_c, ek_chunk_begin(" + points +
+    c.open("const auto ek_chunks_from = [&](int64_t ek_c0, int64_t ek_c1)");
+    c.line("unsigned ek_fault = 0;");
+    c.line("for (int64_t ek_c = ek_c0; ek_c < ek_c1; ++ek_c) ek_fault |= ek_chunk(ek_c, ek_chunk_begin(" + points +
            ", ek_chunks, ek_c), ek_chunk_begin(" + points + ", ek_chunks, ek_c + 1));");
+    c.line("ek_merge_fault(fault, ek_fault);");
+    c.close("};");
+    c.line("ek_parallel_for(ek_pool, ek_chunks, ek_chunks_from);");
     c.close();
     for (ValueRef r : reduces) {
       const Instruction& ins = kernel_.at(r);
@@ -567,8 +572,10 @@ class Generator {
   // ek_points: outer points [ek_lo, ek_hi), each running every loop.
   void emit_points_function(Code& c) {
     c.open("static unsigned ek_points(" + buffer_parameters() +
-           "const int64_t* __restrict ek_params, int64_t ek_lo, int64_t ek_hi, bool ek_split)");
+           "const int64_t* __restrict ek_params, const ek_parallel* ek_pool, int64_t ek_lo, int64_t ek_hi, "
+           "bool ek_split)");
     c.line("(void)ek_params;");
+    c.line("(void)ek_pool;");
     c.line("(void)ek_split;");
     c.line("unsigned fault = 0;");
     emit_extents(c);
@@ -616,7 +623,7 @@ class Generator {
   void emit_entry(Code& c) {
     const std::string symbol = symbol_for(kernel_.name);
     c.open("extern \"C\" __attribute__((visibility(\"default\"))) unsigned " + symbol +
-           "(void* const* ek_buffers, const int64_t* ek_params)");
+           "(void* const* ek_buffers, const int64_t* ek_params, const ek_parallel* ek_pool)");
     for (size_t b = 0; b < kernel_.buffers.size(); ++b) {
       const Buffer& buffer = kernel_.buffers[b];
       const std::string type =
@@ -639,7 +646,7 @@ class Generator {
       // Blocks of a few per thread: the results do not depend on the split.
       const std::string block = std::to_string(column_block_);
       c.line("const bool ek_split = false;");
-      c.line("const int64_t ek_share = (o_points + 4 * omp_get_max_threads() - 1) / (4 * omp_get_max_threads());");
+      c.line("const int64_t ek_share = (o_points + 4 * ek_pool->threads - 1) / (4 * ek_pool->threads);");
       c.line("const int64_t ek_per_task = ek_share >= " + block + " ? " + block + " : (ek_share + 15) / 16 * 16;");
     } else {
       c.line("const bool ek_split = o_points < " + std::to_string(kSplitBelowPoints) + " && " + longest +
@@ -650,12 +657,14 @@ class Generator {
     c.line("const int64_t ek_tasks = (o_points + ek_per_task - 1) / ek_per_task;");
     c.line("unsigned fault = 0;");
     c.open("if (!ek_split && ek_tasks > 1 && o_points * ek_point_work >= " + std::to_string(kParallelWork) + ")");
-    c.line("#pragma omp parallel for schedule(static) reduction(|:fault)");
-    c.line("for (int64_t ek_t = 0; ek_t < ek_tasks; ++ek_t) fault |= ek_points(" + buffer_arguments() +
-           "ek_params, ek_t * ek_per_task, ek_min(ek_t * ek_per_task + ek_per_task, o_points), false);");
+    c.open("const auto ek_tasks_from = [&](int64_t ek_t0, int64_t ek_t1)");
+    c.line("ek_merge_fault(fault, ek_points(" + buffer_arguments() +
+           "ek_params, ek_pool, ek_t0 * ek_per_task, ek_min(ek_t1 * ek_per_task, o_points), false));");
+    c.close("};");
+    c.line("ek_parallel_for(ek_pool, ek_tasks, ek_tasks_from);");
     c.close();
     c.open("else");
-    c.line("fault = ek_points(" + buffer_arguments() + "ek_params, 0, o_points, ek_split);");
+    c.line("fault = ek_points(" + buffer_arguments() + "ek_params, ek_pool, 0, o_points, ek_split);");
     c.close();
     c.line("return fault;");
     c.close();

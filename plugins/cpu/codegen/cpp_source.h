@@ -1,7 +1,7 @@
-// EKIR -> C++: the source of one kernel, a shared object's entry point
-//   extern "C" unsigned <symbol>(void* const* buffers, const int64_t* params)
-// that runs the kernel on the buffers' element-0 pointers and returns its
-// fault bits (Note [Kernel faults] in cpp_source.cpp).
+// EKIR -> C++: the source of one kernel, a shared object whose entry point
+// (an ek_kernel_entry, kernel_entry.h) runs the kernel on the buffers'
+// element-0 pointers, its outer points on the parallel loop it is handed,
+// and returns its fault bits (Note [Kernel faults] in cpp_source.cpp).
 #ifndef EMBER_PLUGINS_CPU_CODEGEN_CPP_SOURCE_H_
 #define EMBER_PLUGINS_CPU_CODEGEN_CPP_SOURCE_H_
 
@@ -12,9 +12,6 @@
 #include "scalar_code.h"
 
 namespace ember::cpu_codegen {
-
-// The entry point's C type.
-using KernelEntry = unsigned (*)(void* const* buffers, const int64_t* params);
 
 struct CppSource {
   std::string text;

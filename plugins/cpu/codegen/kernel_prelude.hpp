@@ -1,7 +1,8 @@
 // kernel_prelude.hpp -- the helpers every generated kernel starts with. It
 // is compiled into the plugin as text (CMakeLists.txt) and pasted into each
 // kernel's source after its includes and declarations (cpp_source.cpp),
-// which define ek_fault_* first. Kept small: every kernel compiles it.
+// which define ek_fault_* first, and after kernel_entry.h. Kept small:
+// every kernel compiles it.
 
 // maximum and minimum: NaN if either operand is NaN (ops.md), as selects
 // the vectoriser turns into blends.
@@ -29,6 +30,18 @@ static inline T ek_reduce_min(T acc, T value) {
 }
 
 static inline int64_t ek_min(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// body(b, e) over ranges covering [0, count) on the plugin's parallel loop
+// (kernel_entry.h); ranges run at once, so their faults meet in
+// ek_merge_fault.
+template <class Body>
+static inline void ek_parallel_for(const ek_parallel* pool, int64_t count, const Body& body) {
+  pool->run(pool->context, count, const_cast<Body*>(&body),
+            [](void* data, int64_t begin, int64_t end) { (*static_cast<const Body*>(data))(begin, end); });
+}
+static inline void ek_merge_fault(unsigned& fault, unsigned more) {
+  if (more != 0) __atomic_fetch_or(&fault, more, __ATOMIC_RELAXED);
+}
 
 // Note [Reduction chunks] (cpp_source.cpp): how many partial results a
 // reduction of `total` elements is split into, and where chunk c begins;

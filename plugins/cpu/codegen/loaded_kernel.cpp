@@ -10,12 +10,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "../parallel.h"
 #include "blob.h"
 #include "launch_checks.h"
+#include "scalar_code.h"
 
 namespace ember::cpu_codegen {
 namespace {
@@ -82,13 +85,40 @@ void* open_from_memory(std::string_view bytes) {
   return library;
 }
 
+// Note [Kernel parallel loop]: a generated kernel threads its outer points
+// (or a split reduction's chunks) through the ek_parallel it is handed at
+// launch, which runs them on this plugin's copy of the CPU plugin's
+// work-claiming pool (Note [Work-claiming parallel loop] in parallel.cpp),
+// at grain 1: the kernel has already cut its work into tasks by the
+// extents alone, and the pool only chooses which thread runs which of them,
+// so the results stay bitwise the same whatever the thread count. A pool
+// of its own, rather than an OpenMP team in each kernel: an OpenMP team
+// busy-waits in its barrier and stalls on a descheduled thread, which made
+// every parallel kernel 10-25 times slower on a loaded machine, and its
+// wait policy cannot be changed once the CPU plugin has loaded libgomp.
+// An exception from the pool (out of memory starting it) cannot cross the
+// generated code, which is built without exceptions: it is kept and
+// rethrown once the kernel returns, the outputs then partly written.
+struct LaunchContext {
+  std::exception_ptr error;
+};
+
+void run_on_pool(void* context, int64_t count, void* body_data, ek_range_body body) noexcept {
+  try {
+    cpu::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) { body(body_data, begin, end); });
+  } catch (...) {
+    auto& launch = *static_cast<LaunchContext*>(context);
+    if (!launch.error) launch.error = std::current_exception();
+  }
+}
+
 }  // namespace
 
 LoadedKernel::LoadedKernel(const void* blob, size_t size) {
   const BlobContents contents = read_blob(blob, size);
   kernel_ = parse_ekir(contents.ir);
   library_ = open_from_memory(contents.shared_object);
-  entry_ = reinterpret_cast<KernelEntry>(dlsym(library_, contents.symbol.c_str()));
+  entry_ = reinterpret_cast<ek_kernel_entry>(dlsym(library_, contents.symbol.c_str()));
   if (entry_ == nullptr) {
     dlclose(library_);
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
@@ -100,7 +130,10 @@ LoadedKernel::~LoadedKernel() { dlclose(library_); }
 
 void LoadedKernel::launch(const ember_codegen_launch_args& args) const {
   const std::vector<void*> buffers = check_launch(kernel_, args);
-  const unsigned faults = entry_(buffers.data(), args.params);
+  LaunchContext context;
+  const ek_parallel pool{run_on_pool, &context, cpu::num_threads()};
+  const unsigned faults = entry_(buffers.data(), args.params, &pool);
+  if (context.error) std::rethrow_exception(context.error);
   if (faults & kFaultIntegerDivisionByZero) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "integer division by zero");
   if (faults & kFaultNegativeIntegerPower) {
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "pow: integers to negative integer powers are not allowed");

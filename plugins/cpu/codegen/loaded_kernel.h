@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "cpp_source.h"
 #include "ekir.h"
+#include "kernel_entry.h"
 
 namespace ember::cpu_codegen {
 
@@ -22,13 +22,14 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   // Checks the launch (launch_checks.h), runs the kernel on the calling
-  // thread and its OpenMP team, and turns its faults into statuses.
+  // thread and the plugin's pool (Note [Kernel parallel loop]), and turns
+  // its faults into statuses.
   void launch(const ember_codegen_launch_args& args) const;
 
  private:
   Kernel kernel_;
   void* library_ = nullptr;
-  KernelEntry entry_ = nullptr;
+  ek_kernel_entry entry_ = nullptr;
 };
 
 }  // namespace ember::cpu_codegen

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../parallel.h"
 #include "blob.h"
 #include "cpp_source.h"
 #include "ekir.h"
@@ -105,6 +106,8 @@ const ember_codegen_extension& codegen_extension() {
 }
 
 ember_plugin describe_plugin() {
+  // Apart from the CPU plugin's pool's "ember-cpu" threads.
+  cpu::set_worker_name("ember-codegen");
   ember_plugin plugin{};
   plugin.name = "cpu_codegen";
   plugin.version = EMBER_CPU_CODEGEN_VERSION;

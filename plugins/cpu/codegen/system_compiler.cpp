@@ -261,9 +261,9 @@ std::unique_ptr<Toolchain> probe_toolchain(const std::string& requested) {
     toolchain->version = first_line(result.output);
   }
   toolchain->is_gcc = toolchain->version.find("clang") == std::string::npos;
-  toolchain->flags = {"-std=c++17", "-O3",   "-march=native", "-fno-math-errno",     "-ffp-contract=off",
-                      "-fopenmp",   "-fPIC", "-shared",       "-fvisibility=hidden", "-fno-exceptions",
-                      "-fno-rtti",  "-pipe"};
+  toolchain->flags = {"-std=c++17",        "-O3",       "-march=native", "-fno-math-errno",
+                      "-ffp-contract=off", "-fPIC",     "-shared",       "-fvisibility=hidden",
+                      "-fno-exceptions",   "-fno-rtti", "-pipe"};
   // Without STB_GNU_UNIQUE symbols a kernel's library really unloads.
   if (toolchain->is_gcc) toolchain->flags.emplace_back("-fno-gnu-unique");
   const std::set<std::string> baseline = predefined_macros(toolchain->compiler, {});

@@ -118,6 +118,12 @@ TEST(CpuCodegenBadInput, BlobsItDidNotWriteAreRefused) {
   std::string future = blob;
   future[8] = 9;  // format version
   bad.emplace_back("another format version", future);
+  // A version 1 blob (from a disk cache) holds an OpenMP kernel whose entry
+  // point takes no parallel loop (kernel_entry.h): refused, so the core
+  // compiles the kernel again.
+  std::string version_1 = blob;
+  version_1[8] = 1;
+  bad.emplace_back("format version 1", version_1);
   for (const auto& [what, bytes] : bad) {
     StatusCopy status;
     EXPECT_FALSE(Codegen::get().load(bytes, &status)) << what;

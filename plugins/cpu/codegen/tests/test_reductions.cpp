@@ -1,11 +1,10 @@
 // Kernels with reduce loops: row reductions with a prologue and an
 // epilogue, a softmax as one kernel, NaN in max and min, empty extents and
-// a full reduction split across threads, against float64 references.
+// integer wrap-around, against float64 references (column blocks and split
+// reductions across thread counts: test_pool_threads.cpp).
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "codegen_harness.h"
@@ -106,60 +105,6 @@ TEST(CpuCodegenReduce, MaxAndMinPropagateNaN) {
   }
 }
 
-// softmax down the columns of a [150, 600] matrix, each column scaled
-// first: the loops read along the outer dimension, so blocks of columns
-// run together (Note [Column blocks]), with 1 and 2 threads alike.
-TEST(CpuCodegenReduce, ColumnSoftmaxWithAPerColumnScale) {
-  const int64_t rows = 150, cols = 600;
-  const std::string ir = R"({"ekir":"1.0","name":"column_softmax","params":0,
- "buffers":[{"dtype":"float32","role":"input"},{"dtype":"float32","role":"input"},{"dtype":"float32","role":"output"}],
- "outer":[600],
- "loops":[{"extents":[],"body":[
-     {"id":0,"op":"load","dtype":"float32","buffer":1,"offset":0,"strides":[1]}]},
-   {"extents":[150],"body":[
-     {"id":1,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1,600]},
-     {"id":2,"op":"mul","dtype":"float32","args":[1,0]},
-     {"id":3,"op":"reduce","kind":"max","dtype":"float32","args":[2]}]},
-   {"extents":[150],"body":[
-     {"id":4,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1,600]},
-     {"id":5,"op":"mul","dtype":"float32","args":[4,0]},
-     {"id":6,"op":"sub","dtype":"float32","args":[5,3]},
-     {"id":7,"op":"exp","dtype":"float32","args":[6]},
-     {"id":8,"op":"reduce","kind":"sum","dtype":"float32","args":[7]}]},
-   {"extents":[150],"body":[
-     {"id":9,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1,600]},
-     {"id":10,"op":"mul","dtype":"float32","args":[9,0]},
-     {"id":11,"op":"sub","dtype":"float32","args":[10,3]},
-     {"id":12,"op":"exp","dtype":"float32","args":[11]},
-     {"id":13,"op":"div","dtype":"float32","args":[12,8]},
-     {"id":14,"op":"store","buffer":2,"offset":0,"strides":[1,600],"args":[13]}]}]})";
-  const std::optional<Kernel> kernel = Codegen::get().build(ir);
-  ASSERT_TRUE(kernel);
-  HostBuffer x(EMBER_DTYPE_FLOAT32, rows * cols), scale(EMBER_DTYPE_FLOAT32, cols),
-      out(EMBER_DTYPE_FLOAT32, rows * cols);
-  for (int64_t i = 0; i < rows * cols; ++i) x.as<float>()[i] = 4.0f * std::sin(0.07f * static_cast<float>(i));
-  for (int64_t c = 0; c < cols; ++c) scale.as<float>()[c] = 0.5f + 0.001f * static_cast<float>(c);
-  const int threads = omp_get_max_threads();
-  std::vector<float> results[2];
-  for (int t = 1; t <= 2; ++t) {
-    omp_set_num_threads(t);
-    ASSERT_TRUE(kernel->launch({&x.tensor(), &scale.tensor(), &out.tensor()}).ok);
-    results[t - 1] = out.values<float>();
-  }
-  omp_set_num_threads(threads);
-  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(float)), 0);
-  for (int64_t c = 0; c < cols; ++c) {
-    const double s = scale.as<float>()[c];
-    double max = -INFINITY, sum = 0;
-    for (int64_t r = 0; r < rows; ++r) max = std::max<double>(max, float(x.as<float>()[r * cols + c] * float(s)));
-    for (int64_t r = 0; r < rows; ++r) sum += std::exp(double(float(x.as<float>()[r * cols + c] * float(s))) - max);
-    for (int64_t r = 0; r < rows; ++r) {
-      const double expected = std::exp(double(float(x.as<float>()[r * cols + c] * float(s))) - max) / sum;
-      ASSERT_NEAR(results[0][r * cols + c], expected, 1e-6 * expected + 1e-9) << r << ", " << c;
-    }
-  }
-}
-
 // An empty reduction yields each kind's identity (kernel-ir.md).
 TEST(CpuCodegenReduce, EmptyExtentsYieldTheIdentities) {
   const std::string ir = R"({"ekir":"1.0","name":"empty_reduce","params":1,
@@ -208,38 +153,6 @@ TEST(CpuCodegenReduce, IntegerSumWraps) {
   }
   ASSERT_TRUE(run(ir, {&x.tensor(), &out.tensor()}).ok);
   EXPECT_EQ(out.as<int32_t>()[0], static_cast<int32_t>(expected));
-}
-
-// x.sum() over 3M floats (outer []): split into chunks the thread count
-// does not change, and accurate to a float64 reference.
-TEST(CpuCodegenReduce, FullSumIsAccurateAndDeterministicAcrossThreadCounts) {
-  const int64_t n = 3000001;
-  const std::string ir = R"({"ekir":"1.0","name":"full_sum","params":0,
- "buffers":[{"dtype":"float32","role":"input"},{"dtype":"float32","role":"output"}],
- "outer":[],
- "loops":[{"extents":[3000001],"body":[
-     {"id":0,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1]},
-     {"id":1,"op":"reduce","kind":"sum","dtype":"float32","args":[0]}]},
-   {"extents":[],"body":[{"id":2,"op":"store","buffer":1,"offset":0,"strides":[],"args":[1]}]}],
- "hints":{"deterministic":true}})";
-  const std::optional<Kernel> kernel = Codegen::get().build(ir);
-  ASSERT_TRUE(kernel);
-  HostBuffer x(EMBER_DTYPE_FLOAT32, n), out(EMBER_DTYPE_FLOAT32, 1);
-  double expected = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    x.as<float>()[i] = 1.0f + 0.5f * std::sin(0.001f * static_cast<float>(i));
-    expected += x.as<float>()[i];
-  }
-  const int threads = omp_get_max_threads();
-  float results[2];
-  for (int t = 1; t <= 2; ++t) {
-    omp_set_num_threads(t);
-    ASSERT_TRUE(kernel->launch({&x.tensor(), &out.tensor()}).ok);
-    results[t - 1] = out.as<float>()[0];
-  }
-  omp_set_num_threads(threads);
-  EXPECT_EQ(std::memcmp(&results[0], &results[1], sizeof(float)), 0) << results[0] << " vs " << results[1];
-  EXPECT_NEAR(results[0], expected, 1e-6 * expected);
 }
 
 }  // namespace
