@@ -51,6 +51,70 @@ TEST_F(CompositeKernels, SoftmaxFamilyMatchesDecomposition) {
   EXPECT_NEAR(big[1], 0.665241, 1e-5);
 }
 
+// Every path of the fused softmax kernels (Note [Fused softmax]): short and
+// long contiguous lines, lines longer than L2 (streamed), blocks of lines
+// over a non-last dim (one block, several, a partial one, a block too tall
+// for L2), in each floating dtype the decomposition computes alike.
+TEST_F(CompositeKernels, SoftmaxEveryLayoutMatchesDecomposition) {
+  manual_seed(5);
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t dim;
+  };
+  const std::vector<Case> cases = {{{3, 1000}, 1},    {{37, 5}, 1},    {{2, 140000}, 1}, {{300, 17, 3}, 0},
+                                   {{2, 70, 600}, 1}, {{5000, 40}, 0}, {{70000, 3}, 0},  {{4500, 300}, 0}};
+  for (const Case& c : cases) {
+    const Tensor x = randn(c.shape) * 5.0;
+    for (const DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+      std::string shape;
+      for (const int64_t size : c.shape) shape += std::to_string(size) + " ";
+      SCOPED_TRACE("shape " + shape + "dim " + std::to_string(c.dim) + " " + std::string(dtype_name(dtype)));
+      const double tolerance = dtype == DType::BFloat16 ? 1e-2 : 1e-5;
+      const Tensor input = x.to(dtype);
+      run_both([&] { return softmax(input, c.dim).to(DType::Float64); }, tolerance);
+      run_both([&] { return log_softmax(input, c.dim).to(DType::Float64); }, tolerance);
+    }
+  }
+}
+
+// NaN anywhere in a line makes the whole line NaN, a line of -inf is NaN,
+// and -inf entries of a finite line give 0 (log: -inf), on the line and the
+// block paths alike, as in PyTorch.
+TEST_F(CompositeKernels, SoftmaxSpecialValues) {
+  constexpr int64_t kLength = 300;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values(3 * kLength);
+  for (int64_t i = 0; i < kLength; ++i) {
+    values[i] = std::sin(static_cast<float>(i));
+    values[kLength + i] = i % 3 == 0 || i < kLength / 2 ? -inf : std::cos(static_cast<float>(i));
+    values[2 * kLength + i] = -inf;
+  }
+  values[kLength / 2] = std::numeric_limits<float>::quiet_NaN();
+  const Tensor lines = tensor<float>(values, {3, kLength});
+  for (const bool along_rows : {true, false}) {
+    for (const bool log : {false, true}) {
+      SCOPED_TRACE(std::string(log ? "log_softmax" : "softmax") + (along_rows ? " along dim 1" : " along dim 0"));
+      const Tensor input = along_rows ? lines : lines.t().contiguous();
+      const int64_t dim = along_rows ? 1 : 0;
+      const Tensor result = log ? log_softmax(input, dim) : softmax(input, dim);
+      const std::vector<float> got = (along_rows ? result : result.t()).contiguous().tolist<float>();
+      double total = 0;
+      for (int64_t i = 0; i < kLength; ++i) {
+        EXPECT_TRUE(std::isnan(got[i])) << "NaN line, element " << i;
+        EXPECT_TRUE(std::isnan(got[2 * kLength + i])) << "-inf line, element " << i;
+        const float v = got[kLength + i];
+        if (std::isinf(values[kLength + i])) {
+          EXPECT_EQ(v, log ? -inf : 0.0f) << "element " << i;
+        } else {
+          EXPECT_TRUE(std::isfinite(v)) << "element " << i;
+        }
+        total += log ? std::exp(static_cast<double>(v)) : v;
+      }
+      EXPECT_NEAR(total, 1.0, 1e-5);
+    }
+  }
+}
+
 TEST_F(CompositeKernels, FusedKernelsHaveDerivatives) {
   const Tensor x = testing::leaf({3, 4}, 21);
   testing::gradcheck([](const std::vector<Tensor>& v) { return softmax(v[0], 1); }, {x}, "fused softmax");
@@ -75,14 +139,16 @@ TEST_F(CompositeKernels, ConvolutionAndItsGradientsMatchDecomposition) {
     const Tensor x = randn(c.input).requires_grad_();
     const Tensor w = randn(c.weight).requires_grad_();
     const Tensor b = randn({c.weight[0]}).requires_grad_();
-    run_both([&] { return with_gradients(conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups), {x, w, b}); },
-             1e-4);
+    run_both(
+        [&] {
+          return with_gradients(conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups), {x, w, b});
+        },
+        1e-4);
   }
   // A non-contiguous input and conv1d (a conv2d over a height of 1).
   const Tensor xt = randn({2, 8, 8, 3}).requires_grad_();
   const Tensor w = randn({4, 3, 3, 3}).requires_grad_();
-  run_both([&] { return with_gradients(conv2d(xt.permute({0, 3, 1, 2}), w, std::nullopt, {1}, {1}), {xt, w}); },
-           1e-4);
+  run_both([&] { return with_gradients(conv2d(xt.permute({0, 3, 1, 2}), w, std::nullopt, {1}, {1}), {xt, w}); }, 1e-4);
   const Tensor x1 = randn({2, 3, 12}).requires_grad_();
   const Tensor w1 = randn({5, 3, 4}).requires_grad_();
   run_both([&] { return with_gradients(conv1d(x1, w1, std::nullopt, {2}, {1}), {x1, w1}); }, 1e-4);
@@ -184,10 +250,49 @@ TEST_F(CompositeKernels, CrossEntropyAndItsGradientsMatchDecomposition) {
   }
   const Tensor target_ignoring_2 = tensor<int64_t>({0, 4, 2, 2, 3, 1});
   run_both(
-      [&] { return with_gradients(cross_entropy(logits.t().t() * 1000.0, target_ignoring_2, std::nullopt, 2), {logits}); },
+      [&] {
+        return with_gradients(cross_entropy(logits.t().t() * 1000.0, target_ignoring_2, std::nullopt, 2), {logits});
+      },
       1e-4);
   const Tensor all_ignored = cross_entropy(logits, full({6}, Scalar(int64_t{-100}), TensorOptions(DType::Int64)));
   EXPECT_TRUE(std::isnan(all_ignored.item<float>()));
+}
+
+// Rows longer than the lane loops' step (Note [Lane reductions]) in float32
+// and float64; bfloat16 computes in float32 and rounds once, so it gives the
+// float32 kernel's result for the rounded inputs, to bfloat16's precision
+// (the decomposition rounds every intermediate instead); and logits with
+// strided classes.
+TEST_F(CompositeKernels, LongRowsMatchDecomposition) {
+  manual_seed(10);
+  const Tensor x = randn({7, 1000}) * 3.0 + 5.0;
+  const Tensor w = randn({1000});
+  const Tensor b = randn({1000});
+  const Tensor target = tensor<int64_t>({0, 999, 5, -100, 500, 17, 640});
+  const auto norm = [&](DType dtype) { return layer_norm(x.to(dtype), {1000}, w.to(dtype), b.to(dtype)); };
+  const auto loss = [&](DType dtype, double smoothing) {
+    return cross_entropy(x.to(dtype), target, std::nullopt, -100, "none", smoothing);
+  };
+  for (const DType dtype : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    run_both([&] { return norm(dtype).to(DType::Float64); }, 1e-4);
+    for (const double smoothing : {0.0, 0.1}) run_both([&] { return loss(dtype, smoothing).to(DType::Float64); });
+  }
+  const auto expect_rounded_once = [](const Tensor& narrow, const Tensor& wide) {
+    const std::vector<double> got = narrow.tolist<double>();
+    const std::vector<double> want = wide.tolist<double>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-2 * std::max(1.0, std::fabs(want[i]))) << i;
+  };
+  const auto rounded = [](const Tensor& t) { return t.to(DType::BFloat16).to(DType::Float32); };
+  expect_rounded_once(norm(DType::BFloat16), layer_norm(rounded(x), {1000}, rounded(w), rounded(b)));
+  expect_rounded_once(loss(DType::BFloat16, 0.1), cross_entropy(rounded(x), target, std::nullopt, -100, "none", 0.1));
+  const Tensor strided = x.slice(1, 0, std::nullopt, 2);
+  run_both(
+      [&] {
+        return cross_entropy(strided, tensor<int64_t>({0, 499, 5, -100, 250, 17, 321}), std::nullopt, -100, "sum", 0.1);
+      },
+      1e-4);
 }
 
 TEST_F(CompositeKernels, FusedCrossEntropyRejectsOutOfRangeTargets) {

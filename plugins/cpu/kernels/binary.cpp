@@ -1,10 +1,13 @@
 // Elementwise binary ops: arithmetic, comparison, logical and bitwise
 // (ops.md "Elementwise binary"). Inputs arrive broadcast and converted.
+#include "vector_math.h"
+
 #include <cmath>
 #include <limits>
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "vector_map.h"
 
 namespace ember::cpu {
 namespace {
@@ -47,9 +50,38 @@ void add_predicate(const sdk::Registrar& r, const char* name, Op op) {
   register_op<BinaryPredicateKernel>(r, name, sdk::AllTypes{}, op);
 }
 
+// Whether every element of t is the one at its data pointer (a broadcast
+// scalar: strides 0 on every dimension longer than 1).
+bool is_broadcast_scalar(const DLTensor& t) {
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] > 1 && t.strides[d] != 0) return false;
+  }
+  return true;
+}
+
+struct Square {
+  template <class C>
+  C operator()(C x) const {
+    return x * x;
+  }
+};
+
 struct PowKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
+    if constexpr (sdk::is_floating_v<T>) {
+      // x ** 2, the commonest power, is one multiplication: exactly C's pow
+      // for every x (NaN, infinities and signed zeros included) and
+      // correctly rounded.
+      const DLTensor& exponent = call.inputs[1];
+      if (is_broadcast_scalar(exponent) && sdk::numel(exponent) > 0 &&
+          sdk::to_compute(*reinterpret_cast<const T*>(sdk::data_ptr(exponent))) == 2) {
+        map_vectorised<Square, T, 1>(call, kElementwiseGrain);
+      } else {
+        map_vectorised<Op, T, 2>(call, kElementwiseGrain);
+      }
+      return;
+    }
     if constexpr (sdk::is_integer_v<T> && std::is_signed_v<T>) {
       const sdk::StridedLoop loop{&call.inputs[0], &call.inputs[1]};
       bool invalid = false;
@@ -61,8 +93,7 @@ struct PowKernel {
         }
       });
       if (invalid) {
-        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
-                  "pow: integers to negative integer powers are not allowed");
+        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "pow: integers to negative integer powers are not allowed");
       }
     }
     map_elements<T, T, T>(call, Op{});
@@ -127,8 +158,7 @@ void register_binary_kernels(const sdk::Registrar& r) {
   add_binary(r, "div", FloatingTypes{}, [](auto a, auto b) { return a / b; });
   register_op<DivisionKernel>(r, "floor_divide", NumericTypes{},
                               [](auto a, auto b) { return sdk::floor_divide(a, b); });
-  register_op<DivisionKernel>(r, "remainder", NumericTypes{},
-                              [](auto a, auto b) { return sdk::remainder(a, b); });
+  register_op<DivisionKernel>(r, "remainder", NumericTypes{}, [](auto a, auto b) { return sdk::remainder(a, b); });
   register_op<PowKernel>(r, "pow", NumericTypes{}, [](auto a, auto b) {
     if constexpr (sdk::is_integer_v<decltype(a)>) {
       return sdk::integer_pow(a, b);
@@ -138,12 +168,9 @@ void register_binary_kernels(const sdk::Registrar& r) {
   });
   add_binary(r, "maximum", sdk::AllTypes{}, Extremum<true>{});
   add_binary(r, "minimum", sdk::AllTypes{}, Extremum<false>{});
-  add_binary(r, "bitwise_and", IntegralTypes{},
-             [](auto a, auto b) { return static_cast<decltype(a)>(a & b); });
-  add_binary(r, "bitwise_or", IntegralTypes{},
-             [](auto a, auto b) { return static_cast<decltype(a)>(a | b); });
-  add_binary(r, "bitwise_xor", IntegralTypes{},
-             [](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); });
+  add_binary(r, "bitwise_and", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a & b); });
+  add_binary(r, "bitwise_or", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a | b); });
+  add_binary(r, "bitwise_xor", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); });
   add_predicate(r, "logical_and", [](auto a, auto b) { return is_nonzero(a) && is_nonzero(b); });
   add_predicate(r, "logical_or", [](auto a, auto b) { return is_nonzero(a) || is_nonzero(b); });
   add_predicate(r, "logical_xor", [](auto a, auto b) { return is_nonzero(a) != is_nonzero(b); });

@@ -5,6 +5,7 @@
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "transpose.h"
 
 namespace ember::cpu {
 namespace {
@@ -16,60 +17,74 @@ template <class Src, class Dst>
 void convert(const DLTensor& src, const DLTensor& dst) {
   const sdk::StridedLoop loop{&dst, &src};
   parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    sdk::transform<Dst, Src>(loop, begin, end,
-                             [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); });
+    sdk::transform<Dst, Src>(loop, begin, end, [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); });
   });
 }
 
-// A 2-d copy where one side walks its inner dimension with a large stride
-// (a transpose): copying square tiles keeps both sides within a few cache
-// lines and pages, instead of one miss per element.
+// A same-dtype copy whose source is contiguous along one loop dimension and
+// whose destination is contiguous along another (Note [Blocked transpose]):
+// every plane of those two dimensions is transposed by tiles. False, having
+// copied nothing, for any other layout.
 template <class U>
-bool copy_tiled(const DLTensor& src, const DLTensor& dst) {
+bool copy_transposed(const DLTensor& src, const DLTensor& dst) {
   const sdk::StridedLoop loop{&dst, &src};
-  if (loop.ndim() != 2) return false;
-  const int64_t* inner = loop.strides(0);
-  const int64_t* outer = loop.strides(1);
-  const auto transposed = [&](int op) {
-    return inner[op] != static_cast<int64_t>(sizeof(U)) && outer[op] == static_cast<int64_t>(sizeof(U));
-  };
-  if (!transposed(0) && !transposed(1)) return false;
-  constexpr int64_t kTile = 32;
-  const int64_t rows = loop.size(1);
-  const int64_t cols = loop.size(0);
-  char* const to = loop.base(0);
-  const char* const from = loop.base(1);
-  const int64_t row_tiles = (rows + kTile - 1) / kTile;
-  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / (kTile * std::max<int64_t>(cols, 1)));
-  parallel_for(0, row_tiles, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t tile = begin; tile < end; ++tile) {
-      const int64_t r_end = std::min(rows, (tile + 1) * kTile);
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const int64_t c_end = std::min(cols, c0 + kTile);
-        for (int64_t r = tile * kTile; r < r_end; ++r) {
-          for (int64_t c = c0; c < c_end; ++c) {
-            *reinterpret_cast<U*>(to + r * outer[0] + c * inner[0]) =
-                *reinterpret_cast<const U*>(from + r * outer[1] + c * inner[1]);
-          }
-        }
-      }
+  constexpr int64_t kSize = static_cast<int64_t>(sizeof(U));
+  int r_dim = -1;  // where the source is contiguous
+  int c_dim = -1;  // where the destination is contiguous
+  for (int d = 0; d < loop.ndim(); ++d) {
+    if (r_dim < 0 && loop.strides(d)[1] == kSize) r_dim = d;
+    if (c_dim < 0 && loop.strides(d)[0] == kSize) c_dim = d;
+  }
+  if (r_dim < 0 || c_dim < 0 || r_dim == c_dim) return false;
+  const int64_t rows = loop.size(r_dim);
+  const int64_t cols = loop.size(c_dim);
+  const int64_t row_tiles = (rows + kTransposeTile - 1) / kTransposeTile;
+  const int64_t col_tiles = (cols + kTransposeTile - 1) / kTransposeTile;
+  const int64_t planes = loop.numel() / (rows * cols);
+  const int64_t src_stride = loop.strides(c_dim)[1] / kSize;
+  const int64_t dst_stride = loop.strides(r_dim)[0] / kSize;
+  const auto plane_offsets = [&](int64_t plane, int op) {
+    int64_t offset = 0;
+    for (int d = 0; d < loop.ndim(); ++d) {
+      if (d == r_dim || d == c_dim) continue;
+      offset += plane % loop.size(d) * loop.strides(d)[op];
+      plane /= loop.size(d);
     }
-  });
+    return offset;
+  };
+  const int64_t tiles = planes * col_tiles * row_tiles;
+  parallel_for(0, tiles, std::max<int64_t>(1, kElementwiseGrain / (kTransposeTile * kTransposeTile)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t tile = begin; tile < end; ++tile) {
+                   const int64_t plane = tile / (col_tiles * row_tiles);
+                   const int64_t c0 = tile / row_tiles % col_tiles * kTransposeTile;
+                   const int64_t r0 = tile % row_tiles * kTransposeTile;
+                   const U* from =
+                       reinterpret_cast<const U*>(loop.base(1) + plane_offsets(plane, 1)) + c0 * src_stride + r0;
+                   U* to = reinterpret_cast<U*>(loop.base(0) + plane_offsets(plane, 0)) + r0 * dst_stride + c0;
+                   transpose_tile(from, src_stride, to, dst_stride, std::min(kTransposeTile, rows - r0),
+                                  std::min(kTransposeTile, cols - c0));
+                 }
+               });
   return true;
 }
 
 template <class U>
 void copy_bits_as(const DLTensor& src, const DLTensor& dst) {
-  if (!copy_tiled<U>(src, dst)) convert<U, U>(src, dst);
+  if (!copy_transposed<U>(src, dst)) convert<U, U>(src, dst);
 }
 
 // Same-dtype strided copy moves bits, so it only depends on element size.
 void copy_bits(const DLTensor& src, const DLTensor& dst, size_t element_size) {
   switch (element_size) {
-    case 1: return copy_bits_as<uint8_t>(src, dst);
-    case 2: return copy_bits_as<uint16_t>(src, dst);
-    case 4: return copy_bits_as<uint32_t>(src, dst);
-    case 8: return copy_bits_as<uint64_t>(src, dst);
+    case 1:
+      return copy_bits_as<uint8_t>(src, dst);
+    case 2:
+      return copy_bits_as<uint16_t>(src, dst);
+    case 4:
+      return copy_bits_as<uint32_t>(src, dst);
+    case 8:
+      return copy_bits_as<uint64_t>(src, dst);
   }
   sdk::fail(EMBER_STATUS_INTERNAL, "copy: unexpected element size");
 }
@@ -87,10 +102,9 @@ void copy_tensor(const DLTensor& src, const DLTensor& dst) {
     if (from == to && std::equal(src.strides, src.strides + src.ndim, dst.strides)) return;
     if (sdk::is_contiguous(src) && sdk::is_contiguous(dst)) {
       const size_t size = sdk::element_size(src_dtype);
-      parallel_for(0, sdk::numel(src) * static_cast<int64_t>(size), kMemcpyGrain,
-                   [&](int64_t begin, int64_t end) {
-                     std::memcpy(to + begin, from + begin, static_cast<size_t>(end - begin));
-                   });
+      parallel_for(0, sdk::numel(src) * static_cast<int64_t>(size), kMemcpyGrain, [&](int64_t begin, int64_t end) {
+        std::memcpy(to + begin, from + begin, static_cast<size_t>(end - begin));
+      });
       return;
     }
     return copy_bits(src, dst, sdk::element_size(src_dtype));

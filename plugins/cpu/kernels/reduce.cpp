@@ -7,6 +7,8 @@
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "lane_reduce.h"
+#include "transpose.h"
 
 namespace ember::cpu {
 namespace {
@@ -20,8 +22,7 @@ namespace {
 // integral sums and products are int64.
 template <class T>
 using accumulate_t =
-    std::conditional_t<std::is_same_v<T, double>, double,
-                       std::conditional_t<sdk::is_floating_v<T>, float, int64_t>>;
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<sdk::is_floating_v<T>, float, int64_t>>;
 
 template <class T>
 struct SumOp {
@@ -72,12 +73,7 @@ struct ExtremumOp {
       return kMax ? std::numeric_limits<Acc>::lowest() : std::numeric_limits<Acc>::max();
     }
   }
-  // A NaN `a` is kept since no comparison with it is true. Written without
-  // branches so the lane loop vectorises.
-  static Acc combine(Acc a, Acc b) {
-    const bool take_b = kMax ? (b > a) | (b != b) : (b < a) | (b != b);
-    return take_b ? b : a;
-  }
+  static Acc combine(Acc a, Acc b) { return extremum_propagating_nan<kMax>(a, b); }
   static Out finish(Acc a, int64_t /*count*/) { return sdk::convert<T>(a); }
 };
 
@@ -107,8 +103,7 @@ struct DimList {
     numel *= dim.size;
     if (count > 0) {
       Dim& inner = dims[count - 1];
-      if (dim.x_stride == inner.x_stride * inner.size &&
-          dim.out_stride == inner.out_stride * inner.size) {
+      if (dim.x_stride == inner.x_stride * inner.size && dim.out_stride == inner.out_stride * inner.size) {
         inner.size *= dim.size;
         return;
       }
@@ -168,10 +163,6 @@ Geometry split_dims(const DLTensor& x, const DLTensor& out, const bool* is_reduc
 // Value reductions
 // ---------------------------------------------------------------------------
 
-// Leaves of the pairwise summation: short enough that rounding error stays
-// small, long enough that the lane loop dominates.
-constexpr int64_t kPairwiseBlock = 8192;
-constexpr int kLanes = 64;
 // Elements a task should cover before a reduction is split across threads.
 constexpr int64_t kReduceGrain = 32768;
 
@@ -182,36 +173,16 @@ int64_t partial_count(int64_t numel) {
   return std::clamp<int64_t>(numel / kReduceGrain, 1, kMaxPartials);
 }
 
-// Reduces n elements at p with the given element stride: independent lanes
-// (vectorisable without reassociating) and pairwise splitting above
-// kPairwiseBlock, so float32 sums stay accurate.
+// Reduces n elements at p with the given element stride in lanes (Note
+// [Lane reductions]), so float32 sums stay accurate.
 template <class Op, class T>
-EMBER_CPU_ISA_CLONES typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
-  using Acc = typename Op::Acc;
-  if (n > kPairwiseBlock) {
-    const int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
-    return Op::combine(reduce_run<Op>(p, half, stride),
-                       reduce_run<Op>(p + half * stride, n - half, stride));
-  }
-  Acc lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, Op::identity());
-  int64_t i = 0;
+typename Op::Acc reduce_run(const T* p, int64_t n, int64_t stride) {
+  const auto combine = [](typename Op::Acc a, typename Op::Acc b) { return Op::combine(a, b); };
   if (stride == 1) {
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lanes[j] = Op::combine(lanes[j], load<Op>(p[i + j]));
-    }
-  } else {
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) {
-        lanes[j] = Op::combine(lanes[j], load<Op>(p[(i + j) * stride]));
-      }
-    }
+    return reduce_lanes(int64_t{0}, n, Op::identity(), combine, [p](int64_t i) { return load<Op>(p[i]); });
   }
-  for (; i < n; ++i) lanes[0] = Op::combine(lanes[0], load<Op>(p[i * stride]));
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + width]);
-  }
-  return lanes[0];
+  return reduce_lanes(int64_t{0}, n, Op::identity(), combine,
+                      [p, stride](int64_t i) { return load<Op>(p[i * stride]); });
 }
 
 // A single output: split x in row-major chunks across threads and merge the
@@ -242,6 +213,30 @@ typename Op::Acc reduce_all(const DLTensor& x) {
   return acc;
 }
 
+// The runs of one output (each at most kPairwiseBlock long, along the
+// innermost reduced dim) all fed into one set of lanes, folded once: an
+// output made of many short runs (summing [64, 1024, 256] over dims 0 and 2)
+// costs one fold, not one per run.
+template <class Op, class T>
+EMBER_CPU_ISA_CLONES typename Op::Acc reduce_runs_in_lanes(const T* x, const DimList& reduced, int64_t outer_count) {
+  using Acc = typename Op::Acc;
+  const Dim inner = reduced.dims[0];
+  const auto combine = [](Acc a, Acc b) { return Op::combine(a, b); };
+  Acc lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, Op::identity());
+  reduced.for_each(1, 0, outer_count, [&](int64_t x_offset, int64_t) {
+    const T* p = x + x_offset;
+    if (inner.x_stride == 1) {
+      accumulate_lanes(lanes, 0, inner.size, Op::identity(), combine, [p](int64_t i) { return load<Op>(p[i]); });
+    } else {
+      const int64_t stride = inner.x_stride;
+      accumulate_lanes(lanes, 0, inner.size, Op::identity(), combine,
+                       [p, stride](int64_t i) { return load<Op>(p[i * stride]); });
+    }
+  });
+  return fold_lanes(lanes, combine);
+}
+
 // Several outputs, reduced dims innermost enough: one output at a time, each
 // a set of runs along the innermost reduced dim.
 template <class Op, class T>
@@ -252,6 +247,10 @@ void reduce_rows(const Geometry& g, const T* x, typename Op::Out* out) {
   const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(g.reduced.numel, 1));
   parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
     g.kept.for_each(0, begin, end, [&](int64_t x_base, int64_t out_offset) {
+      if (outer_count > 1 && inner.size <= kPairwiseBlock) {
+        out[out_offset] = Op::finish(reduce_runs_in_lanes<Op>(x + x_base, g.reduced, outer_count), g.reduced.numel);
+        return;
+      }
       Acc acc = Op::identity();
       g.reduced.for_each(1, 0, outer_count, [&](int64_t x_offset, int64_t) {
         acc = Op::combine(acc, reduce_run<Op>(x + x_base + x_offset, inner.size, inner.x_stride));
@@ -261,22 +260,72 @@ void reduce_rows(const Geometry& g, const T* x, typename Op::Out* out) {
   });
 }
 
+// Several outputs, each reducing one short contiguous run (summing [N, 16]
+// over its last dim): a lane reduction per output would be mostly its fold
+// (Note [Lane reductions]). Instead kGroup neighbouring runs are transposed
+// into a buffer (Note [Blocked transpose]) and reduced together, one lane
+// per output combining its run in order.
+constexpr int64_t kShortRun = 64;
+constexpr int64_t kGroup = 64;
+
+bool has_short_rows(const Geometry& g) {
+  return g.reduced.count == 1 && g.reduced.dims[0].x_stride == 1 && g.reduced.dims[0].size <= kShortRun;
+}
+
+// out[j * out_stride] = the reduction of stage[k * kGroup + j] over k < n,
+// for j < count.
+template <class Op, class T>
+EMBER_CPU_ISA_CLONES void reduce_staged(const T* stage, int64_t n, int64_t count, typename Op::Out* out,
+                                        int64_t out_stride) {
+  typename Op::Acc lanes[kGroup];
+  std::fill(lanes, lanes + kGroup, Op::identity());
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t j = 0; j < count; ++j) lanes[j] = Op::combine(lanes[j], load<Op>(stage[k * kGroup + j]));
+  }
+  for (int64_t j = 0; j < count; ++j) out[j * out_stride] = Op::finish(lanes[j], n);
+}
+
+template <class Op, class T>
+void reduce_short_rows(const Geometry& g, const T* x, typename Op::Out* out) {
+  const int64_t n = g.reduced.dims[0].size;
+  const Dim rows = g.kept.dims[0];
+  const int64_t groups = (rows.size + kGroup - 1) / kGroup;
+  const int64_t units = g.kept.numel / rows.size * groups;
+  parallel_for(0, units, std::max<int64_t>(1, kReduceGrain / (kGroup * n)), [&](int64_t begin, int64_t end) {
+    T stage[kShortRun * kGroup];
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t first = unit % groups * kGroup;
+      const int64_t count = std::min(kGroup, rows.size - first);
+      g.kept.for_each(1, unit / groups, unit / groups + 1, [&](int64_t x_base, int64_t out_base) {
+        transpose_elements(x + x_base + first * rows.x_stride, rows.x_stride, stage, kGroup, n, count);
+        reduce_staged<Op>(stage, n, count, out + out_base + first * rows.out_stride, rows.out_stride);
+      });
+    }
+  });
+}
+
 // Several outputs whose innermost kept dim is contiguous in x (e.g. summing
 // over rows): accumulate a block of neighbouring outputs together so every
 // load is contiguous. Rows are summed in groups of kRowBlock first (blocked
 // summation) to bound the rounding error of long columns.
+// acc[j] = combine(acc[j], row[j]) for j < width: one vector loop per row
+// of a column reduction, on the machine's ISA.
+template <class Op, class T>
+EMBER_CPU_ISA_CLONES void combine_row(const T* row, int64_t width, typename Op::Acc* acc) {
+  for (int64_t j = 0; j < width; ++j) acc[j] = Op::combine(acc[j], load<Op>(row[j]));
+}
+
 template <class Op, class T>
 void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
   using Acc = typename Op::Acc;
   // Accumulators (total and block) for this many outputs fit in L1; rows
   // this long keep the hardware prefetcher streaming.
-  constexpr int64_t kWidth = 8192 / sizeof(Acc);
+  constexpr int64_t kWidth = 4096 / sizeof(Acc);
   constexpr int64_t kRowBlock = 128;
   const Dim column = g.kept.dims[0];
   const int64_t blocks = (column.size + kWidth - 1) / kWidth;
   const int64_t units = g.kept.numel / column.size * blocks;
-  const int64_t grain =
-      std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
   parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
     Acc total[kWidth];
     Acc block[kWidth];
@@ -288,10 +337,9 @@ void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
         std::fill(block, block + width, Op::identity());
         int64_t rows = 0;
         g.reduced.for_each(0, 0, g.reduced.numel, [&](int64_t x_offset, int64_t) {
-          const T* row = x + x_base + x_offset + first;
-          for (int64_t j = 0; j < width; ++j) block[j] = Op::combine(block[j], load<Op>(row[j]));
+          combine_row<Op>(x + x_base + x_offset + first, width, block);
           if (++rows == kRowBlock) {
-            for (int64_t j = 0; j < width; ++j) total[j] = Op::combine(total[j], block[j]);
+            combine_row<Op>(block, width, total);
             std::fill(block, block + width, Op::identity());
             rows = 0;
           }
@@ -332,6 +380,8 @@ void reduce_kernel(const ember_kernel_call& call) {
     *out_data = Op::finish(reduce_all<Op, T>(x), g.reduced.numel);
   } else if (g.kept.dims[0].x_stride == 1 && g.reduced.count > 0) {
     reduce_columns<Op>(g, x_data, out_data);
+  } else if (has_short_rows(g)) {
+    reduce_short_rows<Op>(g, x_data, out_data);
   } else {
     reduce_rows<Op>(g, x_data, out_data);
   }
@@ -397,8 +447,8 @@ void arg_extremum_kernel(const ember_kernel_call& call) {
     return;
   }
   if (dim < 0 || dim >= x.ndim || x.ndim > sdk::StridedLoop::kMaxDims || out.ndim != x.ndim) {
-    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(call.op_name) + ": dim " +
-                                                 std::to_string(dim) + " or out's rank is invalid");
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
+              std::string(call.op_name) + ": dim " + std::to_string(dim) + " or out's rank is invalid");
   }
   bool mask[sdk::StridedLoop::kMaxDims] = {};
   mask[dim] = true;
@@ -441,12 +491,10 @@ void register_reduce_kernels(const sdk::Registrar& r) {
   add_reduction<MeanOp>(r, "mean", sdk::FloatingTypes{});
   add_reduction<AmaxOp>(r, "amax", sdk::AllTypes{});
   add_reduction<AminOp>(r, "amin", sdk::AllTypes{});
-  r.add_each("argmax", sdk::NumericTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&arg_extremum_kernel<true, typename decltype(tag)::type>>;
-  });
-  r.add_each("argmin", sdk::NumericTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&arg_extremum_kernel<false, typename decltype(tag)::type>>;
-  });
+  r.add_each("argmax", sdk::NumericTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&arg_extremum_kernel<true, typename decltype(tag)::type>>; });
+  r.add_each("argmin", sdk::NumericTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&arg_extremum_kernel<false, typename decltype(tag)::type>>; });
 }
 
 }  // namespace ember::cpu

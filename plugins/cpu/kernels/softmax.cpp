@@ -1,39 +1,293 @@
 // Fused softmax and log_softmax (ops.md "Composite ops a backend may
-// override"): one pass for the maximum, one for the sum of exponentials, one
-// to write, per line; the decomposition makes five tensors for the same.
+// override"): Note [Fused softmax].
+#include "vector_math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "kernels.h"
+#include "lane_reduce.h"
 #include "lines.h"
+#include "vector_map.h"
 
 namespace ember::cpu {
 namespace {
 
+// Note [Fused softmax]: the decomposition makes five tensors and streams x
+// from memory three times; these kernels stream x in once and out once
+// wherever a line fits in L2. Per line they find the maximum, the sum of
+// exp(x - max), then write the result.
+// - Along the last dimension of contiguous tensors, a line is contiguous.
+//   One that fits in L2 takes three passes of which only the first reads
+//   memory: the maximum and the sum are lane reductions (Note [Lane
+//   reductions]) and the exponentials vector loops through libmvec (Note
+//   [Vector math]). float32 and float64 softmax stores the exponentials in
+//   `out` and scales them in place, one exp per element; log_softmax needs
+//   only their sum, and float16/bfloat16 softmax computes them again when
+//   writing, so that the result is rounded once.
+// - Along another dimension of contiguous tensors, viewed as [outer, n,
+//   inner], a block of `width` neighbouring lines is processed together:
+//   every pass walks the n rows of the block, each a contiguous run of
+//   `width` elements, with one running maximum and sum per line, so the
+//   loops over the run vectorise without reassociating anything. The width
+//   keeps the block of x and out in L2 (kCachedBytes) across the passes.
+// - A line (or a block at least a cache line wide) too long for L2 streams
+//   instead: one pass over chunks that fit in L1 keeps a running maximum and
+//   a sum rescaled whenever the maximum grows (the online softmax), and a
+//   second pass writes. x is read twice from memory, not three times, and a
+//   streaming block is kMaxWidth wide, so each row of it is whole pages'
+//   worth of cache lines rather than one line per page.
+// - Any other layout goes line by line through strided loads.
+// Threads split lines (or blocks of lines), never a line, so the result does
+// not depend on the thread count.
+
+// Elements of work a task should cover before the kernel is split across
+// threads.
+constexpr int64_t kSoftmaxGrain = 16384;
+// Bytes of x and out that stay in L2 across the passes of a line or block.
+constexpr int64_t kCachedBytes = 512 * 1024;
+// Bytes of x a streaming chunk keeps in L1 between its two reads.
+constexpr int64_t kChunkBytes = 16 * 1024;
+// Most lines a block holds: its maximum and sum arrays live on the stack.
+constexpr int64_t kMaxWidth = 256;
+
+template <class T>
+using Acc = VectorCompute<T>;
+
+template <class T>
+Acc<T> load(const T& value) {
+  return static_cast<Acc<T>>(sdk::to_compute(value));
+}
+
+// The result for x - max, given log(sum) (log_softmax) or 1 / sum (softmax).
+template <bool kLog, class C>
+C normalised(C shifted, C factor) {
+  return kLog ? shifted - factor : std::exp(shifted) * factor;
+}
+
+template <bool kLog, class C>
+C factor_of(C total) {
+  return kLog ? std::log(total) : C(1) / total;
+}
+
+// A running sum of exp(x - max) carried over to a new maximum. An unchanged
+// maximum keeps it as it is (which keeps it 0 while every value so far was
+// -inf, where exp(-inf - -inf) would make it NaN).
+template <class C>
+C rescaled(C total, C max, C new_max) {
+  return max == new_max ? total : total * std::exp(max - new_max);
+}
+
+// Sum of exp(x[i] - shift) over a contiguous run, the exponentials staged
+// through a small buffer so that both loops vectorise.
+template <class T>
+EMBER_CPU_ISA_CLONES Acc<T> sum_exp_shifted(const T* x, Acc<T> shift, int64_t n) {
+  using C = Acc<T>;
+  constexpr int64_t kStage = 1024;
+  C stage[kStage];
+  C total = 0;
+  for (int64_t start = 0; start < n; start += kStage) {
+    const int64_t m = std::min(kStage, n - start);
+    for (int64_t i = 0; i < m; ++i) stage[i] = std::exp(load(x[start + i]) - shift);
+    total += sum_of<C>(stage, m);
+  }
+  return total;
+}
+
 template <class T, bool kLog>
-void softmax_kernel(const ember_kernel_call& call) {
+EMBER_CPU_ISA_CLONES void write_line(const T* x, Acc<T> max, Acc<T> factor, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = sdk::convert<T>(normalised<kLog>(load(x[i]) - max, factor));
+}
+
+template <class T, bool kLog>
+EMBER_CPU_ISA_CLONES void softmax_cached_line(const T* x, T* out, int64_t n) {
+  using C = Acc<T>;
+  const C max = max_of<C>(x, n);
+  if constexpr (!kLog && std::is_same_v<T, C>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(x[i] - max);
+    const C scale = C(1) / sum_of<C>(out, n);
+    for (int64_t i = 0; i < n; ++i) out[i] *= scale;
+  } else {
+    write_line<T, kLog>(x, max, factor_of<kLog>(sum_exp_shifted(x, max, n)), out, n);
+  }
+}
+
+template <class T, bool kLog>
+void softmax_streaming_line(const T* x, T* out, int64_t n) {
+  using C = Acc<T>;
+  constexpr int64_t kChunk = kChunkBytes / static_cast<int64_t>(sizeof(T));
+  C max = -std::numeric_limits<C>::infinity();
+  C total = 0;
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t m = std::min(kChunk, n - start);
+    const C chunk_max = std::max(max, max_of<C>(x + start, m));
+    total = rescaled(total, max, chunk_max) + sum_exp_shifted(x + start, chunk_max, m);
+    max = chunk_max;
+  }
+  write_line<T, kLog>(x, max, factor_of<kLog>(total), out, n);
+}
+
+// Adds exp(x - max[j]) over rows [first, last) of a block to total[j] (and
+// stores it in out when kStore). Rows are summed in groups of kSumRows first
+// (blocked summation), so the rounding error of a long column grows with
+// n / kSumRows + kSumRows rather than n. Always inlined, so that it runs on
+// the ISA of the clone that calls it (Note [ISA clones]).
+constexpr int64_t kSumRows = 64;
+
+template <class T, bool kStore>
+inline __attribute__((always_inline)) void add_exps(const T* x, T* out, int64_t first, int64_t last, int64_t row_stride,
+                                                    int64_t width, const Acc<T>* max, Acc<T>* total) {
+  using C = Acc<T>;
+  C partial[kMaxWidth];
+  for (int64_t group = first; group < last; group += kSumRows) {
+    std::fill(partial, partial + width, C(0));
+    for (int64_t r = group; r < std::min(last, group + kSumRows); ++r) {
+      const T* row = x + r * row_stride;
+      for (int64_t j = 0; j < width; ++j) {
+        const C e = std::exp(load(row[j]) - max[j]);
+        if constexpr (kStore) out[r * row_stride + j] = e;
+        partial[j] += e;
+      }
+    }
+    for (int64_t j = 0; j < width; ++j) total[j] += partial[j];
+  }
+}
+
+// Lines j < width of a block whose element r of line j is at
+// x[r * row_stride + j], with the block in L2.
+template <class T, bool kLog>
+EMBER_CPU_ISA_CLONES void softmax_cached_block(const T* x, T* out, int64_t n, int64_t row_stride, int64_t width) {
+  using C = Acc<T>;
+  C max[kMaxWidth];
+  C total[kMaxWidth];
+  std::fill(max, max + width, -std::numeric_limits<C>::infinity());
+  std::fill(total, total + width, C(0));
+  for (int64_t r = 0; r < n; ++r) {
+    const T* row = x + r * row_stride;
+    for (int64_t j = 0; j < width; ++j) max[j] = std::max(max[j], load(row[j]));
+  }
+  if constexpr (!kLog && std::is_same_v<T, C>) {
+    add_exps<T, true>(x, out, 0, n, row_stride, width, max, total);
+    for (int64_t j = 0; j < width; ++j) total[j] = C(1) / total[j];
+    for (int64_t r = 0; r < n; ++r) {
+      T* out_row = out + r * row_stride;
+      for (int64_t j = 0; j < width; ++j) out_row[j] *= total[j];
+    }
+    return;
+  }
+  add_exps<T, false>(x, out, 0, n, row_stride, width, max, total);
+  for (int64_t j = 0; j < width; ++j) total[j] = factor_of<kLog>(total[j]);
+  for (int64_t r = 0; r < n; ++r) {
+    const T* row = x + r * row_stride;
+    T* out_row = out + r * row_stride;
+    for (int64_t j = 0; j < width; ++j) out_row[j] = sdk::convert<T>(normalised<kLog>(load(row[j]) - max[j], total[j]));
+  }
+}
+
+// The same for a block too tall for L2: chunks of rows that fit in L1.
+template <class T, bool kLog>
+EMBER_CPU_ISA_CLONES void softmax_streaming_block(const T* x, T* out, int64_t n, int64_t row_stride, int64_t width) {
+  using C = Acc<T>;
+  C max[kMaxWidth];
+  C chunk_max[kMaxWidth];
+  C total[kMaxWidth];
+  std::fill(max, max + width, -std::numeric_limits<C>::infinity());
+  std::fill(total, total + width, C(0));
+  const int64_t chunk_rows = std::max<int64_t>(1, kChunkBytes / (width * static_cast<int64_t>(sizeof(T))));
+  for (int64_t first = 0; first < n; first += chunk_rows) {
+    const int64_t last = std::min(n, first + chunk_rows);
+    std::copy(max, max + width, chunk_max);
+    for (int64_t r = first; r < last; ++r) {
+      const T* row = x + r * row_stride;
+      for (int64_t j = 0; j < width; ++j) chunk_max[j] = std::max(chunk_max[j], load(row[j]));
+    }
+    for (int64_t j = 0; j < width; ++j) {
+      total[j] = rescaled(total[j], max[j], chunk_max[j]);
+      max[j] = chunk_max[j];
+    }
+    add_exps<T, false>(x, out, first, last, row_stride, width, max, total);
+  }
+  for (int64_t j = 0; j < width; ++j) total[j] = factor_of<kLog>(total[j]);
+  for (int64_t r = 0; r < n; ++r) {
+    const T* row = x + r * row_stride;
+    T* out_row = out + r * row_stride;
+    for (int64_t j = 0; j < width; ++j) out_row[j] = sdk::convert<T>(normalised<kLog>(load(row[j]) - max[j], total[j]));
+  }
+}
+
+// Lines of any strides, one at a time through strided loads.
+template <class T, bool kLog>
+void softmax_strided(const ember_kernel_call& call, int64_t dim) {
   const DLTensor& x = call.inputs[0];
   const DLTensor& out = call.outputs[0];
-  // Reduced precision computes in float32, float64 in double.
-  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  const int64_t dim = sdk::attr_int(call, "dim");
+  using C = Acc<T>;
   for_each_line(call, {&x, &out}, dim, [&](char* const* starts) {
     const int64_t n = x.shape[dim];
     const int64_t x_stride = x.strides[dim];
     const int64_t out_stride = out.strides[dim];
     const T* src = reinterpret_cast<const T*>(starts[0]);
     T* dst = reinterpret_cast<T*>(starts[1]);
-    Acc max = -std::numeric_limits<Acc>::infinity();
-    for (int64_t i = 0; i < n; ++i) max = std::max<Acc>(max, static_cast<Acc>(sdk::to_compute(src[i * x_stride])));
-    // A line of -inf would give NaN from -inf - -inf; PyTorch's answer is NaN
-    // too, so no special case is needed beyond keeping max finite for sums.
-    Acc total = 0;
-    for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<Acc>(sdk::to_compute(src[i * x_stride])) - max);
-    const Acc log_total = std::log(total);
+    C max = -std::numeric_limits<C>::infinity();
+    for (int64_t i = 0; i < n; ++i) max = std::max(max, load(src[i * x_stride]));
+    C total = 0;
+    for (int64_t i = 0; i < n; ++i) total += std::exp(load(src[i * x_stride]) - max);
+    const C factor = factor_of<kLog>(total);
     for (int64_t i = 0; i < n; ++i) {
-      const Acc shifted = static_cast<Acc>(sdk::to_compute(src[i * x_stride])) - max;
-      dst[i * out_stride] = sdk::convert<T>(kLog ? shifted - log_total : std::exp(shifted) / total);
+      dst[i * out_stride] = sdk::convert<T>(normalised<kLog>(load(src[i * x_stride]) - max, factor));
+    }
+  });
+}
+
+template <class T, bool kLog>
+void softmax_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& out = call.outputs[0];
+  const int64_t dim = sdk::attr_int(call, "dim");
+  if (dim < 0 || dim >= x.ndim || !sdk::is_contiguous(x) || !sdk::is_contiguous(out)) {
+    return softmax_strided<T, kLog>(call, dim);
+  }
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (int d = 0; d < dim; ++d) outer *= x.shape[d];
+  for (int d = static_cast<int>(dim) + 1; d < x.ndim; ++d) inner *= x.shape[d];
+  const int64_t n = x.shape[dim];
+  if (outer == 0 || inner == 0 || n == 0) return;
+  const T* src = reinterpret_cast<const T*>(sdk::data_ptr(x));
+  T* dst = reinterpret_cast<T*>(sdk::data_ptr(out));
+  constexpr int64_t kBytesPerElement = 2 * static_cast<int64_t>(sizeof(T));  // x and out
+  if (inner == 1) {
+    const bool cached = n * kBytesPerElement <= kCachedBytes;
+    parallel_for(0, outer, std::max<int64_t>(1, kSoftmaxGrain / n), [&](int64_t begin, int64_t end) {
+      for (int64_t line = begin; line < end; ++line) {
+        if (cached) {
+          softmax_cached_line<T, kLog>(src + line * n, dst + line * n, n);
+        } else {
+          softmax_streaming_line<T, kLog>(src + line * n, dst + line * n, n);
+        }
+      }
+    });
+    return;
+  }
+  // A cached block is as many whole cache lines of neighbouring lines as
+  // fit in L2 (all of `inner` when that fits); a streaming one the widest.
+  constexpr int64_t kLineElements = 64 / static_cast<int64_t>(sizeof(T));
+  const int64_t fitting = std::min(kCachedBytes / (kBytesPerElement * n), kMaxWidth);
+  const bool cached = fitting >= std::min(inner, kLineElements);
+  const int64_t width =
+      std::min(inner, cached ? std::max(fitting / kLineElements * kLineElements, kLineElements) : kMaxWidth);
+  const int64_t blocks = (inner + width - 1) / width;
+  parallel_for(0, outer * blocks, std::max<int64_t>(1, kSoftmaxGrain / (n * width)), [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t first = unit % blocks * width;
+      const int64_t offset = unit / blocks * n * inner + first;
+      const int64_t lines = std::min(width, inner - first);
+      if (cached) {
+        softmax_cached_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
+      } else {
+        softmax_streaming_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
+      }
     }
   });
 }
@@ -41,12 +295,10 @@ void softmax_kernel(const ember_kernel_call& call) {
 }  // namespace
 
 void register_softmax_kernels(const sdk::Registrar& r) {
-  r.add_each("softmax", sdk::FloatingTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, false>>;
-  });
-  r.add_each("log_softmax", sdk::FloatingTypes{}, [](auto tag) {
-    return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, true>>;
-  });
+  r.add_each("softmax", sdk::FloatingTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, false>>; });
+  r.add_each("log_softmax", sdk::FloatingTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, true>>; });
 }
 
 }  // namespace ember::cpu

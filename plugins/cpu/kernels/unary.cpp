@@ -7,6 +7,7 @@
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "vector_map.h"
 
 namespace ember::cpu {
 namespace {
@@ -25,42 +26,28 @@ struct UnaryPredicateKernel {
   }
 };
 
-// Note [Vector math clones]: the kernels of functions libmvec provides (Note
-// [Vector math]) run contiguous stretches through a loop with ISA clones
-// (Note [ISA clones]): the vectoriser picks libmvec's variant for each
-// clone's ISA, so AVX-512 machines call the 16-wide float variants
-// (_ZGVeN16v_sinf and friends, at most 4 ulp like the 4-wide SSE ones the
-// baseline build calls) and AVX2 machines the 8-wide ones.
-template <class Op, class T>
-EMBER_CPU_ISA_CLONES void map_contiguous(const T* in, T* out, int64_t n) {
-  const Op op{};
-  for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
-}
-
+// Floating ops whose loops vectorise on every ISA (Note [Vector math clones]).
 struct VectorMathKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
-    if constexpr (std::is_floating_point_v<T>) {
-      const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[0]};
-      parallel_for(0, loop.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-        loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-          const int64_t size = static_cast<int64_t>(sizeof(T));
-          if (strides[0] == size && strides[1] == size) {
-            map_contiguous<Op, T>(reinterpret_cast<const T*>(ptrs[1]), reinterpret_cast<T*>(ptrs[0]), n);
-            return;
-          }
-          const Op op{};
-          for (int64_t i = 0; i < n; ++i) {
-            *reinterpret_cast<T*>(ptrs[0] + i * strides[0]) = op(*reinterpret_cast<const T*>(ptrs[1] + i * strides[1]));
-          }
-        });
-      });
-    } else {
-      // float16 and bfloat16 compute in float32 through the generic map.
-      UnaryKernel::run<Op, T>(call);
-    }
+    map_vectorised<Op, T, 1>(call, kElementwiseGrain);
   }
 };
+
+template <class Op>
+void add_vector_math(const sdk::Registrar& r, const char* name, Op op) {
+  register_op<VectorMathKernel>(r, name, sdk::FloatingTypes{}, op);
+}
+
+// 1 / (1 + exp(-|x|)) for x >= 0 and its complement e / (1 + e) below: exp
+// never overflows, so large negative x keeps its tiny (subnormal) result
+// instead of 1 / (1 + inf) = 0. Branch-free, so the loop vectorises.
+template <class T>
+T sigmoid(T x) {
+  const T e = std::exp(-std::fabs(x));
+  const T r = T(1) / (T(1) + e);
+  return x >= T(0) ? r : e * r;
+}
 
 template <class Op, class Types>
 void add_unary(const sdk::Registrar& r, const char* name, Types types, Op op) {
@@ -96,24 +83,23 @@ void register_unary_kernels(const sdk::Registrar& r) {
     if (x != x) return x;  // NaN stays NaN
     return static_cast<T>((T(0) < x) - (x < T(0)));
   });
-  register_op<VectorMathKernel>(r, "exp", FloatingTypes{}, [](auto x) { return std::exp(x); });
-  register_op<VectorMathKernel>(r, "log", FloatingTypes{}, [](auto x) { return std::log(x); });
-  add_unary(r, "log1p", FloatingTypes{}, [](auto x) { return std::log1p(x); });
-  add_unary(r, "expm1", FloatingTypes{}, [](auto x) { return std::expm1(x); });
-  add_unary(r, "sqrt", FloatingTypes{}, [](auto x) { return std::sqrt(x); });
-  add_unary(r, "rsqrt", FloatingTypes{}, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
-  register_op<VectorMathKernel>(r, "sin", FloatingTypes{}, [](auto x) { return std::sin(x); });
-  register_op<VectorMathKernel>(r, "cos", FloatingTypes{}, [](auto x) { return std::cos(x); });
-  add_unary(r, "tan", FloatingTypes{}, [](auto x) { return std::tan(x); });
-  add_unary(r, "tanh", FloatingTypes{}, [](auto x) { return std::tanh(x); });
-  register_op<VectorMathKernel>(r, "sigmoid", FloatingTypes{},
-                                [](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); });
-  add_unary(r, "erf", FloatingTypes{}, [](auto x) { return std::erf(x); });
-  add_unary(r, "reciprocal", FloatingTypes{}, [](auto x) { return decltype(x)(1) / x; });
-  add_unary(r, "floor", FloatingTypes{}, [](auto x) { return std::floor(x); });
-  add_unary(r, "ceil", FloatingTypes{}, [](auto x) { return std::ceil(x); });
-  add_unary(r, "trunc", FloatingTypes{}, [](auto x) { return std::trunc(x); });
-  add_unary(r, "round", FloatingTypes{}, [](auto x) { return std::nearbyint(x); });
+  add_vector_math(r, "exp", [](auto x) { return std::exp(x); });
+  add_vector_math(r, "log", [](auto x) { return std::log(x); });
+  add_vector_math(r, "log1p", [](auto x) { return std::log1p(x); });
+  add_vector_math(r, "expm1", [](auto x) { return std::expm1(x); });
+  add_vector_math(r, "sqrt", [](auto x) { return std::sqrt(x); });
+  add_vector_math(r, "rsqrt", [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+  add_vector_math(r, "sin", [](auto x) { return std::sin(x); });
+  add_vector_math(r, "cos", [](auto x) { return std::cos(x); });
+  add_vector_math(r, "tan", [](auto x) { return std::tan(x); });
+  add_vector_math(r, "tanh", [](auto x) { return std::tanh(x); });
+  add_vector_math(r, "sigmoid", [](auto x) { return sigmoid(x); });
+  add_vector_math(r, "erf", [](auto x) { return std::erf(x); });
+  add_vector_math(r, "reciprocal", [](auto x) { return decltype(x)(1) / x; });
+  add_vector_math(r, "floor", [](auto x) { return std::floor(x); });
+  add_vector_math(r, "ceil", [](auto x) { return std::ceil(x); });
+  add_vector_math(r, "trunc", [](auto x) { return std::trunc(x); });
+  add_vector_math(r, "round", [](auto x) { return std::nearbyint(x); });
   add_unary(r, "bitwise_not", sdk::IntegralTypes{}, [](auto x) {
     if constexpr (std::is_same_v<decltype(x), bool>) {
       return !x;
@@ -121,8 +107,7 @@ void register_unary_kernels(const sdk::Registrar& r) {
       return static_cast<decltype(x)>(~x);
     }
   });
-  register_op<UnaryPredicateKernel>(r, "logical_not", sdk::AllTypes{},
-                                    [](auto x) { return x == decltype(x)(0); });
+  register_op<UnaryPredicateKernel>(r, "logical_not", sdk::AllTypes{}, [](auto x) { return x == decltype(x)(0); });
 }
 
 }  // namespace ember::cpu
