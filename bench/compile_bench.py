@@ -138,6 +138,13 @@ def main():
         r2 = f"{ec / tc:11.2f}" if ec and tc else f"{'-':>11s}"
         print(f"{name:30s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc):>13s} {r1} {r2}")
 
+    # x*y+z moves four float32 arrays (three reads, one write), the STREAM triad's
+    # counting; compare with the machine's triad bandwidth (bench/bandwidth.cpp).
+    n = N // 16 if a.quick else N
+    triad = cell(("ember", "compiled"), "x*y+z 16M")
+    if triad:
+        print(f"x*y+z compiled: {4 * 4 * n / (triad * 1e-3) / 1e9:.1f} GB/s")
+
     with tempfile.TemporaryDirectory() as empty:
         env = dict(os.environ, EMBER_CACHE_DIR=os.path.join(empty, "ember"),
                    TORCHINDUCTOR_CACHE_DIR=os.path.join(empty, "inductor"))

@@ -72,6 +72,8 @@ bool spin_until(Ready&& ready, std::chrono::microseconds spin) {
 // True on a thread while it runs a chunk: a parallel_for there runs inline.
 thread_local bool t_in_chunk = false;
 
+std::atomic<const char*> g_worker_name{"ember-cpu"};  // set_worker_name
+
 // The claim word: which task (epoch), its next unclaimed chunk, its chunk
 // count. One word, so a claim can never mix one task's counter with another
 // task's count.
@@ -207,7 +209,7 @@ class ThreadPool {
     try {
       while (static_cast<int>(workers_.size()) < wanted) {
         workers_.emplace_back([this] { work(); });
-        pthread_setname_np(workers_.back().native_handle(), "ember-cpu");
+        pthread_setname_np(workers_.back().native_handle(), g_worker_name.load(std::memory_order_relaxed));
       }
     } catch (const std::system_error&) {
       // Out of threads: the ones started suffice, the caller runs the rest.
@@ -244,6 +246,8 @@ ThreadPool& pool() {
 }
 
 }  // namespace
+
+void set_worker_name(const char* name) { g_worker_name.store(name, std::memory_order_relaxed); }
 
 void resize_thread_pool() {
   if (ThreadPool* existing = g_pool.load(std::memory_order_acquire)) existing->resize_now();

@@ -27,6 +27,11 @@ class RangeFn {
 
 void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn);
 
+// The name workers started from now on carry (pthread_setname_np: at most
+// 15 characters; "ember-cpu" until set), so that each plugin linking this
+// pool names its own threads. `name` must outlive the pool.
+void set_worker_name(const char* name);
+
 // Starts or stops workers so that the pool, once it exists, matches
 // num_threads() now rather than at the next parallel_for (which would do it
 // too); waits for a parallel_for that is running.

@@ -65,6 +65,11 @@ from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_e
 from .serialization import save, load
 from . import autograd, nn, optim, utils
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
+from ._determinism import (
+    use_deterministic_algorithms,
+    are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+)
 from . import compiler
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize

@@ -3,7 +3,10 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "bindings.h"
+#include "compile/compile_log.h"
 #include "compile/disk_cache.h"
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
@@ -68,9 +71,73 @@ py::dict describe_graph(const Graph& g) {
   return out;
 }
 
+// The per-call check of a variant's tensor guards (python/ember/compiler/
+// _guards.py words the failure; this only finds it, without Python objects
+// per dimension).
+struct TensorGuardSpec {
+  size_t leaf;
+  Device device;
+  DType dtype;
+  std::vector<int64_t> sizes;
+  std::vector<bool> dynamic;
+  std::vector<int64_t> strides;  // empty: the layout class is checked instead
+  bool contiguous;
+  bool requires_grad;
+};
+
+class TensorGuardSet {
+ public:
+  void add(size_t leaf, const Tensor& t, const std::vector<int64_t>& dynamic_dims) {
+    TensorGuardSpec spec{leaf,
+                         t.device(),
+                         t.dtype(),
+                         std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                         std::vector<bool>(t.sizes().size(), false),
+                         {},
+                         t.is_contiguous(),
+                         t.requires_grad()};
+    for (int64_t d : dynamic_dims) spec.dynamic[static_cast<size_t>(d)] = true;
+    if (dynamic_dims.empty()) spec.strides.assign(t.strides().begin(), t.strides().end());
+    specs_.push_back(std::move(spec));
+  }
+
+  // The position of the first guard `leaves` fails, or -1.
+  int check(const py::list& leaves) const {
+    for (size_t k = 0; k < specs_.size(); ++k) {
+      const TensorGuardSpec& g = specs_[k];
+      if (g.leaf >= leaves.size()) return static_cast<int>(k);
+      py::handle obj = leaves[g.leaf];
+      if (!py::isinstance<Tensor>(obj)) return static_cast<int>(k);
+      const Tensor& t = obj.cast<const Tensor&>();
+      if (t.device() != g.device || t.dtype() != g.dtype || t.requires_grad() != g.requires_grad ||
+          t.sizes().size() != g.sizes.size()) {
+        return static_cast<int>(k);
+      }
+      for (size_t d = 0; d < g.sizes.size(); ++d) {
+        const int64_t now = t.sizes()[d];
+        if (g.dynamic[d] ? now < 2 : now != g.sizes[d]) return static_cast<int>(k);
+      }
+      if (g.strides.empty()) {
+        if (t.is_contiguous() != g.contiguous) return static_cast<int>(k);
+      } else if (!std::equal(g.strides.begin(), g.strides.end(), t.strides().begin(), t.strides().end())) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+ private:
+  std::vector<TensorGuardSpec> specs_;
+};
+
 }  // namespace
 
 void bind_compile(py::module_& m) {
+  py::class_<TensorGuardSet>(m, "_TensorGuardSet")
+      .def(py::init<>())
+      .def("add", &TensorGuardSet::add, py::arg("leaf"), py::arg("tensor"), py::arg("dynamic_dims"))
+      .def("check", &TensorGuardSet::check);
+
   py::register_exception<compile::TraceUnsupported>(m, "_TraceUnsupported", PyExc_RuntimeError);
 
   py::class_<compile::SegmentCache, std::shared_ptr<compile::SegmentCache>>(m, "_SegmentCache")
@@ -132,6 +199,21 @@ void bind_compile(py::module_& m) {
         return out;
       },
       py::arg("plan"), py::arg("dynamic") = false);
+  m.def(
+      "_log_event",
+      [](const std::string& topic, const std::string& text, const std::string& json) {
+        static const std::pair<const char*, compile::LogTopic> kTopics[] = {
+            {"graph", compile::LogTopic::Graph},
+            {"recompiles", compile::LogTopic::Recompiles},
+            {"graph_breaks", compile::LogTopic::GraphBreaks},
+            {"codegen", compile::LogTopic::Codegen},
+            {"cache", compile::LogTopic::Cache}};
+        for (const auto& [name, value] : kTopics) {
+          if (topic == name) return compile::log_event(value, text, json);
+        }
+        throw py::value_error("unknown compile log topic '" + topic + "'");
+      },
+      py::arg("topic"), py::arg("text"), py::arg("json"));
   m.def("_is_tracing_thread", &dispatch::tracing_on_this_thread);
   m.def("_is_tracing", [](const Tensor& t) { return dispatch::is_tracing(t); });
   m.def("_codegen_stats", [] {

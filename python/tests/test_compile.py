@@ -52,7 +52,7 @@ def test_size_change_recompiles_once_with_reason_then_dynamic():
     assert len(fn.recompile_reasons) == 1
 
 
-@pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode"])
+@pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode", "deterministic"])
 def test_each_guard_recompiles_once(change):
     f = ember.compile(lambda x: x + 1)
     x = ember.randn(3)
@@ -64,11 +64,20 @@ def test_each_guard_recompiles_once(change):
     elif change == "requires_grad":
         with ember.no_grad():
             f(x.clone().requires_grad_())
+    elif change == "deterministic":
+        ember.use_deterministic_algorithms(True)
+        try:
+            with ember.no_grad():
+                f(x)
+            assert f._ember_compiled.variants[-1].guard.globals[-1] == ("deterministic algorithms", True)
+        finally:
+            ember.use_deterministic_algorithms(False)
     else:
         f(x)
     reasons = f._ember_compiled.recompile_reasons
     assert len(reasons) == 1
-    assert {"dtype": "dtype changed", "requires_grad": "requires_grad changed", "grad_mode": "grad mode changed"}[
+    assert {"dtype": "dtype changed", "requires_grad": "requires_grad changed", "grad_mode": "grad mode changed",
+             "deterministic": "deterministic algorithms changed"}[
         change] in reasons[0]
 
 
@@ -175,6 +184,12 @@ def test_compiled_module_keeps_parameters_state_dict_modes_and_hooks():
     assert any("training flag" in r for r in compiled.forward.recompile_reasons)
 
 
+def test_common_subexpressions_are_computed_once():
+    with ember.no_grad():
+        plan = _plan(lambda x: (x - x.mean()) / x.std(), ember.randn(8, 8))
+    assert [n["op"] for n in plan.graph["nodes"]].count("mean") == 1
+
+
 def test_list_backends_and_unknown_backend():
     assert "ember" in compiler.list_backends()
     with pytest.raises(ValueError, match="unknown backend"):
@@ -193,6 +208,7 @@ def _plan(fn, *args):
     ("softmax", lambda x: ember.softmax(x, -1), 1),
     ("log_softmax", lambda x: ember.log_softmax(x, -1), 1),
     ("layer_norm", lambda x: F.layer_norm(x, (32,)), 1),
+    ("normalize", lambda x: (x - x.mean()) / x.std(), 1),
 ])
 def test_fusion_forms_few_kernels_without_intermediates(name, fn, kernels):
     x = ember.randn(16, 32)
@@ -259,3 +275,210 @@ def test_cache_directory_is_created_private(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         ember._C._cache_reset()
+
+
+_PROGRAM = """
+import json, ember
+f = ember.compile(lambda x: ember.sin(ember.cos(x)) * 2 + 1)
+with ember.no_grad():
+    y = f(ember.arange(64.0))
+print(json.dumps({"stats": ember._C._codegen_stats(), "value": y[5].item()}))
+"""
+
+
+def _run_program(cache_dir):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CACHE_DIR=str(cache_dir))
+    result = subprocess.run([sys.executable, "-c", _PROGRAM], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+needs_generator = pytest.mark.skipif(not ember._C._codegen_available("cpu")[0],
+                                     reason="the CPU code generator (cpu_codegen) is not loaded: "
+                                            + ember._C._codegen_available("cpu")[1])
+
+
+@needs_generator
+def test_a_second_process_compiles_nothing(tmp_path):
+    first = _run_program(tmp_path / "cache")
+    second = _run_program(tmp_path / "cache")
+    assert first["stats"]["compiles"] == 1 and first["stats"]["disk_hits"] == 0
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == 1
+    assert first["value"] == second["value"]
+
+
+@needs_generator
+def test_a_corrupt_cache_entry_is_compiled_again(tmp_path):
+    first = _run_program(tmp_path / "cache")
+    entries = list((tmp_path / "cache" / "kernels").rglob("*.bin"))
+    assert len(entries) == 1
+    data = entries[0].read_bytes()
+    entries[0].write_bytes(data[: len(data) // 2])  # truncated
+    again = _run_program(tmp_path / "cache")
+    assert again["stats"]["compiles"] == 1 and again["value"] == first["value"]
+    entries[0].write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # one flipped byte
+    assert _run_program(tmp_path / "cache")["stats"]["compiles"] == 1
+    # A well-formed entry whose blob the generator does not recognise.
+    import hashlib
+    blob = b"not a kernel"
+    entries[0].write_bytes(b"EMBKCE1\n" + hashlib.sha256(blob).hexdigest().encode() + b"\n" + blob)
+    stale = _run_program(tmp_path / "cache")
+    assert stale["stats"]["compiles"] == 1 and stale["stats"]["disk_hits"] == 0
+    assert stale["value"] == first["value"]
+    assert _run_program(tmp_path / "cache")["stats"]["disk_hits"] == 1
+
+
+@needs_generator
+def test_a_cache_owned_by_others_is_refused_and_compiling_goes_on(tmp_path):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    os.chmod(cache, 0o777)
+    result = _run_program(cache)
+    assert result["stats"]["compiles"] == 1
+    assert not (cache / "kernels").exists()
+
+
+@needs_generator
+def test_without_the_generator_everything_runs_eagerly_with_the_reason(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_PLUGINS="cpu", EMBER_CACHE_DIR=str(tmp_path))
+    program = _PROGRAM.replace('print(json.dumps({"stats"',
+                               'print(json.dumps({"reasons": f._ember_compiled.variants[0].graphs[0].eager_reasons, "stats"')
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["stats"]["compiles"] == 0
+    assert "no code generator is loaded for device type 'cpu'" in out["reasons"][0]
+
+
+def test_ember_trace_writes_graphs_recompiles_breaks_and_kernels(tmp_path):
+    import subprocess
+    import sys
+    program = """
+import ember
+f = ember.compile(lambda x: ember.sin(x) * 2)
+g = ember.compile(lambda x: x * 2 if x.sum().item() > 0 else x)
+with ember.no_grad():
+    f(ember.ones(3)); f(ember.ones(4)); g(ember.ones(2))
+"""
+    env = dict(os.environ, EMBER_TRACE=str(tmp_path), EMBER_LOGS="recompiles", EMBER_CACHE_DIR=str(tmp_path / "c"))
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "[ember recompiles]" in result.stderr and "size of dim 0 changed 3 -> 4" in result.stderr
+    traces = list(tmp_path.glob("ember_trace_*.jsonl"))
+    assert len(traces) == 1
+    events = [json.loads(line) for line in traces[0].read_text().splitlines()]
+    kinds = {e["event"] for e in events}
+    assert {"graph", "recompiles", "graph_breaks"} <= kinds
+    if ember._C._codegen_available("cpu")[0]:
+        assert "codegen" in kinds
+        assert any("ekir" in e["data"] for e in events if e["event"] == "codegen")
+
+
+def test_horizontal_fusion_of_reductions_and_pointwise_over_the_same_rows():
+    with ember.no_grad():
+        plan = _plan(lambda x: (x.sum(1), x.amax(1), x * 2, ember.exp(x)), ember.randn(16, 32))
+    ekir = [json.loads(k) for k in ember._C._fusion_preview(plan)]
+    assert len(ekir) == 1
+    assert [b["role"] for b in ekir[0]["buffers"]].count("input") == 1
+
+
+def test_residual_mlp_block_fuses_its_pointwise_work_around_the_matmuls():
+    w1, b1, w2, b2 = ember.randn(32, 64), ember.randn(64), ember.randn(64, 32), ember.randn(32)
+
+    def block(x):
+        return x + ember.relu(x @ w1 + b1) @ w2 + b2
+
+    x = ember.randn(8, 32)
+    with ember.no_grad():
+        plan = _plan(block, x)
+        assert ember.allclose(ember.compile(block)(x), block(x), rtol=1e-5, atol=1e-5)
+    ops = [n["op"] for n in plan.graph["nodes"]]
+    assert ops.count("mm") == 2
+    kernels = ember._C._fusion_preview(plan)
+    assert len(kernels) == 2, [json.loads(k)["name"] for k in kernels]
+
+
+def test_force_eager_and_disable_run_the_python_function():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    cf = ember.compile(f)
+    x = ember.ones(2)
+    cf(x)
+    cf(x)
+    assert len(calls) == 1  # traced once, then the compiled graph
+    compiler.set_stance("force_eager")
+    cf(x)
+    compiler.set_stance("default")
+    with compiler.disable():
+        cf(x)
+    assert len(calls) == 3
+
+
+@needs_generator
+def test_a_missing_compiler_runs_eagerly_naming_what_was_looked_for(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CXX=str(tmp_path / "no-such-compiler"), EMBER_CACHE_DIR=str(tmp_path / "c"))
+    program = _PROGRAM.replace('print(json.dumps({"stats"',
+                               'print(json.dumps({"reasons": f._ember_compiled.variants[0].graphs[0].eager_reasons, "stats"')
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["stats"]["compiles"] == 0
+    assert "no-such-compiler" in out["reasons"][0], out["reasons"]
+
+
+@needs_generator
+def test_a_dynamic_dimension_serves_new_sizes_without_generating_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    ember._C._cache_reset()
+    f = ember.compile(lambda x: ember.sin(x) * 2 + x.sum(0))
+    try:
+        with ember.no_grad():
+            for n in (3, 4):
+                f(ember.randn(n, 7))
+            generated = ember._C._codegen_stats()["compiles"]
+            for n in (5, 9, 100):
+                x = ember.randn(n, 7)
+                assert ember.allclose(f(x), ember.sin(x) * 2 + x.sum(0), atol=1e-5)
+        assert ember._C._codegen_stats()["compiles"] == generated
+        assert f._ember_compiled.recompile_reasons == ["x: size of dim 0 changed 3 -> 4"]
+    finally:
+        monkeypatch.undo()
+        ember._C._cache_reset()
+
+
+@needs_generator
+def test_processes_compiling_the_same_kernel_at_once_are_safe(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", _PROGRAM], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
+    values = {json.loads(out.strip().splitlines()[-1])["value"] for out, _ in outs}
+    assert len(values) == 1
+    assert len(list((tmp_path / "cache" / "kernels").rglob("*.bin"))) == 1
+    assert not list((tmp_path / "cache" / "kernels").rglob("*.tmp*"))
+    assert _run_program(tmp_path / "cache")["stats"]["disk_hits"] == 1
+
+
+def test_replacing_a_modules_parameter_recompiles_and_uses_the_new_one():
+    model = ember.nn.Linear(3, 2)
+    compiled = ember.compile(model)
+    x = ember.ones(1, 3)
+    with ember.no_grad():
+        compiled(x)
+        model.weight = ember.nn.Parameter(ember.zeros(2, 3))
+        model.bias = ember.nn.Parameter(ember.ones(2))
+        assert compiled(x).tolist() == [[1.0, 1.0]]
+    assert any("was replaced" in r for r in compiled.forward.recompile_reasons)

@@ -25,10 +25,23 @@ def layouts():
     }
 
 
+GENERATOR = ember._C._codegen_available("cpu")[0]
+
+
+def generated_everything(compiled):
+    """With the CPU generator loaded, no kernel of the plans fell back to eager."""
+    plans = [p for v in compiled._ember_compiled.variants for p in v.graphs]
+    return plans and all(not p.eager_reasons for p in plans)
+
+
 def check(fn, *args, rtol=1e-6, atol=1e-7):
+    compiled = ember.compile(fn)
     with ember.no_grad():
         expected = fn(*args)
-        got = ember.compile(fn)(*args)
+        got = compiled(*args)
+    if GENERATOR:
+        assert generated_everything(compiled), [p.eager_reasons for v in compiled._ember_compiled.variants
+                                                for p in v.graphs]
     assert got.dtype == expected.dtype and tuple(got.shape) == tuple(expected.shape)
     if expected.dtype == ember.bool:
         assert ember.equal(got, expected)

@@ -48,12 +48,16 @@ int main(int argc, char** argv) {
   const float total = ember::sum(x).item<float>();
   const ember::PluginInfo probe = ember::load_plugin(PROBE_PLUGIN_PATH);
   bool cpu_from_install = false;
+  bool codegen_from_install = false;  // the CPU's code generator, installed beside it
   for (const ember::PluginInfo& p : ember::plugins()) {
-    cpu_from_install |= p.name == "cpu" && p.loaded && p.path.find("/lib/ember/plugins/") != std::string::npos;
+    const bool installed = p.loaded && p.path.find("/lib/ember/plugins/") != std::string::npos;
+    cpu_from_install |= p.name == "cpu" && installed;
+    codegen_from_install |= p.name == "cpu_codegen" && installed;
   }
   std::cout << "sum = " << total << ", probe plugin loaded = " << probe.loaded
-            << ", cpu plugin from the install = " << cpu_from_install << "\n";
-  bool ok = total == 12.0f && probe.loaded && cpu_from_install;
+            << ", cpu plugin from the install = " << cpu_from_install
+            << ", cpu_codegen plugin from the install = " << codegen_from_install << "\n";
+  bool ok = total == 12.0f && probe.loaded && cpu_from_install && codegen_from_install;
   if (argc > 1) ok &= asynchronous_error_names_its_op(argv[1]);
   return ok ? 0 : 1;
 }

@@ -1,16 +1,18 @@
 """A compiled function: guarded variants, recompiles, graph breaks, stances."""
 
 import inspect
+import json
 import os
 import sys
 import warnings
 
 from .. import _C
+from .. import _determinism
 from .._C import Tensor
 from . import _config
 from ._graph import GraphModule
 from ._guards import CallGuard
-from ._pytree import flatten, unflatten
+from ._pytree import flatten, flatten_call, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,10 +28,10 @@ def _user_location():
     return ""
 
 
-def _log(topic, text):
-    topics = os.environ.get("EMBER_LOGS", "")
-    if topic in topics.split(",") or "all" in topics.split(","):
-        print(f"[ember {topic}] {text}", file=sys.stderr)
+def _log(topic, text, **fields):
+    """An EMBER_LOGS / EMBER_TRACE event (Note [Compile logs]), through the core's log."""
+    if "EMBER_LOGS" in os.environ or "EMBER_TRACE" in os.environ:
+        _C._log_event(topic, text, json.dumps(dict(fields, message=text)))
 
 
 class _Variant:
@@ -58,6 +60,8 @@ class CompiledFunction:
         self.recompile_reasons = []
         self.limit_warned = False
         self._names = None
+        self._module_state_version = None
+        self._module_state = ()
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -89,16 +93,27 @@ class CompiledFunction:
         return names
 
     def _module_modes(self):
+        """Training flags and the identity of every parameter, buffer and submodule of a compiled
+        module, recomputed only after a change (Note [Module state version])."""
         if self.module is None:
             return ()
-        return tuple(m.training for m in self.module.modules())
+        from ..nn.modules import module as module_file
+        version = module_file._state_version[0]
+        if self._module_state_version != version:
+            modules = list(self.module.modules())
+            self._module_state = (tuple(m.training for m in modules),
+                                  tuple(id(t) for t in self.module.parameters()),
+                                  tuple(id(t) for t in self.module.buffers()),
+                                  tuple(id(m) for m in modules))
+            self._module_state_version = version
+        return self._module_state
 
     # --- calls
     def __call__(self, *args, **kwargs):
         stance = _config.stance()
         if stance == "force_eager" or _config.disabled():
             return self.fn(*args, **kwargs)
-        leaves, spec = flatten((args, kwargs))
+        leaves, spec = flatten_call(args, kwargs)
         modes = self._module_modes()
         first_failure = None
         for variant in self.variants:
@@ -123,7 +138,8 @@ class CompiledFunction:
                         f"Last guard failure: {reason}", RuntimeWarning, stacklevel=2)
                 return self.fn(*args, **kwargs)
             self.recompile_reasons.append(reason)
-            _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}")
+            _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}",
+                 function=str(getattr(self.fn, "__qualname__", self.fn)), reason=reason)
         dynamic_dims = self._dynamic_dims(first_failure, leaves)
         names = self._leaf_names(args, kwargs, len(leaves))
         variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, modes))
@@ -162,7 +178,7 @@ class CompiledFunction:
         return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
 
     def _trace(self, variant, args, kwargs, leaves, spec, key, dynamic):
-        deterministic = bool(self.options.get("deterministic", False))
+        deterministic = bool(self.options.get("deterministic", False)) or _determinism._state["enabled"]
         codegen = self.backend == "ember" or callable(self.backend)
         if callable(self.backend):
             codegen = False
@@ -180,7 +196,7 @@ class CompiledFunction:
                 tracer.close()
         except _C._TraceUnsupported as e:
             variant.eager_reason = str(e)
-            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}")
+            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}", eager=str(e))
             if self.fullgraph:
                 raise RuntimeError(f"compile(fullgraph=True): {e}") from None
             return self.fn(*args, **kwargs)
@@ -189,7 +205,7 @@ class CompiledFunction:
         variant.graphs.extend(tracer.segments)
         for reason, location in tracer.breaks:
             variant.breaks.append((reason, location))
-            _log("graph_breaks", f"graph break at {location}: {reason}")
+            _log("graph_breaks", f"graph break at {location}: {reason}", location=location, reason=reason)
         if not tracer.breaks:
             plan = tracer.segments[0]
             runner = plan.run
@@ -223,6 +239,8 @@ def _as_list_runner(compiled):
 
 
 def _rebuild(out_spec, positions, real, passthrough):
+    if out_spec is None and positions:
+        return real[0]
     leaves = list(passthrough)
     for position, tensor in zip(positions, real):
         leaves[position] = tensor

@@ -1,6 +1,7 @@
 """Guards: what a compiled variant assumes about its call, and the words for a mismatch."""
 
 from .. import _C
+from .. import _determinism
 from .._C import Tensor
 
 
@@ -63,7 +64,8 @@ class TensorGuard:
 
 
 def global_state():
-    return (("grad mode", _C.is_grad_enabled()), ("default dtype", _C.get_default_dtype()))
+    return (("grad mode", _C.is_grad_enabled()), ("default dtype", _C.get_default_dtype()),
+            ("deterministic algorithms", _determinism._state["enabled"]))
 
 
 class CallGuard:
@@ -80,6 +82,9 @@ class CallGuard:
         self.spec = spec
         self.globals = global_state()
         self.module_modes = module_modes
+        self.fast = _C._TensorGuardSet()
+        for i, guard in self.tensors:
+            self.fast.add(i, leaves[i], sorted(guard.dynamic))
 
     def failure(self, leaves, spec, module_modes):
         if spec != self.spec or len(leaves) != len(self.tensors) + len(self.values):
@@ -88,21 +93,24 @@ class CallGuard:
             if was != now:
                 return f"{what} changed {was} -> {now}"
         if module_modes != self.module_modes:
-            return "a module's training flag changed (train()/eval())"
+            if module_modes[0] != self.module_modes[0]:
+                return "a module's training flag changed (train()/eval())"
+            return "a parameter, buffer or submodule of the module was replaced"
         for i, name, value in self.values:
             now = leaves[i]
             if isinstance(now, Tensor) or type(now) is not type(value) or now != value:
                 return f"{name}: value changed {value!r} -> {now!r}"
-        for i, guard in self.tensors:
-            why = guard.failure(leaves[i])
-            if why is not None:
-                return why
-        return None
+        failing = self.fast.check(leaves)
+        if failing < 0:
+            return None
+        i, guard = self.tensors[failing]
+        return guard.failure(leaves[i]) or f"{guard.name}: guard failed"
 
     def describe(self):
         lines = [g.describe() for _, g in self.tensors]
         lines += [f"{name} == {value!r}" for _, name, value in self.values]
         lines += [f"{what} == {value}" for what, value in self.globals]
         if self.module_modes:
-            lines.append(f"module training flags == {self.module_modes}")
+            lines.append(f"module training flags == {self.module_modes[0]}, and the same parameters, "
+                         f"buffers and submodules")
         return lines

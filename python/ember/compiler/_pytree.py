@@ -1,6 +1,20 @@
 """Flattening of nested arguments and results into leaves and back."""
 
 
+_CONTAINERS = (list, tuple, dict)
+
+
+def flatten_call(args, kwargs):
+    """flatten((args, kwargs)), with a fast path for positional arguments that are all leaves."""
+    if not kwargs:
+        for a in args:
+            if isinstance(a, _CONTAINERS):
+                break
+        else:
+            return list(args), ("args", len(args))
+    return flatten((args, kwargs))
+
+
 def flatten(value):
     """(leaves, spec): every non-container value of `value`, and how to rebuild it."""
     leaves = []
@@ -17,6 +31,10 @@ def flatten(value):
 
 
 def unflatten(spec, leaves):
+    if spec is None:
+        return leaves[0]
+    if spec[0] == "args":
+        return tuple(leaves), {}
     it = iter(leaves)
 
     def build(s):

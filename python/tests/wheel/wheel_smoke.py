@@ -16,6 +16,16 @@ cpu = plugins["cpu"]
 assert cpu.loaded, cpu.error
 assert pathlib.Path(cpu.path).resolve().is_relative_to(package.resolve()), cpu.path
 
+# The installed wheel compiles: its CPU code generator loads from the package.
+codegen = plugins["cpu_codegen"]
+assert codegen.loaded, codegen.error
+assert pathlib.Path(codegen.path).resolve().is_relative_to(package.resolve()), codegen.path
+compiled = ember.compile(lambda x: ember.sin(ember.cos(x)) + 1)
+with ember.no_grad():
+    assert ember.allclose(compiled(ember.arange(8.0)), ember.sin(ember.cos(ember.arange(8.0))) + 1)
+plan = compiled._ember_compiled.variants[0].graphs[0]
+assert plan.num_kernels == 1 and not plan.eager_reasons, plan.eager_reasons
+
 a = ember.arange(6.0).reshape(2, 3).requires_grad_()
 loss = (a @ a.T).sum()
 loss.backward()

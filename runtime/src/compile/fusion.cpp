@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,36 @@ std::vector<int64_t> reduced_dims(const Graph& graph, const Node& node) {
     out = dims->ints;
     std::sort(out.begin(), out.end());
   }
+  return out;
+}
+
+DimVector squeezed(const DimVector& sizes) {
+  DimVector out;
+  for (int64_t s : sizes) {
+    if (s != 1) out.push_back(s);
+  }
+  return out;
+}
+
+// The strides of `v` over an iteration space whose shape equals v's up to
+// dims of size 1 (a reduction's keepdim result read as a 0-d value, say);
+// dims of size 1 in the space get stride 0 (they index nothing). Empty
+// when they do not align.
+std::optional<DimVector> aligned_strides(const Value& v, const DimVector& space) {
+  DimVector out(space.size(), 0);
+  if (v.sizes == space) {
+    for (size_t i = 0; i < space.size(); ++i) out[i] = space[i] == 1 ? 0 : v.strides[i];
+    return out;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < space.size(); ++i) {
+    if (space[i] == 1) continue;
+    while (j < v.sizes.size() && v.sizes[j] == 1) ++j;
+    if (j >= v.sizes.size() || v.sizes[j] != space[i]) return std::nullopt;
+    out[i] = v.strides[j++];
+  }
+  while (j < v.sizes.size() && v.sizes[j] == 1) ++j;
+  if (j != v.sizes.size()) return std::nullopt;
   return out;
 }
 
@@ -132,15 +163,25 @@ class Fuser {
 
   // Does view value `v` (shape `shape`) read reduction root `r` broadcast
   // back over the reduced dims, index for index on the others?
-  bool reads_broadcast(int v, int r, const std::vector<int64_t>& reduced) const {
+  bool reads_broadcast(const Group& group, int v, int r) const {
     const Value& view = value(v);
     const Value& root = value(r);
-    if (view.sizes.size() != root.sizes.size() || view.storage_offset != root.storage_offset) return false;
-    for (size_t d = 0; d < view.sizes.size(); ++d) {
-      const bool is_reduced = std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) != reduced.end();
-      if (is_reduced ? view.strides[d] != 0 : view.strides[d] != root.strides[d]) return false;
+    const auto over_rows = aligned_strides(view, group.shape);
+    const auto own = aligned_strides(root, group.reduced_shape());
+    if (!over_rows || !own || view.storage_offset != root.storage_offset) return false;
+    for (size_t d = 0; d < group.shape.size(); ++d) {
+      const bool is_reduced =
+          std::find(group.reduced.begin(), group.reduced.end(), static_cast<int64_t>(d)) != group.reduced.end();
+      if (is_reduced ? (*over_rows)[d] != 0 && group.shape[d] != 1 : (*over_rows)[d] != (*own)[d]) return false;
     }
     return true;
+  }
+
+  // Does `v` read root `r` (of the reduced shape) at its own index?
+  bool reads_reduced_in_place(const Group& group, int v, int r) const {
+    const auto a = aligned_strides(value(v), group.reduced_shape());
+    const auto b = aligned_strides(value(r), group.reduced_shape());
+    return a && b && *a == *b && value(v).storage_offset == value(r).storage_offset;
   }
 
   // Walks the inlined expression of value `id`: every materialized value it
@@ -167,7 +208,7 @@ class Fuser {
   // A value of a reduction group at the reduced shape: a reduction, or a
   // pointwise epilogue over reductions.
   bool is_reduced_value(const Group& group, int root) const {
-    return value(root).sizes == group.reduced_shape() &&
+    return squeezed(value(root).sizes) == squeezed(group.reduced_shape()) &&
            std::find(group.roots.begin(), group.roots.end(), root) != group.roots.end();
   }
 
@@ -177,7 +218,8 @@ class Fuser {
     const bool reduction = kinds_[static_cast<size_t>(value(r).producer)] == NodeKind::Reduction;
     const DimVector& shape = reduction ? value(node->inputs[0]).sizes : value(r).sizes;
     // A pointwise root over the reduced values is the kernel's epilogue.
-    const bool epilogue = !reduction && group.reduction && shape == group.reduced_shape() && shape != group.shape;
+    const bool epilogue = !reduction && group.reduction && squeezed(shape) == squeezed(group.reduced_shape()) &&
+                          squeezed(shape) != squeezed(group.shape);
     if (shape != group.shape && !epilogue) return false;
     if (reduction && (!group.reduction || reduced_dims(g_, *node) != group.reduced)) return false;
     std::vector<std::pair<int, int>> loads;
@@ -195,12 +237,8 @@ class Fuser {
         }
       } else if (epilogue) {
         // Reads the reduced values at their own index.
-        const Value& t = value(through);
-        if (!is_reduced_value(group, root) || t.strides != value(root).strides ||
-            t.storage_offset != value(root).storage_offset || t.sizes != value(root).sizes) {
-          return false;
-        }
-      } else if (!is_reduced_value(group, root) || !reads_broadcast(through, root, group.reduced)) {
+        if (!is_reduced_value(group, root) || !reads_reduced_in_place(group, through, root)) return false;
+      } else if (!is_reduced_value(group, root) || !reads_broadcast(group, through, root)) {
         return false;
       }
     }
@@ -288,8 +326,10 @@ class Fuser {
   }
 
   Json strides_in_loop_order(const Value& v, FusedKernel& k) const {
+    const auto strides = aligned_strides(v, space_);
+    if (!strides) throw std::logic_error("fusion: a value does not align with its kernel's iteration space");
     Json s = Json::array();
-    for (int64_t d : loop_dims_) s.push_back(term(v.strides[static_cast<size_t>(d)], k));
+    for (int64_t d : loop_dims_) s.push_back(term((*strides)[static_cast<size_t>(d)], k));
     return s;
   }
 
@@ -390,8 +430,9 @@ class Fuser {
   bool stored(int root) const {
     if (needed_outside_.count(root) > 0) return true;
     const int gi = group_of_[static_cast<size_t>(root)];
-    const bool reduced_value = gi >= 0 && groups_[static_cast<size_t>(gi)].reduction &&
-                               value(root).sizes == groups_[static_cast<size_t>(gi)].reduced_shape();
+    const bool reduced_value =
+        gi >= 0 && groups_[static_cast<size_t>(gi)].reduction &&
+        squeezed(value(root).sizes) == squeezed(groups_[static_cast<size_t>(gi)].reduced_shape());
     return !reduced_value;
   }
 
@@ -451,6 +492,7 @@ class Fuser {
     std::vector<std::string> names;
     if (!group.reduction) {
       loop_dims_ = kept;
+      space_ = group.shape;
       for (int r : group.roots) {
         current_root_ = r;
         const int ssa = emit_value(e, r, k);
@@ -468,11 +510,13 @@ class Fuser {
         names.push_back(g_.op_of(node).name());
         loop_dims_ = kept;
         loop_dims_.insert(loop_dims_.end(), group.reduced.begin(), group.reduced.end());
-        if (kind_of_value(r) == NodeKind::Pointwise && value(r).sizes == group.reduced_shape() &&
-            group.reduced_shape() != group.shape) {
+        space_ = group.shape;
+        if (kind_of_value(r) == NodeKind::Pointwise && squeezed(value(r).sizes) == squeezed(group.reduced_shape()) &&
+            squeezed(group.reduced_shape()) != squeezed(group.shape)) {
           flush(e, in_pointwise_loop ? inner : Json::array());
           in_pointwise_loop = false;
           loop_dims_ = kept;
+          space_ = group.reduced_shape();
           const int result = emit_value(e, r, k);
           group_results_[r] = result;
           if (stored(r)) emit_store(e, r, result, k);
@@ -492,6 +536,7 @@ class Fuser {
         flush(e, inner);
         // The epilogue, at each outer point: visible to later loops.
         loop_dims_ = kept;
+        space_ = group.reduced_shape();
         const int result = emit_epilogue(e, node, r, reduce_id, k);
         group_results_[r] = result;
         if (stored(r)) emit_store(e, r, result, k);
@@ -579,6 +624,7 @@ class Fuser {
   mutable std::set<int> seen_roots_;
   std::map<int, int> group_results_;
   std::vector<int64_t> loop_dims_;
+  DimVector space_;  // the shape the current loop's dims index
   int current_root_ = -1;
   bool current_group_reduction_ = false;
   int next_id_ = 0;

@@ -124,13 +124,22 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
         }
       }
     }
-    std::optional<std::string> blob = DiskCache::get().read(key);
-    if (blob) {
-      if (log_enabled(LogTopic::Cache))
-        log_event(LogTopic::Cache, "hit " + digest + " " + kernel.name, "{\"hit\":" + quoted(digest) + "}");
-      std::lock_guard lock(g_lock);
-      ++g_stats.disk_hits;
-    } else {
+    std::shared_ptr<const LoadedKernel> loaded;
+    if (std::optional<std::string> blob = DiskCache::get().read(key)) {
+      try {
+        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(*blob), kernel.ekir);
+        if (log_enabled(LogTopic::Cache))
+          log_event(LogTopic::Cache, "hit " + digest + " " + kernel.name, "{\"hit\":" + quoted(digest) + "}");
+        std::lock_guard lock(g_lock);
+        ++g_stats.disk_hits;
+      } catch (const Error& e) {
+        // Another build's or a damaged entry: this process compiles its own.
+        if (log_enabled(LogTopic::Cache))
+          log_event(LogTopic::Cache, "entry " + digest + " does not load (" + e.what() + "); compiling again",
+                    "{\"stale\":" + quoted(digest) + "}");
+      }
+    }
+    if (loaded == nullptr) {
       const auto start = std::chrono::steady_clock::now();
       plugin::CodegenProvider::Compiled compiled = provider->compile(kernel.ekir, "{}");
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -145,10 +154,16 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
                   "{\"kernel\":" + quoted(kernel.name) + ",\"ms\":" + std::to_string(ms) + ",\"ekir\":" + kernel.ekir +
                       ",\"source\":" + quoted(compiled.source) + ",\"log\":" + quoted(compiled.log) + "}");
       }
+      try {
+        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(compiled.binary), kernel.ekir);
+      } catch (const Error& e) {
+        // A generator that cannot load what it just wrote cannot be trusted.
+        provider->quarantine(std::string("a blob its own compile wrote does not load: ") + e.what());
+        throw;
+      }
+      // Only a blob that loads is kept for later processes.
       DiskCache::get().write(key, compiled.binary);
-      blob = std::move(compiled.binary);
     }
-    auto loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(*blob), kernel.ekir);
     std::lock_guard lock(g_lock);
     g_loaded[digest] = loaded;
     return loaded;

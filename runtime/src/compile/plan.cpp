@@ -6,11 +6,12 @@
 #include "compile/compile_log.h"
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
-#include "plugin/backend_step.h"
+#include "compile/passes.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_id.h"
 #include "dispatch/op_registry.h"
 #include "ember/ops.h"
+#include "plugin/backend_step.h"
 
 namespace ember::compile {
 
@@ -31,7 +32,7 @@ Device graph_device(const Graph& graph) {
 
 }  // namespace
 
-Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(graph) {
+Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(graph)) {
   std::vector<Step> steps;
   std::vector<bool> scheduled(graph_.nodes.size(), false);
   auto add_extern = [&](int n, int position) {
@@ -199,7 +200,6 @@ void run_extern(const Graph& graph, const Node& node, Slots& slots) {
   dispatch::call(graph.op_of(node), call);
   for (size_t i = 0; i < node.outputs.size(); ++i) slots.set(node.outputs[i], outputs[i]);
 }
-
 
 }  // namespace
 

@@ -48,10 +48,11 @@ class CodegenProvider {
   ember_codegen_kernel_t load(const std::string& blob) const;
   void launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args& args) const;
   void unload(ember_codegen_kernel_t kernel) const noexcept;
+  // From now on compiled code for this device runs eagerly, with `reason`.
+  void quarantine(const std::string& reason) const;
 
  private:
   const std::string& fingerprint_or_reason() const;
-  void quarantine(const std::string& reason) const;
   void check(ember_status* status, const std::string& what, bool internal_quarantines) const;
 
   std::string plugin_name_;

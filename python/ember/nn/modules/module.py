@@ -26,6 +26,16 @@ class RemovableHandle:
         self._hooks.pop(self.id, None)
 
 
+# Note [Module state version]: bumped whenever any module's parameters,
+# buffers, submodules or training flag are assigned, so a compiled module
+# (ember.compile) re-checks what it traced against only after a change.
+_state_version = [0]
+
+
+def _note_state_change():
+    _state_version[0] += 1
+
+
 class Module:
     training = True
 
@@ -66,6 +76,7 @@ class Module:
             raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
                             "(nn.Parameter or None expected)")
         self._parameters[name] = param
+        _note_state_change()
 
     def register_buffer(self, name, tensor, persistent=True):
         if tensor is not None and not isinstance(tensor, _C.Tensor):
@@ -75,11 +86,13 @@ class Module:
             self._non_persistent_buffers.discard(name)
         else:
             self._non_persistent_buffers.add(name)
+        _note_state_change()
 
     def register_module(self, name, module):
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._modules[name] = module
+        _note_state_change()
 
     add_module = register_module
 
@@ -103,6 +116,7 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 "(nn.Parameter or None expected)")
             params[name] = None
+            _note_state_change()
         elif isinstance(value, Module):
             self._forget(name, keep="_modules")
             self.register_module(name, value)
@@ -110,12 +124,16 @@ class Module:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}'")
             self._modules[name] = None
+            _note_state_change()
         elif name in self.__dict__.get("_buffers", {}):
             if value is not None and not isinstance(value, _C.Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}'")
             self._buffers[name] = value
+            _note_state_change()
         else:
             object.__setattr__(self, name, value)
+            if name == "training":
+                _note_state_change()
 
     def _forget(self, name, keep):
         """Drops `name` from every registry but `keep`, where re-assigning it
@@ -246,6 +264,7 @@ class Module:
     def train(self, mode=True):
         for module in self.modules():
             object.__setattr__(module, "training", mode)
+        _note_state_change()
         return self
 
     def eval(self):
