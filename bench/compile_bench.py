@@ -20,18 +20,12 @@ import time
 N = 1 << 24  # 16M float32
 
 
-def workloads(torch, quick):
+def transformer_block(torch, d=256, heads=4):
+    """layer_norm, self-attention, a GELU MLP, both residuals: the transformer-style block."""
     F = torch.nn.functional
-    n = N // 16 if quick else N
-    x, y, z = (torch.randn(n) for _ in range(3))
-    rows = torch.randn(4096 // (4 if quick else 1), 1024)
-    ln = torch.nn.LayerNorm(1024)
-    mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
-                              torch.nn.ReLU(), torch.nn.Linear(512, 10))
-    digits = torch.randn(128, 784)
 
     class Block(torch.nn.Module):
-        def __init__(self, d=256, heads=4):
+        def __init__(self):
             super().__init__()
             self.heads = heads
             self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
@@ -46,7 +40,20 @@ def workloads(torch, quick):
             h = h + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
             return h + self.fc2(F.gelu(self.fc1(self.norm2(h))))
 
-    block = Block()
+    return Block()
+
+
+def workloads(torch, quick):
+    F = torch.nn.functional
+    n = N // 16 if quick else N
+    x, y, z = (torch.randn(n) for _ in range(3))
+    rows = torch.randn(4096 // (4 if quick else 1), 1024)
+    ln = torch.nn.LayerNorm(1024)
+    mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                              torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    digits = torch.randn(128, 784)
+
+    block = transformer_block(torch)
     tokens = torch.randn(8, 128, 256)
     return {
         "sin(cos(x)) 16M": (lambda x: torch.sin(torch.cos(x)), (x,)),
@@ -95,8 +102,8 @@ def first_call(library, cache_dir):
     print(json.dumps({"seconds": time.perf_counter() - t0}))
 
 
-def spawn(*args, env=None):
-    result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env,
+def spawn(*args, env=None, script=__file__):
+    result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, env=env,
                             timeout=1800)
     if result.returncode != 0:
         return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}

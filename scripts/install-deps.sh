@@ -5,6 +5,8 @@ packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev
           libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
           # The CPU code generator: EKIR is JSON, blobs carry a CRC-32.
           nlohmann-json3-dev zlib1g-dev
+          # Compiled training's minimum cut (Boost.Graph, header-only).
+          libboost-graph-dev
           # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
           # (OpenCL on the CPU) so its tests run without a GPU.
           ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd

@@ -11,6 +11,7 @@
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
 #include "compile/tracer.h"
+#include "compile/training.h"
 #include "dispatch/trace_hooks.h"
 
 namespace py = pybind11;
@@ -20,6 +21,7 @@ namespace ember::python {
 using compile::Graph;
 using compile::Plan;
 using compile::Tracer;
+using compile::TrainingPlan;
 
 namespace {
 
@@ -130,6 +132,25 @@ class TensorGuardSet {
   std::vector<TensorGuardSpec> specs_;
 };
 
+// A Python callable as the eager backward of a training plan: called from
+// the engine, which may run without the GIL; None gradients are undefined.
+compile::EagerBackward eager_backward_from(py::object fn) {
+  if (fn.is_none()) return nullptr;
+  std::shared_ptr<py::object> holder(new py::object(std::move(fn)), [](py::object* o) {
+    py::gil_scoped_acquire gil;
+    delete o;
+  });
+  return [holder](const std::vector<Tensor>& grads) {
+    py::gil_scoped_acquire gil;
+    py::list in;
+    for (const Tensor& g : grads) in.append(g.defined() ? py::cast(g) : py::none());
+    py::object out = (*holder)(in);
+    std::vector<Tensor> result;
+    for (py::handle h : out) result.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+    return result;
+  };
+}
+
 }  // namespace
 
 void bind_compile(py::module_& m) {
@@ -157,6 +178,24 @@ void bind_compile(py::module_& m) {
       .def_property_readonly("kernel_sources", &Plan::kernel_sources)
       .def_property_readonly("graph", [](const Plan& p) { return describe_graph(p.graph()); });
 
+  py::register_exception<compile::StaleTrace>(m, "_StaleTrace", PyExc_RuntimeError);
+  py::class_<TrainingPlan, std::shared_ptr<TrainingPlan>>(m, "_TrainingPlan")
+      .def(
+          "run",
+          [](const TrainingPlan& p, const std::vector<Tensor>& inputs, py::object eager_backward) {
+            ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+            return p.run(inputs, eager_backward_from(std::move(eager_backward)));
+          },
+          py::arg("inputs"), py::arg("eager_backward") = py::none())
+      .def_property_readonly("forward", [](const TrainingPlan& p) { return std::const_pointer_cast<Plan>(p.forward()); })
+      .def_property_readonly("backward",
+                             [](const TrainingPlan& p) { return std::const_pointer_cast<Plan>(p.backward()); })
+      .def_property_readonly("num_saved", [](const TrainingPlan& p) {
+        return p.partition().num_saved_values + static_cast<int>(p.partition().saved_primals.size());
+      })
+      .def_property_readonly("saved_bytes", [](const TrainingPlan& p) { return p.partition().saved_bytes; })
+      .def_property_readonly("save_everything_bytes",
+                             [](const TrainingPlan& p) { return p.partition().save_everything_bytes; });
   py::class_<Tracer>(m, "_Tracer")
       .def(py::init([](bool fullgraph, bool dynamic, bool deterministic, bool codegen,
                        std::shared_ptr<compile::SegmentCache> cache, std::function<std::string()> location) {
@@ -171,7 +210,14 @@ void bind_compile(py::module_& m) {
            py::arg("fullgraph"), py::arg("dynamic"), py::arg("deterministic"), py::arg("codegen"), py::arg("cache"),
            py::arg("location"))
       .def("input", &Tracer::add_input)
-      .def("finish", &Tracer::finish)
+      .def(
+          "finish",
+          [](Tracer& t, const std::vector<Tensor>& outputs, py::object eager_backward) {
+            return t.finish(outputs, eager_backward_from(std::move(eager_backward)));
+          },
+          py::arg("outputs"), py::arg("eager_backward") = py::none())
+      .def_property_readonly("training_plan",
+                             [](const Tracer& t) { return std::const_pointer_cast<TrainingPlan>(t.training_plan()); })
       .def("close", &Tracer::close)
       .def_property_readonly("breaks",
                              [](const Tracer& t) {

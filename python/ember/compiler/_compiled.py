@@ -8,11 +8,17 @@ import warnings
 
 from .. import _C
 from .. import _determinism
+from ..autograd import grad_mode as _grad_mode
 from .._C import Tensor
 from . import _config
 from ._graph import GraphModule
 from ._guards import CallGuard
 from ._pytree import flatten, flatten_call, unflatten
+
+def _autograd_grad(*args, **kwargs):
+    from .. import autograd
+    return autograd.grad(*args, **kwargs)
+
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,6 +50,7 @@ class _Variant:
         self.eager_reason = None  # set when the function runs eagerly
         self.by_sizes = {}        # dynamic variants: one trace per concrete size
         self.segment_cache = _C._SegmentCache()
+        self.training = None      # the last training plan (Note [Compiled training])
 
 
 class CompiledFunction:
@@ -172,10 +179,45 @@ class CompiledFunction:
         key = tuple(tuple(t.shape) for t in tensors) if dynamic else ()
         compiled = variant.by_sizes.get(key)
         if compiled is not None:
-            runner, captured, out_spec, positions, passthrough = compiled
-            real = runner(list(tensors) + list(captured))
+            runner, captured, out_spec, positions, passthrough, training = compiled
+            inputs = list(tensors) + list(captured)
+            if training is not None:
+                try:
+                    real = training.run(inputs, self._eager_backward(variant, args, kwargs, inputs))
+                except _C._StaleTrace as e:
+                    return self._retrace(variant, args, kwargs, leaves, spec, key, dynamic, str(e))
+            elif captured and _C.is_grad_enabled() and any(t.requires_grad for t in captured):
+                return self._retrace(variant, args, kwargs, leaves, spec, key, dynamic,
+                                     "a tensor the function reads requires grad now and did not when it was traced")
+            else:
+                real = runner(inputs)
             return _rebuild(out_spec, positions, real, passthrough)
         return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
+
+    def _retrace(self, variant, args, kwargs, leaves, spec, key, dynamic, reason):
+        del variant.by_sizes[key]
+        self.recompile_reasons.append(reason)
+        _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}",
+             function=str(getattr(self.fn, "__qualname__", self.fn)), reason=reason)
+        return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
+
+    def _eager_backward(self, variant, args, kwargs, primals):
+        """The gradients of `primals` from the function run eagerly with its history: what a
+        backward with create_graph=True runs instead of the compiled one."""
+        def backward(grads):
+            variant.eager_reason_backward = (
+                "backward with create_graph=True ran eagerly: higher-order gradients need the eager "
+                "history, which a compiled backward does not record")
+            with _grad_mode.enable_grad():
+                out = self.fn(*args, **kwargs)
+            outputs = [leaf for leaf in flatten(out)[0] if isinstance(leaf, Tensor)]
+            pairs = [(o, g) for o, g in zip(outputs, grads)
+                     if isinstance(g, Tensor) and o.requires_grad]
+            wrt = [p for p in primals if p.requires_grad]
+            found = iter(_autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs],
+                                        create_graph=True, allow_unused=True) if pairs and wrt else [])
+            return [next(found, None) if p.requires_grad else None for p in primals]
+        return backward
 
     def _trace(self, variant, args, kwargs, leaves, spec, key, dynamic):
         deterministic = bool(self.options.get("deterministic", False)) or _determinism._state["enabled"]
@@ -191,7 +233,9 @@ class CompiledFunction:
                 out = self.fn(*targs, **tkwargs)
                 out_leaves, out_spec = flatten(out)
                 tensor_out = [leaf for leaf in out_leaves if isinstance(leaf, Tensor)]
-                real = tracer.finish(tensor_out)
+                primals = list(t for t in leaves if isinstance(t, Tensor))
+                real = tracer.finish(tensor_out, self._eager_backward(variant, args, kwargs, primals))
+                primals.extend(tracer.captured)
             finally:
                 tracer.close()
         except _C._TraceUnsupported as e:
@@ -206,14 +250,18 @@ class CompiledFunction:
         for reason, location in tracer.breaks:
             variant.breaks.append((reason, location))
             _log("graph_breaks", f"graph break at {location}: {reason}", location=location, reason=reason)
-        if not tracer.breaks:
+        training = tracer.training_plan
+        if training is not None:
+            variant.training = training
+            variant.by_sizes[key] = (None, list(tracer.captured), out_spec, positions, passthrough, training)
+        elif not tracer.breaks:
             plan = tracer.segments[0]
             runner = plan.run
             if callable(self.backend):
                 gm = GraphModule(plan)
                 example = list(t for t in leaves if isinstance(t, Tensor)) + list(tracer.captured)
                 runner = _as_list_runner(self.backend(gm, example))
-            variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough)
+            variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough, None)
         else:
             variant.breaks_seen = True
         return _rebuild(out_spec, positions, real, passthrough)
@@ -226,6 +274,8 @@ class CompiledFunction:
             breaks.extend(v.breaks)
             if v.eager_reason:
                 reasons.append(v.eager_reason)
+            if getattr(v, "eager_reason_backward", None):
+                reasons.append(v.eager_reason_backward)
         return graphs, breaks, reasons
 
 

@@ -13,11 +13,13 @@ namespace ember {
 // id (cpu = 0, meta = 1, plugins from 2 up), so a tensor's backend key is its
 // device type. Functionality keys sit above every backend key and run
 // before it, highest first: Python (reserved for __torch_function__-style
-// overrides), Trace (graph capture), Autograd. A functionality step does its
-// work and re-dispatches with its own key excluded.
+// overrides), Autograd, Trace (graph capture). A functionality step does its
+// work and re-dispatches with its own key excluded. Trace sits below
+// Autograd so that a compiled function's derivatives are traced as ops too
+// (Note [Compiled training]).
 enum class DispatchKey : uint8_t {
-  Autograd = 60,
-  Trace = 61,
+  Trace = 60,
+  Autograd = 61,
   Python = 62,
 };
 

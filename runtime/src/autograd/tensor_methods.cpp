@@ -1,6 +1,7 @@
 // Tensor's autograd surface (declared in ember/tensor.h).
 #include "autograd/inplace_views.h"
 #include "autograd/node.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
 
@@ -59,7 +60,14 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 }
 
 Tensor Tensor::detach() const {
-  return Tensor(std::make_shared<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(), storage_offset()));
+  Tensor out(std::make_shared<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(), storage_offset()));
+  if (dispatch::is_tracing(*this)) {
+    out.impl()->mark_traced();
+    if (const dispatch::TraceHooks* hooks = dispatch::trace_hooks(); hooks != nullptr && hooks->alias != nullptr) {
+      hooks->alias(*this, out);
+    }
+  }
+  return out;
 }
 
 Tensor& Tensor::set_data(const Tensor& data) {

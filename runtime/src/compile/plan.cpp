@@ -11,6 +11,7 @@
 #include "dispatch/op_id.h"
 #include "dispatch/op_registry.h"
 #include "ember/ops.h"
+#include "ops/random_stream.h"
 #include "plugin/backend_step.h"
 
 namespace ember::compile {
@@ -180,6 +181,11 @@ class Slots {
   std::vector<Tensor> tensors_;
 };
 
+bool is_random_fill(const Node& node) {
+  return node.op == static_cast<dispatch::OpIndex>(dispatch::OpId::Uniform) ||
+         node.op == static_cast<dispatch::OpIndex>(dispatch::OpId::Normal);
+}
+
 void run_extern(const Graph& graph, const Node& node, Slots& slots) {
   std::vector<Tensor> inputs;
   inputs.reserve(node.inputs.size());
@@ -190,6 +196,16 @@ void run_extern(const Graph& graph, const Node& node, Slots& slots) {
   }
   std::vector<ember_attr> attrs;
   for (const Attribute& a : node.attrs) attrs.push_back(a.view());
+  if (is_random_fill(node)) {
+    // Note [Random ops in plans]: a random fill draws from the stream at
+    // every run, in program order, the counters eager would reserve, so a
+    // compiled function gives eager's numbers for the same seed.
+    const random_stream::Draw draw = random_stream::reserve(static_cast<uint64_t>(outputs[0].numel()));
+    for (ember_attr& a : attrs) {
+      if (std::string_view(a.name) == "seed") a.int_value = static_cast<int64_t>(draw.seed);
+      if (std::string_view(a.name) == "offset") a.int_value = static_cast<int64_t>(draw.offset);
+    }
+  }
   dispatch::OpCall call;
   call.inputs = inputs.data();
   call.num_inputs = static_cast<int64_t>(inputs.size());

@@ -13,6 +13,7 @@
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ops/random_stream.h"
 
 namespace ember::compile {
 
@@ -48,7 +49,11 @@ void SegmentCache::add(const std::string& signature, std::shared_ptr<const Plan>
 }
 
 Tracer::Tracer(TraceOptions options, std::shared_ptr<SegmentCache> cache)
-    : options_(std::move(options)), cache_(std::move(cache)), previous_(t_current) {
+    : options_(std::move(options)),
+      cache_(std::move(cache)),
+      previous_(t_current),
+      grad_enabled_(autograd::is_grad_enabled()),
+      random_position_(random_stream::position()) {
   install_trace_step();
   if (previous_ != nullptr) throw TraceUnsupported("a compiled function called while another one is being traced");
   t_current = this;
@@ -88,6 +93,8 @@ Tensor Tracer::tracing_tensor(int value, const std::shared_ptr<Storage>& storage
   return t;
 }
 
+void Tracer::alias(const Tensor& t, const Tensor& same) { bind(same, value_of(t)); }
+
 void Tracer::bind(const Tensor& tracing, int value) { known_[tracing.impl()] = Known{tracing.impl_ptr(), value}; }
 
 bool Tracer::is_fresh(const Tensor& t) const {
@@ -101,10 +108,13 @@ void Tracer::note_fresh(const Tensor& t) {
 }
 
 int Tracer::capture(const Tensor& real) {
-  if (autograd::is_grad_enabled() && real.requires_grad()) {
-    throw TraceUnsupported(
-        "the function reads a tensor that requires grad with grad mode on (compiled training "
-        "runs eagerly for now); call it under no_grad() or inference_mode() to compile it");
+  if (grad_enabled_ && real.requires_grad()) {
+    if (!breaks_.empty()) {
+      throw TraceUnsupported(
+          "the function reads a tensor that requires grad after a graph break (at " + breaks_.front().location +
+          "); a compiled training graph cannot break");
+    }
+    training_ = true;
   }
   TensorMeta meta{real.sizes(), real.dtype(), real.strides(), 0};
   if (is_fresh(real) && real.numel() == 1 && real.dim() == 0) {
@@ -131,7 +141,12 @@ Tensor Tracer::add_input(const Tensor& real) {
   ++num_arguments_;
   const Value& v = graph_.values[static_cast<size_t>(id)];
   const size_t nbytes = static_cast<size_t>(storage_nbytes(v.sizes, v.strides, 0, itemsize(v.dtype)));
-  return tracing_tensor(id, storage_without_memory(nbytes, v.device));
+  Tensor tracing = tracing_tensor(id, storage_without_memory(nbytes, v.device));
+  if (grad_enabled_ && real.requires_grad()) {
+    tracing.requires_grad_(true);
+    differentiable_arguments_.emplace_back(v.input_index, tracing);
+  }
+  return tracing;
 }
 
 int Tracer::value_of(const Tensor& t) {
@@ -171,17 +186,12 @@ void Tracer::record(const Op& op, OpCall& call) {
                                "buffer or argument is changed)");
       }
     }
-    if (!any_traced_input && !dispatch::is_tracing(call.outputs[0])) {
-      // A factory or conversion on constants: computed now, once.
-      if (is_random(op)) {
-        throw TraceUnsupported(op.name() + ": random numbers in a compiled function (they would be drawn once)");
-      }
+    // A factory or conversion on constants: computed now, once. Random
+    // fills are recorded: each call draws anew (Note [Random ops in plans]).
+    if (!any_traced_input && !dispatch::is_tracing(call.outputs[0]) && !is_random(op)) {
       ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
       dispatch::call(op, call);
       return;
-    }
-    if (is_random(op)) {
-      throw TraceUnsupported(op.name() + ": random numbers in a compiled function (they would be drawn once)");
     }
   }
 
@@ -240,6 +250,7 @@ void Tracer::record(const Op& op, OpCall& call) {
 }
 
 void Tracer::start_segment() {
+  random_position_ = random_stream::position();
   graph_ = Graph{};
   known_.clear();
   bindings_.clear();
@@ -257,6 +268,7 @@ std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
   segments_.push_back(plan);
   ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
   include_trace_.reset();
+  random_stream::rewind(random_position_);
   std::vector<Tensor> results = plan->run(bindings_);
   if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
   return results;
@@ -265,6 +277,10 @@ std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
 void Tracer::materialize(const Tensor& t, const char* reason) {
   GraphBreak br{std::string("the function reads a tensor's values (") + reason + ")",
                 options_.location ? options_.location() : std::string()};
+  if (training_) {
+    throw TraceUnsupported("graph break at " + (br.location.empty() ? std::string("an unknown line") : br.location) +
+                           ": " + br.reason + "; a compiled training graph cannot break");
+  }
   if (options_.fullgraph) {
     throw_error(ErrorKind::Runtime, "compile(fullgraph=True): graph break at " +
                                         (br.location.empty() ? std::string("an unknown line") : br.location) + ": " +
@@ -287,7 +303,7 @@ void Tracer::materialize(const Tensor& t, const char* reason) {
   start_segment();
 }
 
-std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs) {
+std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs, EagerBackward eager_backward) {
   std::vector<int> ids;
   std::vector<int> position;  // index into ids, or -1 for a real tensor returned as it is
   for (const Tensor& t : outputs) {
@@ -298,11 +314,100 @@ std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs) {
       position.push_back(-1);
     }
   }
-  const std::vector<Tensor> real = run_segment(ids);
+  const std::vector<Tensor> real =
+      training_ ? finish_training(outputs, ids, std::move(eager_backward)) : run_segment(ids);
   std::vector<Tensor> results;
   for (size_t i = 0; i < outputs.size(); ++i) {
     results.push_back(position[i] < 0 ? outputs[i] : real[static_cast<size_t>(position[i])]);
   }
+  return results;
+}
+
+std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, const std::vector<int>& ids,
+                                            EagerBackward eager_backward) {
+  JointGraph joint;
+  joint.num_forward_outputs = static_cast<int>(ids.size());
+  joint.tangent_of_output.assign(ids.size(), -1);
+  std::vector<Tensor> differentiable, tangents;
+  std::vector<int> tangent_ids;
+  size_t k = 0;
+  for (const Tensor& t : outputs) {
+    if (!dispatch::is_tracing(t)) continue;
+    const int id = ids[k++];
+    const Value& v = graph_.values[static_cast<size_t>(id)];
+    // An argument returned as it is keeps its own history.
+    if (v.origin == ValueOrigin::Input || !t.requires_grad() || !is_floating(v.dtype)) continue;
+    const TensorMeta meta{v.sizes, v.dtype, contiguous_strides(v.sizes), 0};
+    const int tangent = new_value(meta, v.device, -1);
+    Value& tv = graph_.values[static_cast<size_t>(tangent)];
+    tv.origin = ValueOrigin::Input;
+    tv.input_index = static_cast<int>(graph_.inputs.size());
+    graph_.inputs.push_back(tangent);
+    tangent_ids.push_back(tangent);
+    joint.tangent_of_output[k - 1] = static_cast<int>(tangents.size());
+    const size_t nbytes = static_cast<size_t>(storage_nbytes(meta.sizes, itemsize(meta.dtype)));
+    tangents.push_back(tracing_tensor(tangent, storage_without_memory(nbytes, v.device)));
+    differentiable.push_back(t);
+  }
+  // The primals that get a gradient: arguments through their tracing
+  // tensors, captured tensors as they are.
+  const size_t num_inputs_before = graph_.inputs.size() - tangent_ids.size();
+  std::vector<Tensor> wrt;
+  std::vector<int> wrt_input;
+  std::vector<Tensor> argument_tracing(num_inputs_before);
+  for (const auto& [input, tracing] : differentiable_arguments_) argument_tracing[static_cast<size_t>(input)] = tracing;
+  for (size_t i = 0; i < num_inputs_before; ++i) {
+    if (argument_tracing[i].defined()) {
+      wrt.push_back(argument_tracing[i]);
+    } else if (bindings_[i].requires_grad()) {
+      wrt.push_back(bindings_[i]);
+    } else {
+      continue;
+    }
+    wrt_input.push_back(static_cast<int>(i));
+  }
+  if (differentiable.empty() || wrt.empty()) {
+    // Nothing to differentiate: the tangents go unused.
+    training_ = false;
+    return run_segment(ids);
+  }
+  const std::vector<Tensor> grads =
+      autograd::grad(differentiable, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false,
+                     /*allow_unused=*/true);
+
+  std::vector<int> joint_outputs = ids;
+  std::vector<int> gradient_at(wrt.size(), -1);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    gradient_at[i] = static_cast<int>(joint_outputs.size()) - joint.num_forward_outputs;
+    joint_outputs.push_back(value_of(grads[i]));
+  }
+  // Tensors the derivatives read from outside are primals too, after the
+  // tangents.
+  std::vector<bool> is_tangent(graph_.values.size(), false);
+  for (int t : tangent_ids) is_tangent[static_cast<size_t>(t)] = true;
+  std::vector<int> primal_position(graph_.inputs.size(), -1);
+  int num_primals = 0;
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    const bool tangent = is_tangent[static_cast<size_t>(graph_.inputs[i])];
+    joint.roles.push_back(tangent ? JointInput::Tangent : JointInput::Primal);
+    if (!tangent) primal_position[i] = num_primals++;
+  }
+  joint.gradient_of_primal.assign(static_cast<size_t>(num_primals), -1);
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    joint.gradient_of_primal[static_cast<size_t>(primal_position[static_cast<size_t>(wrt_input[i])])] = gradient_at[i];
+  }
+  graph_.outputs = joint_outputs;
+  joint.graph = graph_;
+
+  training_plan_ = std::make_shared<const TrainingPlan>(joint, options_.plan);
+  segments_.push_back(training_plan_->forward());
+  segments_.push_back(training_plan_->backward());
+  ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+  include_trace_.reset();
+  random_stream::rewind(random_position_);
+  std::vector<Tensor> results = training_plan_->run(bindings_, std::move(eager_backward));
+  if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
   return results;
 }
 
@@ -345,7 +450,11 @@ void materialize(const Tensor& t, const char* reason) {
   tracer->materialize(t, reason);
 }
 
-const dispatch::TraceHooks kHooks{&fresh_tensor, &keeps_composite, &materialize};
+void alias(const Tensor& t, const Tensor& same) {
+  if (Tracer* tracer = Tracer::current()) tracer->alias(t, same);
+}
+
+const dispatch::TraceHooks kHooks{&fresh_tensor, &keeps_composite, &materialize, &alias};
 
 }  // namespace
 

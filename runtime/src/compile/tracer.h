@@ -9,6 +9,7 @@
 
 #include "compile/graph.h"
 #include "compile/plan.h"
+#include "compile/training.h"
 #include "ember/tensor.h"
 
 namespace ember::compile {
@@ -79,8 +80,10 @@ class Tracer {
   // A tracing tensor standing for the call's argument `real`.
   Tensor add_input(const Tensor& real);
   // Ends the trace: runs the last segment and returns the real tensors for
-  // `outputs` (tracing or real).
-  std::vector<Tensor> finish(const std::vector<Tensor>& outputs);
+  // `outputs` (tracing or real). A training trace (Note [Compiled
+  // training]) makes its training plan and runs that, with
+  // `eager_backward` for a backward with create_graph=True.
+  std::vector<Tensor> finish(const std::vector<Tensor>& outputs, EagerBackward eager_backward = nullptr);
 
   const std::vector<GraphBreak>& breaks() const { return breaks_; }
   // The plans the segments ran, in order.
@@ -90,11 +93,14 @@ class Tracer {
   const std::vector<Tensor>& captured() const { return captured_; }
   int num_arguments() const { return num_arguments_; }
   const Graph& graph() const { return graph_; }
+  // Set by a trace that recorded derivatives, in place of the one segment.
+  const std::shared_ptr<const TrainingPlan>& training_plan() const { return training_plan_; }
 
   // The Trace step and hooks (trace_step.cpp).
   void record(const dispatch::Op& op, dispatch::OpCall& call);
   void note_fresh(const Tensor& t);
   void materialize(const Tensor& t, const char* reason);
+  void alias(const Tensor& t, const Tensor& same);
 
  private:
   struct Known {
@@ -109,6 +115,8 @@ class Tracer {
   void bind(const Tensor& tracing, int value);
   bool is_fresh(const Tensor& t) const;
   std::vector<Tensor> run_segment(const std::vector<int>& outputs);
+  std::vector<Tensor> finish_training(const std::vector<Tensor>& outputs, const std::vector<int>& ids,
+                                      EagerBackward eager_backward);
   void start_segment();
 
   TraceOptions options_;
@@ -126,6 +134,16 @@ class Tracer {
   std::vector<std::shared_ptr<const Plan>> segments_;
   int num_arguments_ = 0;
   bool active_ = true;
+  // Grad mode of the call (the Trace step runs below Autograd, where it
+  // always reads off).
+  bool grad_enabled_ = false;
+  // Where the random stream stood when the segment began: its plan draws
+  // from there, as eager would have.
+  uint64_t random_position_ = 0;
+  // A graph input required grad with grad mode on: derivatives are traced.
+  bool training_ = false;
+  std::vector<std::pair<int, Tensor>> differentiable_arguments_;  // graph input, tracing tensor
+  std::shared_ptr<const TrainingPlan> training_plan_;
 };
 
 // Installs the Trace step and hooks (once; idempotent).

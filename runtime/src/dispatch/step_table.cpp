@@ -6,7 +6,7 @@
 namespace ember::dispatch {
 namespace {
 
-constexpr int kFirstFunctionalityKey = static_cast<int>(DispatchKey::Autograd);
+constexpr int kFirstFunctionalityKey = static_cast<int>(DispatchKey::Trace);
 constexpr int kNumFunctionalityKeys = 64 - kFirstFunctionalityKey;
 
 std::array<std::atomic<StepFn>, kNumFunctionalityKeys> g_steps{};

@@ -11,8 +11,9 @@ namespace ember::dispatch {
 // things happen outside any op, in layers below it: `empty` makes a tensor
 // the trace has not seen (a factory's output, a conversion's target), a
 // composite decides between the backend's fused kernel and its
-// decomposition, and host code reads a tensor's values (`item()`, printing,
-// NumPy), which a tracing tensor does not have. The capture layer installs
+// decomposition, host code reads a tensor's values (`item()`, printing,
+// NumPy), which a tracing tensor does not have, and `detach` makes a new
+// tensor over a tracing tensor's storage. The capture layer installs
 // these hooks; the layers below call them only while the Trace key is
 // included on the thread or set on the tensor, so eager code pays one
 // branch.
@@ -25,6 +26,8 @@ struct TraceHooks {
   // Makes a tracing tensor a real one, in place, before its values are
   // read; `reason` names the read ("item()", "printing").
   void (*materialize)(const Tensor& tensor, const char* reason) = nullptr;
+  // `alias` (made by detach) stands for the same value as tracing `tensor`.
+  void (*alias)(const Tensor& tensor, const Tensor& alias) = nullptr;
 };
 
 void set_trace_hooks(const TraceHooks* hooks);

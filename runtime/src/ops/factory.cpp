@@ -1,4 +1,3 @@
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -13,6 +12,7 @@
 #include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ops/random_stream.h"
 #include "plugin/device_registry.h"
 
 namespace ember {
@@ -41,18 +41,6 @@ DType natural_dtype_of() {
   if constexpr (std::is_same_v<T, double>) return DType::Float64;
 }
 
-// Counter-based generator state: seed plus the offset of the next unused
-// Philox counter, so every device draws the same stream.
-struct GeneratorState {
-  std::atomic<uint64_t> seed{67280421310721ULL};
-  std::atomic<uint64_t> offset{0};
-};
-
-GeneratorState& generator() {
-  static GeneratorState state;
-  return state;
-}
-
 Tensor& random_fill(Tensor& t, const char* op_name, const char* a_name, double a, const char* b_name, double b) {
   if (!is_floating(t.dtype())) {
     throw_error(ErrorKind::NotImplemented, std::string(op_name) + "_: expected a floating point tensor, got " +
@@ -60,12 +48,11 @@ Tensor& random_fill(Tensor& t, const char* op_name, const char* a_name, double a
   }
   check_no_internal_overlap(t, std::string(op_name) + "_");
   const dispatch::Op& op = dispatch::OpRegistry::get().at(op_name);
-  GeneratorState& g = generator();
-  const uint64_t offset = g.offset.fetch_add(static_cast<uint64_t>(t.numel()));
+  const random_stream::Draw draw = random_stream::reserve(static_cast<uint64_t>(t.numel()));
   dispatch::call_into(op, {}, t,
                       {dispatch::attr_float(a_name, a), dispatch::attr_float(b_name, b),
-                       dispatch::attr_int("seed", static_cast<int64_t>(g.seed.load())),
-                       dispatch::attr_int("offset", static_cast<int64_t>(offset))});
+                       dispatch::attr_int("seed", static_cast<int64_t>(draw.seed)),
+                       dispatch::attr_int("offset", static_cast<int64_t>(draw.offset))});
   return t;
 }
 
@@ -232,10 +219,7 @@ template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntArrayRef, Tensor
 template Tensor tensor<float>(const std::vector<float>&, IntArrayRef, TensorOptions);
 template Tensor tensor<double>(const std::vector<double>&, IntArrayRef, TensorOptions);
 
-void manual_seed(uint64_t seed) {
-  generator().seed.store(seed);
-  generator().offset.store(0);
-}
+void manual_seed(uint64_t seed) { random_stream::reset(seed); }
 
 Tensor& uniform_(Tensor& t, double low, double high) {
   if (!(low <= high)) {

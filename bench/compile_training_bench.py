@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Compiled training steps beside eager, Ember and PyTorch 2.13, in alternating worker processes.
+
+    bench/compile_training_bench.py [--rounds 3] [--repeats 15]
+
+A step is zero_grad, forward, loss, backward and the optimizer's step; the model is compiled
+(`torch.compile(model)` / `ember.compile(model)`), the optimizer runs eagerly. Workloads: the
+MLP 784-512-512-10 at batch 128 with SGD and momentum, and the transformer-style block of
+compile_bench.py (8x128x256) with AdamW. Prints the median milliseconds per step of each
+(library, mode), the ratios the compiler's targets are set against, and Ember's peak allocated
+bytes over a step, compiled and eager.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compile_bench import median_ms, spawn, transformer_block  # noqa: E402
+
+
+STEPS = ("MLP step, SGD momentum", "block step, AdamW")
+
+
+def steps(torch):
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                              torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    images, labels = torch.randn(128, 784), torch.randint(0, 10, (128,))
+    block = transformer_block(torch)
+    tokens, target = torch.randn(8, 128, 256), torch.randn(8, 128, 256)
+    return dict(zip(STEPS, (
+        (mlp, torch.optim.SGD(mlp.parameters(), lr=0.01, momentum=0.9),
+         lambda out: F.cross_entropy(out, labels), images),
+        (block, torch.optim.AdamW(block.parameters(), lr=1e-4), lambda out: F.mse_loss(out, target), tokens))))
+
+
+def worker(library, mode, repeats):
+    torch = __import__(library)
+    out = {}
+    for name, (model, optimizer, loss_of, batch) in steps(torch).items():
+        forward = torch.compile(model) if mode == "compiled" else model
+
+        def step():
+            optimizer.zero_grad()
+            loss_of(forward(batch)).backward()
+            optimizer.step()
+
+        try:
+            out[name] = median_ms(step, (), repeats)
+            if library == "ember":
+                torch.cpu.reset_peak_memory_stats()
+                step()
+                out[name + " peak bytes"] = torch.cpu.max_memory_allocated()
+        except Exception as e:  # reported, not fatal
+            out[name] = f"error: {type(e).__name__}: {e}"[:120]
+    print(json.dumps(out))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
+    a = parser.parse_args()
+    if a.worker:
+        return worker(a.worker[0], a.worker[1], a.repeats)
+    configs = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
+    results = {c: {} for c in configs}
+    for _ in range(a.rounds):
+        for library, mode in configs:
+            reply = spawn("--worker", library, mode, "--repeats", str(a.repeats), script=__file__)
+            for name, value in reply.items():
+                results[(library, mode)].setdefault(name, []).append(value)
+
+    def cell(config, name):
+        values = [v for v in results[config].get(name, []) if isinstance(v, (int, float))]
+        return statistics.median(values) if values else None
+
+    print(f"{'step':26s} {'ember eager':>12s} {'ember comp':>12s} {'torch eager':>12s} {'torch.compile':>13s} "
+          f"{'comp/t.eager':>12s} {'comp/t.comp':>11s} {'peak comp/eager':>15s}")
+    for name in STEPS:
+        ee, ec, te, tc = (cell(c, name) for c in configs)
+        fmt = lambda v: f"{v:12.2f}" if v is not None else f"{'-':>12s}"
+        ratio = lambda a_, b_, w: f"{a_ / b_:{w}.2f}" if a_ and b_ else f"{'-':>{w}s}"
+        pe, pc = cell(("ember", "eager"), name + " peak bytes"), cell(("ember", "compiled"), name + " peak bytes")
+        print(f"{name:26s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc):>13s} {ratio(ec, te, 12)} {ratio(ec, tc, 11)} "
+              f"{ratio(pc, pe, 15)}")
+    errors = {f"{lib} {mode}: {n}": v for (lib, mode), r in results.items() for n, vs in r.items() for v in vs
+              if isinstance(v, str)}
+    for where, message in errors.items():
+        print(where, message)
+
+
+if __name__ == "__main__":
+    main()
