@@ -216,6 +216,7 @@ void bind_compile(py::module_& m) {
             return t.finish(outputs, eager_backward_from(std::move(eager_backward)));
           },
           py::arg("outputs"), py::arg("eager_backward") = py::none())
+      .def_property_readonly("escaped", &Tracer::escaped)
       .def_property_readonly("training_plan",
                              [](const Tracer& t) { return std::const_pointer_cast<TrainingPlan>(t.training_plan()); })
       .def("close", &Tracer::close)

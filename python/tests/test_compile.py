@@ -485,3 +485,53 @@ def test_replacing_a_modules_parameter_recompiles_and_uses_the_new_one():
         model.bias = ember.nn.Parameter(ember.ones(2))
         assert compiled(x).tolist() == [[1.0, 1.0]]
     assert any("was replaced" in r for r in compiled.forward.recompile_reasons)
+
+
+def test_in_place_updates_of_arguments_and_captured_tensors_reach_the_caller():
+    def f(x):
+        x.add_(1)
+        return x * 2
+
+    cf = ember.compile(f)
+    for _ in range(2):  # the tracing call and a compiled one
+        x = ember.zeros(3)
+        y = cf(x)
+        assert x.tolist() == [1.0, 1.0, 1.0]
+        assert y.tolist() == [2.0, 2.0, 2.0]
+    w = ember.ones(3)
+    g = ember.compile(lambda: w.mul_(2))
+    for expected in (2.0, 4.0, 8.0):
+        out = g()
+        assert w.tolist() == [expected] * 3
+        assert out.tolist() == [expected] * 3
+    assert variants(g)[0].by_sizes
+
+
+def test_a_read_of_an_updated_tensor_sees_the_update():
+    count = ember.zeros([])
+    f = ember.compile(lambda x: x * (count.add_(1).item()))
+    assert f(ember.ones(2)).tolist() == [1.0, 1.0]
+    assert f(ember.ones(2)).tolist() == [2.0, 2.0]
+    assert count.item() == 2.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: ember.optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: ember.optim.AdamW(p, lr=0.01),
+    lambda p: ember.optim.RMSprop(p, lr=0.01, momentum=0.5),
+], ids=["sgd", "adamw", "rmsprop"])
+def test_a_compiled_optimizer_step_matches_eager(make):
+    ember.manual_seed(0)
+    eager_model, compiled_model = ember.nn.Linear(5, 3), ember.nn.Linear(5, 3)
+    compiled_model.load_state_dict(eager_model.state_dict())
+    eager_opt, compiled_opt = make(eager_model.parameters()), make(compiled_model.parameters())
+    step = ember.compile(compiled_opt.step)
+    x = ember.randn(4, 5)
+    for _ in range(4):
+        for model, opt, run in ((eager_model, eager_opt, eager_opt.step), (compiled_model, compiled_opt, step)):
+            opt.zero_grad()
+            model(x).pow(2).sum().backward()
+            run()
+    for a, b in zip(eager_model.parameters(), compiled_model.parameters()):
+        assert ember.equal(a, b)
+    assert ember.compiler.explain(step).eager_reasons == []

@@ -251,7 +251,11 @@ class CompiledFunction:
             variant.breaks.append((reason, location))
             _log("graph_breaks", f"graph break at {location}: {reason}", location=location, reason=reason)
         training = tracer.training_plan
-        if training is not None:
+        if tracer.escaped:
+            # Note [Escaped tensors]: the next call traces again.
+            _log("recompiles", f"{getattr(self.fn, '__qualname__', self.fn)} keeps tensors it made; "
+                 "the next call traces again")
+        elif training is not None:
             variant.training = training
             variant.by_sizes[key] = (None, list(tracer.captured), out_spec, positions, passthrough, training)
         elif not tracer.breaks:

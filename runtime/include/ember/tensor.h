@@ -71,6 +71,7 @@ class TensorImpl {
   // Adds the Trace key: the tensor stands for a value of a graph being
   // captured (Note [Trace hooks]); set_data_from takes it away again.
   void mark_traced() { keys_ = keys_ | DispatchKeySet::of(DispatchKey::Trace); }
+  void clear_traced() { keys_ = keys_ - DispatchKeySet::of(DispatchKey::Trace); }
 
   // Views (Note [In-place writes through views]): the tensor a view op was
   // applied to, followed back to one that is not a view itself; null for

@@ -120,6 +120,7 @@ std::string Graph::signature() const {
   }
   s << 'o';
   for (int out : outputs) s << ',' << out;
+  for (const InputUpdate& u : input_updates) s << 'u' << u.output << '>' << u.input;
   return s.str();
 }
 

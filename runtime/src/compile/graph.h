@@ -64,12 +64,24 @@ struct Node {
   const Attribute* find(const std::string& name) const;
 };
 
+// Note [Input updates]
+// An in-place op on a tensor the program reads from outside (an argument,
+// a parameter, a buffer, an optimizer's state) is recorded in its
+// functional form, a new value; the program then returns that value, and
+// a run copies it into the real tensor (the caller sees eager's effect)
+// and hands back the real tensor where the program returns the value.
+struct InputUpdate {
+  int output;  // position among the graph's outputs
+  int input;   // position among the graph's inputs
+};
+
 // A captured program: values in definition order, nodes in program order.
 struct Graph {
   std::vector<Value> values;
   std::vector<Node> nodes;
   std::vector<int> inputs;   // value ids, in call order
   std::vector<int> outputs;  // value ids the program returns
+  std::vector<InputUpdate> input_updates;
 
   const dispatch::Op& op_of(const Node& node) const;
   // A readable listing, one line per node, that reads like the program.

@@ -269,6 +269,9 @@ Partition partition(const JointGraph& joint_in) {
   std::vector<int> forward_outputs(joint.outputs.begin(), joint.outputs.begin() + joint_in.num_forward_outputs);
   forward_outputs.insert(forward_outputs.end(), saved_values.begin(), saved_values.end());
   result.forward = extract(joint, primals, forward_nodes, forward_outputs);
+  // Updated inputs are primals ahead of every tangent, so their positions
+  // among the primals are their positions among the joint graph's inputs.
+  result.forward.input_updates = joint.input_updates;
 
   std::vector<int> backward_inputs = saved_values;
   for (size_t p = 0; p < primals.size(); ++p) {

@@ -42,8 +42,8 @@ struct JointGraph {
 };
 
 struct Partition {
-  // Inputs: the primals in joint order. Outputs: the forward outputs, then
-  // the saved node values.
+  // Inputs: the primals in joint order. Outputs: the forward outputs (and
+  // the joint graph's input updates among them), then the saved node values.
   Graph forward;
   // Inputs: the saved node values, then the saved primals, then the
   // tangents in joint order. Outputs: the joint graph's gradients.

@@ -79,6 +79,7 @@ Graph simplify(const Graph& graph) {
     v.storage_of = renumbered[static_cast<size_t>(replaced[static_cast<size_t>(v.storage_of)])];
   }
   for (int o : graph.outputs) out.outputs.push_back(add_value(replaced[static_cast<size_t>(o)]));
+  out.input_updates = graph.input_updates;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_id.h"
 #include "dispatch/op_registry.h"
+#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ops/random_stream.h"
 #include "plugin/backend_step.h"
@@ -238,9 +239,28 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
     }
     for (int v : s.release) slots.release(v);
   }
+  // Note [Input updates]: updated values go into the caller's tensors, and
+  // the program's results name those tensors.
+  // The trace accepted only updates eager made without history (a leaf
+  // that requires grad is written under no_grad), so none is recorded.
+  std::vector<int> updated_into(graph_.outputs.size(), -1);
+  autograd::NoGradGuard no_grad;
+  for (const InputUpdate& u : graph_.input_updates) {
+    Tensor target = inputs[static_cast<size_t>(u.input)];
+    target.copy_(slots.get(graph_.outputs[static_cast<size_t>(u.output)]));
+    updated_into[static_cast<size_t>(u.output)] = u.input;
+  }
   std::vector<Tensor> outputs;
-  outputs.reserve(graph_.outputs.size());
-  for (int out : graph_.outputs) outputs.push_back(slots.get(out));
+  outputs.reserve(graph_.outputs.size() - graph_.input_updates.size());
+  for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    if (updated_into[i] >= 0) continue;
+    const int value = graph_.outputs[i];
+    const Tensor* updated = nullptr;
+    for (const InputUpdate& u : graph_.input_updates) {
+      if (graph_.outputs[static_cast<size_t>(u.output)] == value) updated = &inputs[static_cast<size_t>(u.input)];
+    }
+    outputs.push_back(updated != nullptr ? *updated : slots.get(value));
+  }
   return outputs;
 }
 

@@ -2,6 +2,7 @@
 // Note [Graph breaks]).
 #include "compile/tracer.h"
 
+#include <algorithm>
 #include <array>
 
 #include "core/shape.h"
@@ -64,6 +65,7 @@ Tracer::~Tracer() { close(); }
 
 void Tracer::close() {
   if (!active_) return;
+  release_updated();
   active_ = false;
   include_trace_.reset();
   t_current = previous_;
@@ -108,14 +110,6 @@ void Tracer::note_fresh(const Tensor& t) {
 }
 
 int Tracer::capture(const Tensor& real) {
-  if (grad_enabled_ && real.requires_grad()) {
-    if (!breaks_.empty()) {
-      throw TraceUnsupported(
-          "the function reads a tensor that requires grad after a graph break (at " + breaks_.front().location +
-          "); a compiled training graph cannot break");
-    }
-    training_ = true;
-  }
   TensorMeta meta{real.sizes(), real.dtype(), real.strides(), 0};
   if (is_fresh(real) && real.numel() == 1 && real.dim() == 0) {
     const int id = new_value(meta, real.device(), -1);
@@ -131,7 +125,9 @@ int Tracer::capture(const Tensor& real) {
   v.origin = ValueOrigin::Input;
   v.input_index = static_cast<int>(graph_.inputs.size());
   graph_.inputs.push_back(id);
-  bindings_.push_back(real);
+  // A tensor the function made may be written in place later in the trace,
+  // which makes it a tracing tensor: the binding keeps its present data.
+  bindings_.push_back(is_fresh(real) ? real.detach() : real);
   known_[real.impl()] = Known{real.impl_ptr(), id};
   return id;
 }
@@ -160,7 +156,7 @@ int Tracer::value_of(const Tensor& t) {
   const int id = capture(t);
   if (num_arguments_ < static_cast<int>(graph_.inputs.size()) &&
       graph_.values[static_cast<size_t>(id)].origin == ValueOrigin::Input) {
-    captured_.push_back(t);
+    captured_.push_back(bindings_.back());
   }
   return id;
 }
@@ -170,25 +166,30 @@ void Tracer::record(const Op& op, OpCall& call) {
   // In-place and out= calls write into given outputs.
   bool writes_output = false;
   for (int64_t i = 0; i < call.num_outputs; ++i) writes_output |= call.outputs[i].defined();
-  bool any_traced_input = false;
-  for (int64_t i = 0; i < call.num_inputs; ++i) any_traced_input |= dispatch::is_tracing(call.inputs[i]);
+  // Only tensors the function made from constants while tracing are
+  // constants; a tensor read from outside may change between calls.
+  bool constant_inputs = true;
+  for (int64_t i = 0; i < call.num_inputs; ++i) {
+    constant_inputs &= !dispatch::is_tracing(call.inputs[i]) && is_fresh(call.inputs[i]);
+  }
 
   if (writes_output) {
     for (int64_t i = 0; i < call.num_outputs; ++i) {
       const Tensor& out = call.outputs[i];
-      if (dispatch::is_tracing(out)) {
-        if (out.impl()->is_view()) {
-          throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
-        }
-      } else if (!is_fresh(out)) {
-        throw TraceUnsupported(op.name() +
-                               ": in-place update of a tensor the function did not make (a parameter, "
-                               "buffer or argument is changed)");
+      if (out.impl()->is_view() && (dispatch::is_tracing(out) || !is_fresh(out))) {
+        throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
+      }
+      // A leaf that requires grad reaches this step only with grad mode
+      // off (eager's in-place check runs first); a tensor with history
+      // would have it rewritten by the trace.
+      if (!dispatch::is_tracing(out) && !is_fresh(out) && out.grad_fn() != nullptr) {
+        throw TraceUnsupported(op.name() + ": in-place update of a tensor with autograd history, read from outside");
       }
     }
     // A factory or conversion on constants: computed now, once. Random
     // fills are recorded: each call draws anew (Note [Random ops in plans]).
-    if (!any_traced_input && !dispatch::is_tracing(call.outputs[0]) && !is_random(op)) {
+    const Tensor& target = call.outputs[0];
+    if (constant_inputs && !dispatch::is_tracing(target) && is_fresh(target) && !is_random(op)) {
       ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
       dispatch::call(op, call);
       return;
@@ -198,6 +199,20 @@ void Tracer::record(const Op& op, OpCall& call) {
   Node node;
   node.op = op.index();
   for (int64_t i = 0; i < call.num_inputs; ++i) node.inputs.push_back(value_of(call.inputs[i]));
+  // The graph input each written output updates (Note [Input updates]).
+  std::array<int, kMaxOutputs> updates{-1, -1, -1, -1};
+  if (writes_output && call.num_outputs <= kMaxOutputs) {
+    for (int64_t i = 0; i < call.num_outputs; ++i) {
+      const Tensor& out = call.outputs[i];
+      if (!dispatch::is_tracing(out) && is_fresh(out)) continue;
+      const Value& old = graph_.values[static_cast<size_t>(value_of(out))];
+      if (old.origin == ValueOrigin::Input) {
+        updates[static_cast<size_t>(i)] = old.input_index;
+      } else if (auto it = update_of_value_.find(value_of(out)); it != update_of_value_.end()) {
+        updates[static_cast<size_t>(i)] = it->second;
+      }
+    }
+  }
   for (int64_t i = 0; i < call.num_attrs; ++i) node.attrs.push_back(Attribute::from(call.attrs[i]));
   node.writes_output = writes_output;
 
@@ -235,8 +250,21 @@ void Tracer::record(const Op& op, OpCall& call) {
     graph_.values[static_cast<size_t>(id)].producer = node_index;
     node.outputs.push_back(id);
     if (writes_output) {
-      // The output tensor now stands for the new value (functional form).
       Tensor& out = call.outputs[i];
+      if (const int input = updates[static_cast<size_t>(i)]; input >= 0) {
+        update_of_value_[id] = input;
+        latest_update_[input] = id;
+      }
+      if (updated_.count(out.impl()) != 0 || (!dispatch::is_tracing(out) && !is_fresh(out))) {
+        // A tensor read from outside keeps its data until the plan writes
+        // the new value into it; until then it is marked as tracing, so
+        // that ops see the new value and a read of its values runs the
+        // segment first (Note [Input updates]).
+        if (updated_.emplace(out.impl(), out.impl_ptr()).second) out.impl()->mark_traced();
+        bind(out, id);
+        continue;
+      }
+      // The output tensor now stands for the new value (functional form).
       const Value& v = graph_.values[static_cast<size_t>(id)];
       TensorImpl layout(storage, v.dtype, v.sizes, v.strides, 0);
       out.impl()->set_data_from(layout);
@@ -251,13 +279,30 @@ void Tracer::record(const Op& op, OpCall& call) {
 
 void Tracer::start_segment() {
   random_position_ = random_stream::position();
+  update_of_value_.clear();
+  latest_update_.clear();
   graph_ = Graph{};
   known_.clear();
   bindings_.clear();
   num_arguments_ = 0;
 }
 
-std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
+void Tracer::release_updated() {
+  for (auto& [raw, impl] : updated_) impl->clear_traced();
+  updated_.clear();
+}
+
+void Tracer::add_input_updates(std::vector<int>& outputs) {
+  graph_.input_updates.clear();
+  for (const auto& [input, value] : latest_update_) {
+    graph_.input_updates.push_back(InputUpdate{static_cast<int>(outputs.size()), input});
+    outputs.push_back(value);
+  }
+}
+
+std::vector<Tensor> Tracer::run_segment(const std::vector<int>& segment_outputs) {
+  std::vector<int> outputs = segment_outputs;
+  add_input_updates(outputs);
   graph_.outputs = outputs;
   const std::string signature = graph_.signature();
   std::shared_ptr<const Plan> plan = cache_ ? cache_->find(signature) : nullptr;
@@ -270,6 +315,7 @@ std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
   include_trace_.reset();
   random_stream::rewind(random_position_);
   std::vector<Tensor> results = plan->run(bindings_);
+  release_updated();
   if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
   return results;
 }
@@ -277,9 +323,15 @@ std::vector<Tensor> Tracer::run_segment(const std::vector<int>& outputs) {
 void Tracer::materialize(const Tensor& t, const char* reason) {
   GraphBreak br{std::string("the function reads a tensor's values (") + reason + ")",
                 options_.location ? options_.location() : std::string()};
-  if (training_) {
-    throw TraceUnsupported("graph break at " + (br.location.empty() ? std::string("an unknown line") : br.location) +
-                           ": " + br.reason + "; a compiled training graph cannot break");
+  // Values with autograd history would lose it across the break.
+  for (const auto& [raw, known] : known_) {
+    std::shared_ptr<TensorImpl> impl = known.impl.lock();
+    if (impl != nullptr && impl->keys().has(DispatchKey::Trace) && Tensor(impl).requires_grad() &&
+        !Tensor(impl).is_leaf()) {
+      throw TraceUnsupported("graph break at " +
+                             (br.location.empty() ? std::string("an unknown line") : br.location) + ": " +
+                             br.reason + "; a compiled training graph cannot break");
+    }
   }
   if (options_.fullgraph) {
     throw_error(ErrorKind::Runtime, "compile(fullgraph=True): graph break at " +
@@ -292,7 +344,7 @@ void Tracer::materialize(const Tensor& t, const char* reason) {
   std::vector<int> outputs;
   for (auto& [raw, known] : known_) {
     std::shared_ptr<TensorImpl> impl = known.impl.lock();
-    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace)) continue;
+    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace) || updated_.count(impl.get()) != 0) continue;
     live.push_back(impl);
     outputs.push_back(known.value);
   }
@@ -304,36 +356,57 @@ void Tracer::materialize(const Tensor& t, const char* reason) {
 }
 
 std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs, EagerBackward eager_backward) {
+  // A tensor read from outside and returned is a graph input the plan
+  // hands back; so every later call returns what this one does.
   std::vector<int> ids;
-  std::vector<int> position;  // index into ids, or -1 for a real tensor returned as it is
-  for (const Tensor& t : outputs) {
-    if (dispatch::is_tracing(t)) {
-      position.push_back(static_cast<int>(ids.size()));
-      ids.push_back(value_of(t));
-    } else {
-      position.push_back(-1);
-    }
+  for (const Tensor& t : outputs) ids.push_back(value_of(t));
+  // Note [Compiled training]: a traced output with autograd history makes
+  // this a training graph.
+  for (const Tensor& t : outputs) training_ |= dispatch::is_tracing(t) && t.requires_grad() && !t.is_leaf();
+  if (training_ && !breaks_.empty()) {
+    throw TraceUnsupported("graph break at " + breaks_.front().location + ": " + breaks_.front().reason +
+                           "; a compiled training graph cannot break");
   }
-  const std::vector<Tensor> real =
-      training_ ? finish_training(outputs, ids, std::move(eager_backward)) : run_segment(ids);
-  std::vector<Tensor> results;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    results.push_back(position[i] < 0 ? outputs[i] : real[static_cast<size_t>(position[i])]);
+  if (training_) return finish_training(outputs, ids, std::move(eager_backward));
+  // Note [Escaped tensors]: a tensor the function made and kept elsewhere
+  // (an optimizer's lazily made state) outlives the trace. This call
+  // gives it its real value; a later call must trace again, since its
+  // Python reads that state instead of making it. (A training trace's
+  // autograd graph holds the tensors its derivatives save, so there this
+  // cannot be told from keeping; such a tensor stays a tracing one, and
+  // using it later is an error.)
+  std::vector<std::shared_ptr<TensorImpl>> escaped;
+  std::vector<int> escaped_values;
+  for (const std::weak_ptr<TensorImpl>& weak : fresh_) {
+    std::shared_ptr<TensorImpl> impl = weak.lock();
+    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace)) continue;
+    auto it = known_.find(impl.get());
+    if (it == known_.end() || std::find(ids.begin(), ids.end(), it->second.value) != ids.end()) continue;
+    escaped.push_back(impl);
+    escaped_values.push_back(it->second.value);
   }
+  if (escaped.empty()) return run_segment(ids);
+  escaped_ = true;
+  std::vector<int> all = ids;
+  all.insert(all.end(), escaped_values.begin(), escaped_values.end());
+  std::vector<Tensor> results = run_segment(all);
+  for (size_t i = 0; i < escaped.size(); ++i) escaped[i]->set_data_from(*results[ids.size() + i].impl());
+  results.resize(ids.size());
   return results;
 }
 
 std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, const std::vector<int>& ids,
                                             EagerBackward eager_backward) {
   JointGraph joint;
-  joint.num_forward_outputs = static_cast<int>(ids.size());
+  std::vector<int> forward_outputs = ids;
+  add_input_updates(forward_outputs);
+  joint.num_forward_outputs = static_cast<int>(forward_outputs.size());
   joint.tangent_of_output.assign(ids.size(), -1);
   std::vector<Tensor> differentiable, tangents;
   std::vector<int> tangent_ids;
-  size_t k = 0;
-  for (const Tensor& t : outputs) {
-    if (!dispatch::is_tracing(t)) continue;
-    const int id = ids[k++];
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor& t = outputs[k];
+    const int id = ids[k];
     const Value& v = graph_.values[static_cast<size_t>(id)];
     // An argument returned as it is keeps its own history.
     if (v.origin == ValueOrigin::Input || !t.requires_grad() || !is_floating(v.dtype)) continue;
@@ -344,7 +417,7 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
     tv.input_index = static_cast<int>(graph_.inputs.size());
     graph_.inputs.push_back(tangent);
     tangent_ids.push_back(tangent);
-    joint.tangent_of_output[k - 1] = static_cast<int>(tangents.size());
+    joint.tangent_of_output[k] = static_cast<int>(tangents.size());
     const size_t nbytes = static_cast<size_t>(storage_nbytes(meta.sizes, itemsize(meta.dtype)));
     tangents.push_back(tracing_tensor(tangent, storage_without_memory(nbytes, v.device)));
     differentiable.push_back(t);
@@ -375,7 +448,7 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
       autograd::grad(differentiable, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false,
                      /*allow_unused=*/true);
 
-  std::vector<int> joint_outputs = ids;
+  std::vector<int> joint_outputs = forward_outputs;
   std::vector<int> gradient_at(wrt.size(), -1);
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined()) continue;
@@ -407,6 +480,7 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
   include_trace_.reset();
   random_stream::rewind(random_position_);
   std::vector<Tensor> results = training_plan_->run(bindings_, std::move(eager_backward));
+  release_updated();
   if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
   return results;
 }

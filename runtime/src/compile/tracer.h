@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,6 +94,9 @@ class Tracer {
   const std::vector<Tensor>& captured() const { return captured_; }
   int num_arguments() const { return num_arguments_; }
   const Graph& graph() const { return graph_; }
+  // Whether a tensor the function made outlived the trace (Note [Escaped
+  // tensors]): the plan served this call only.
+  bool escaped() const { return escaped_; }
   // Set by a trace that recorded derivatives, in place of the one segment.
   const std::shared_ptr<const TrainingPlan>& training_plan() const { return training_plan_; }
 
@@ -114,7 +118,12 @@ class Tracer {
   Tensor tracing_tensor(int value, const std::shared_ptr<Storage>& storage);
   void bind(const Tensor& tracing, int value);
   bool is_fresh(const Tensor& t) const;
-  std::vector<Tensor> run_segment(const std::vector<int>& outputs);
+  std::vector<Tensor> run_segment(const std::vector<int>& segment_outputs);
+  // Appends the latest value of every updated graph input to `outputs`
+  // and records the updates (Note [Input updates]).
+  void add_input_updates(std::vector<int>& outputs);
+  // Unmarks the tensors of `updated_` once their updates are written.
+  void release_updated();
   std::vector<Tensor> finish_training(const std::vector<Tensor>& outputs, const std::vector<int>& ids,
                                       EagerBackward eager_backward);
   void start_segment();
@@ -142,8 +151,15 @@ class Tracer {
   uint64_t random_position_ = 0;
   // A graph input required grad with grad mode on: derivatives are traced.
   bool training_ = false;
+  bool escaped_ = false;
   std::vector<std::pair<int, Tensor>> differentiable_arguments_;  // graph input, tracing tensor
   std::shared_ptr<const TrainingPlan> training_plan_;
+  // In-place updates of graph inputs in this segment: the input a value
+  // updates, and the latest value of each updated input.
+  std::unordered_map<int, int> update_of_value_;
+  std::map<int, int> latest_update_;
+  // Tensors read from outside with an update pending, marked as tracing.
+  std::unordered_map<TensorImpl*, std::shared_ptr<TensorImpl>> updated_;
 };
 
 // Installs the Trace step and hooks (once; idempotent).

@@ -38,7 +38,8 @@ std::vector<Tensor> run_backward(const BackwardPart& part, const std::vector<Ten
 }  // namespace
 
 TrainingPlan::TrainingPlan(const JointGraph& joint, const PlanOptions& options)
-    : partition_(compile::partition(joint)), num_outputs_(joint.num_forward_outputs) {
+    : partition_(compile::partition(joint)),
+      num_outputs_(joint.num_forward_outputs - static_cast<int>(joint.graph.input_updates.size())) {
   forward_ = std::make_shared<const Plan>(partition_.forward, options);
   backward_ = std::make_shared<const BackwardPart>(BackwardPart{
       std::make_shared<const Plan>(partition_.backward, options), joint.tangent_of_output, joint.gradient_of_primal});
