@@ -1,8 +1,8 @@
 """The layer classes of ember.nn, in the files PyTorch keeps them in
 (ember.nn.modules.linear.Linear, ember.nn.modules.conv.Conv2d, ...)."""
 
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softplus,
-                         Tanh)
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, MultiheadAttention, ReLU, ReLU6, Sigmoid, SiLU,
+                         Softmax, Softplus, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
@@ -14,6 +14,8 @@ from .module import Module
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -46,6 +48,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
     "ReLU",
     "ReLU6",
@@ -56,4 +59,9 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]
