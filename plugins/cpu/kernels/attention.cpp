@@ -244,11 +244,11 @@ void backward_head(const Problem& p, const Operand& dout, const Operand& q, cons
       const int64_t rows = std::min(kBlockQ, p.queries - q0);
       float* scores = b.scores.data();
       float* grads = b.score_grads.data();
-      sgemm('N', 'T', rows, width, p.dim, p.scale, q.rows(n, h, q0), q.stride_row, k.rows(n, h, k0), k.stride_row,
-            0, scores, width);
+      sgemm('N', 'T', rows, width, p.dim, p.scale, q.rows(n, h, q0), q.stride_row, k.rows(n, h, k0), k.stride_row, 0,
+            scores, width);
       mask_scores(p, n, h, q0, rows, k0, width, scores);
-      sgemm('N', 'T', rows, width, p.value_dim, 1, dout.rows(n, h, q0), dout.stride_row, v.rows(n, h, k0),
-            v.stride_row, 0, grads, width);
+      sgemm('N', 'T', rows, width, p.value_dim, 1, dout.rows(n, h, q0), dout.stride_row, v.rows(n, h, k0), v.stride_row,
+            0, grads, width);
       weights_and_score_grads(scores, grads, rows, width, lse + q0, b.delta.data() + q0, p.scale);
       sgemm('T', 'N', width, p.value_dim, rows, 1, scores, width, dout.rows(n, h, q0), dout.stride_row, 1,
             dv + k0 * p.value_dim, p.value_dim);

@@ -27,8 +27,9 @@ void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, const std
   }
   composite::check_floating("scaled_dot_product_attention", q);
   if (q.device() != k.device() || q.device() != v.device()) {
-    throw_error(ErrorKind::Runtime, "scaled_dot_product_attention(): expected query, key, and value on one device, got " +
-                                        q.device().str() + ", " + k.device().str() + " and " + v.device().str());
+    throw_error(ErrorKind::Runtime,
+                "scaled_dot_product_attention(): expected query, key, and value on one device, got " +
+                    q.device().str() + ", " + k.device().str() + " and " + v.device().str());
   }
   for (const auto& [name, t] : {std::pair<const char*, const Tensor&>{"query", q}, {"key", k}, {"value", v}}) {
     if (t.dim() < 2) {
@@ -54,9 +55,10 @@ void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, const std
                 "scaled_dot_product_attention(): explicit attn_mask should not be set when is_causal=True");
   }
   if (mask->dtype() != DType::Bool && mask->dtype() != q.dtype()) {
-    throw_error(ErrorKind::Runtime, "scaled_dot_product_attention(): expected attn_mask dtype to be bool or to match "
-                                    "query dtype, but got attn_mask.dtype: " +
-                                        composite::dtype_str(*mask) + " and query.dtype: " + composite::dtype_str(q));
+    throw_error(ErrorKind::Runtime,
+                "scaled_dot_product_attention(): expected attn_mask dtype to be bool or to match "
+                "query dtype, but got attn_mask.dtype: " +
+                    composite::dtype_str(*mask) + " and query.dtype: " + composite::dtype_str(q));
   }
 }
 
@@ -164,8 +166,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     mask = composite::additive_attention_mask(*attn_mask, query.dtype());
   }
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::ScaledDotProductAttention);
-  if (dropout_p == 0 && (!mask || mask->device() == query.device()) &&
-      dispatch::use_composite_kernel(fused, query)) {
+  if (dropout_p == 0 && (!mask || mask->device() == query.device()) && dispatch::use_composite_kernel(fused, query)) {
     std::vector<Tensor> inputs = {as_four_dims(query, batch), as_four_dims(k, batch), as_four_dims(v, batch)};
     if (mask) inputs.push_back(mask_four_dims(*mask, batch, queries, keys));
     Tensor outputs[2];
