@@ -228,3 +228,24 @@ def test_multihead_attention_errors():
         mha(x, x, x, attn_mask=ember.zeros(3, 4))
     with pytest.raises(AssertionError, match="embedding dimension of 8"):
         mha(ember.randn(4, 2, 6), x, x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes", [
+    ((1, 2, 3, 4), (1, 2, 0, 4), (1, 2, 0, 5)),  # no keys: zeros
+    ((1, 2, 0, 4), (1, 2, 3, 4), (1, 2, 3, 5)),  # no queries
+    ((1, 2, 3, 0), (1, 2, 4, 0), (1, 2, 4, 5)),  # empty embedding
+])
+def test_sdpa_empty_dims_match_pytorch(torch, dtype, shapes):
+    tensors = [torch.randn(*s, dtype=getattr(torch, dtype)) for s in shapes]
+    expected = torch.nn.functional.scaled_dot_product_attention(*tensors)
+    assert_close(F.scaled_dot_product_attention(*[to_ember(t) for t in tensors]), expected)
+
+
+def test_sdpa_keys_broadcast_along_the_sequence(torch):
+    # An expanded key has rows of stride 0, which the kernel's products cannot read in place.
+    q, row, v = torch.randn(1, 2, 5, 4), torch.randn(1, 2, 1, 4), torch.randn(1, 2, 6, 3)
+    k = row.expand(1, 2, 6, 4)
+    expected = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    assert_close(F.scaled_dot_product_attention(to_ember(q), to_ember(row).expand(1, 2, 6, 4), to_ember(v)),
+                 expected, rtol=1e-5, atol=1e-6)

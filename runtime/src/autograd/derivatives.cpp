@@ -15,7 +15,6 @@
 #include "ember/error.h"
 #include "ember/functional.h"
 #include "ember/ops.h"
-#include "ops/composite/attention.h"
 
 namespace ember::autograd {
 
@@ -442,10 +441,12 @@ BackwardFn d_scaled_dot_product_attention(const OpCall& c, std::vector<Tensor>& 
       if (num_inputs == 4) out.emplace_back();
       return out;
     }
+    // Under differentiate_decomposition's guard the public function runs its
+    // decomposition; the op's mask is already additive.
     return differentiate_decomposition(
         [&](const Grads& args) {
           const std::optional<Tensor> mask = num_inputs == 4 ? std::optional<Tensor>(args[3]) : std::nullopt;
-          return composite::attention_decomposition(args[0], args[1], args[2], mask, is_causal, scale);
+          return scaled_dot_product_attention(args[0], args[1], args[2], mask, 0, is_causal, scale);
         },
         inputs, g);
   };

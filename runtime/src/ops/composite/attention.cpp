@@ -8,7 +8,6 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
-#include "ops/composite/attention.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -94,7 +93,9 @@ Tensor as_four_dims(const Tensor& x, IntArrayRef batch) {
   Tensor expanded = x.expand(full);
   while (expanded.dim() < 4) expanded = expanded.unsqueeze(0);
   if (expanded.dim() > 4) expanded = expanded.reshape({1, -1, x.size(-2), x.size(-1)});
-  return expanded.stride(3) == 1 ? expanded : expanded.contiguous();
+  // The kernel's products read rows of unit stride that do not overlap.
+  const bool rows_fit = expanded.stride(3) == 1 && (expanded.size(2) <= 1 || expanded.stride(2) >= expanded.size(3));
+  return rows_fit ? expanded : expanded.contiguous();
 }
 
 // A mask keeps its size-1 dims (the kernel broadcasts them), up to 4-D.
@@ -110,20 +111,21 @@ Tensor mask_four_dims(const Tensor& mask, IntArrayRef batch, int64_t queries, in
   return m;
 }
 
-}  // namespace
-
-namespace composite {
-
+// A bool mask (true: the query sees the key) as 0 / -inf in `dtype`; a float
+// mask as it is.
 Tensor additive_attention_mask(const Tensor& mask, DType dtype) {
   if (mask.dtype() != DType::Bool) return mask;
   return where(mask, Scalar(0.0), Scalar(kNegInf)).to(dtype);
 }
 
+// softmax(q k^T * scale + mask, causal) v with matmul's broadcasting, a
+// query that sees no key giving zeros; `mask` is additive.
 Tensor attention_decomposition(const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& mask,
                                bool is_causal, double scale, double dropout_p) {
   Tensor scores = matmul(q, k.transpose(-2, -1)) * scale;
   if (mask) scores = scores + *mask;
   if (is_causal) scores = masked_fill(scores, above_diagonal(q.size(-2), k.size(-2), q.device()), kNegInf);
+  if (k.size(-2) == 0) return matmul(scores, v);  // no key: zeros, still connected to the inputs
   // A query that sees no key gets zero weights, not 0/0, as PyTorch's
   // kernels give; the shift by the row maximum carries no gradient.
   const int64_t last[] = {-1};
@@ -135,13 +137,15 @@ Tensor attention_decomposition(const Tensor& q, const Tensor& k, const Tensor& v
   return matmul(weights, v);
 }
 
-}  // namespace composite
+}  // namespace
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa) {
   check_operands(query, key, value, attn_mask, dropout_p, is_causal);
-  const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
+  // Empty embeddings make every score 0, whatever the scale (1 / sqrt(0) would make them NaN).
+  const int64_t embedding = query.size(-1);
+  const double factor = scale.value_or(embedding > 0 ? 1.0 / std::sqrt(static_cast<double>(embedding)) : 1.0);
   Tensor k = key;
   Tensor v = value;
   if (enable_gqa && query.dim() >= 3 && key.dim() >= 3 && value.dim() >= 3) {
@@ -163,10 +167,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                           shape_str(attn_mask->sizes()) + " does not broadcast to the scores' shape " +
                                           shape_str(scores_shape));
     }
-    mask = composite::additive_attention_mask(*attn_mask, query.dtype());
+    mask = additive_attention_mask(*attn_mask, query.dtype());
   }
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::ScaledDotProductAttention);
-  if (dropout_p == 0 && (!mask || mask->device() == query.device()) && dispatch::use_composite_kernel(fused, query)) {
+  // Rows of zero length have no layout the kernel's products accept.
+  if (dropout_p == 0 && query.size(-1) > 0 && (!mask || mask->device() == query.device()) &&
+      dispatch::use_composite_kernel(fused, query)) {
     std::vector<Tensor> inputs = {as_four_dims(query, batch), as_four_dims(k, batch), as_four_dims(v, batch)};
     if (mask) inputs.push_back(mask_four_dims(*mask, batch, queries, keys));
     Tensor outputs[2];
@@ -184,7 +190,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     out_shape.push_back(v.size(-1));
     return outputs[0].sizes() == out_shape ? outputs[0] : outputs[0].reshape(out_shape);
   }
-  return composite::attention_decomposition(query, k, v, mask, is_causal, factor, dropout_p);
+  return attention_decomposition(query, k, v, mask, is_causal, factor, dropout_p);
 }
 
 }  // namespace ember
