@@ -235,11 +235,18 @@ def test_multihead_attention_errors():
     ((1, 2, 3, 4), (1, 2, 0, 4), (1, 2, 0, 5)),  # no keys: zeros
     ((1, 2, 0, 4), (1, 2, 3, 4), (1, 2, 3, 5)),  # no queries
     ((1, 2, 3, 0), (1, 2, 4, 0), (1, 2, 4, 5)),  # empty embedding
+    ((1, 2, 3, 4), (1, 2, 4, 4), (1, 2, 4, 0)),  # empty values
 ])
 def test_sdpa_empty_dims_match_pytorch(torch, dtype, shapes):
-    tensors = [torch.randn(*s, dtype=getattr(torch, dtype)) for s in shapes]
+    tensors = [torch.randn(*s, dtype=getattr(torch, dtype), requires_grad=True) for s in shapes]
     expected = torch.nn.functional.scaled_dot_product_attention(*tensors)
-    assert_close(F.scaled_dot_product_attention(*[to_ember(t) for t in tensors]), expected)
+    expected.sum().backward()
+    mine = [to_ember(t, True) for t in tensors]
+    out = F.scaled_dot_product_attention(*mine)
+    out.sum().backward()
+    assert_close(out, expected)
+    for a, b in zip(mine, tensors):
+        assert_close(a.grad, b.grad)
 
 
 def test_sdpa_keys_broadcast_along_the_sequence(torch):

@@ -94,7 +94,7 @@ Tensor as_four_dims(const Tensor& x, IntArrayRef batch) {
   while (expanded.dim() < 4) expanded = expanded.unsqueeze(0);
   if (expanded.dim() > 4) expanded = expanded.reshape({1, -1, x.size(-2), x.size(-1)});
   // The kernel's products read rows of unit stride that do not overlap.
-  const bool rows_fit = expanded.stride(3) == 1 && (expanded.size(2) <= 1 || expanded.stride(2) >= expanded.size(3));
+  const bool rows_fit = expanded.stride(3) == 1 && expanded.stride(2) >= expanded.size(3);
   return rows_fit ? expanded : expanded.contiguous();
 }
 
@@ -171,7 +171,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   }
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::ScaledDotProductAttention);
   // Rows of zero length have no layout the kernel's products accept.
-  if (dropout_p == 0 && query.size(-1) > 0 && (!mask || mask->device() == query.device()) &&
+  if (dropout_p == 0 && embedding > 0 && v.size(-1) > 0 && (!mask || mask->device() == query.device()) &&
       dispatch::use_composite_kernel(fused, query)) {
     std::vector<Tensor> inputs = {as_four_dims(query, batch), as_four_dims(k, batch), as_four_dims(v, batch)};
     if (mask) inputs.push_back(mask_four_dims(*mask, batch, queries, keys));
