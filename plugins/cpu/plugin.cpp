@@ -24,6 +24,7 @@ void register_kernels(ember_registrar* registrar) {
   register_convolution_kernels(r);
   register_pooling_kernels(r);
   register_layer_norm_kernels(r);
+  register_attention_kernels(r);
   register_cross_entropy_kernels(r);
 }
 

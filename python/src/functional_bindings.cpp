@@ -52,6 +52,9 @@ void bind_functional(py::module_& parent) {
         py::arg("weight"), py::arg("bias"), py::arg("training"), py::arg("momentum"), py::arg("eps"), no_gil);
   m.def("group_norm", &group_norm, py::arg("input"), py::arg("num_groups"), py::arg("weight"), py::arg("bias"),
         py::arg("eps"), no_gil);
+  m.def("scaled_dot_product_attention", &scaled_dot_product_attention, py::arg("query"), py::arg("key"),
+        py::arg("value"), py::arg("attn_mask"), py::arg("dropout_p"), py::arg("is_causal"), py::arg("scale"),
+        py::arg("enable_gqa"), no_gil);
   m.def("embedding", &embedding, py::arg("weight"), py::arg("indices"), no_gil);
   m.def("one_hot", &one_hot, py::arg("input"), py::arg("num_classes"), no_gil);
 

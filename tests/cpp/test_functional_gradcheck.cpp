@@ -71,6 +71,26 @@ TEST(FunctionalGradcheck, LinearAndMatmul) {
             "matmul non-contiguous");
 }
 
+TEST(FunctionalGradcheck, ScaledDotProductAttention) {
+  const V qkv = {leaf({2, 3, 4}, 190), leaf({2, 5, 4}, 191), leaf({2, 5, 3}, 192)};
+  gradcheck([](const V& v) { return scaled_dot_product_attention(v[0], v[1], v[2]); }, qkv, "sdpa");
+  gradcheck([](const V& v) { return scaled_dot_product_attention(v[0], v[1], v[2], std::nullopt, 0, false, 0.3); },
+            qkv, "sdpa scale");
+  gradcheck([](const V& v) { return scaled_dot_product_attention(v[0], v[1], v[2], v[3]); },
+            {qkv[0], qkv[1], qkv[2], leaf({3, 5}, 193)}, "sdpa float mask, its gradient too");
+  const Tensor keep = tensor<bool>({true, false, true, true, false, false, true, true, true, false, false, true,
+                                    true, false, true},
+                                   {3, 5});
+  gradcheck([&](const V& v) { return scaled_dot_product_attention(v[0], v[1], v[2], keep); }, qkv, "sdpa bool mask");
+  const V square = {leaf({1, 2, 4, 3}, 194), leaf({1, 2, 4, 3}, 195), leaf({1, 2, 4, 2}, 196)};
+  gradcheck([](const V& v) { return scaled_dot_product_attention(v[0], v[1], v[2], std::nullopt, 0, true); }, square,
+            "sdpa causal");
+  gradcheck([](const V& v) {
+              return scaled_dot_product_attention(v[0], v[1], v[2], std::nullopt, 0, false, std::nullopt, true);
+            },
+            {leaf({1, 4, 3, 2}, 197), leaf({1, 2, 5, 2}, 198), leaf({1, 2, 5, 2}, 199)}, "sdpa grouped query heads");
+}
+
 TEST(FunctionalGradcheck, Normalization) {
   gradcheck([](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
             {leaf({2, 3, 4}, 119), leaf({4}, 120), leaf({4}, 121)}, "layer_norm affine");

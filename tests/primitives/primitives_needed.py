@@ -123,6 +123,9 @@ FEATURES = [
     ("avg_pool2d", on_inputs((2, 3, 6, 6), fn=lambda x: F.avg_pool2d(x, 2))),
     ("layer_norm", on_inputs((4, 6), (6,), (6,), fn=lambda x, w, b: F.layer_norm(x, (6,), w, b))),
     ("cross_entropy", cross_entropy),
+    ("scaled_dot_product_attention",
+     on_inputs((2, 2, 5, 4), (2, 2, 6, 4), (2, 2, 6, 4),
+               fn=lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))),
     # Python features.
     ("F.linear", on_inputs((4, 3), (5, 3), (5,), fn=F.linear)),
     ("F.relu", on_inputs((4, 5), fn=F.relu)),

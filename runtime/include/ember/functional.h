@@ -69,6 +69,19 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const std::optional<Tenso
 
 Tensor embedding(const Tensor& weight, const Tensor& indices);
 
+// --- attention
+// torch.nn.functional.scaled_dot_product_attention: softmax(q k^T * scale +
+// mask) v over query [..., L, E], key [..., S, E], value [..., S, Ev], batch
+// dims broadcast. attn_mask is bool (true: the query sees the key) or of the
+// query's dtype (added to the scores), broadcastable to [..., L, S];
+// is_causal masks keys after the query (top-left aligned); scale defaults to
+// 1 / sqrt(E); enable_gqa lets key and value have fewer heads (dim -3), each
+// serving a group of query heads. A query that sees no key gives zeros.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0,
+                                    bool is_causal = false, std::optional<double> scale = std::nullopt,
+                                    bool enable_gqa = false);
+
 // --- convolution and pooling. Spatial arguments take one value (used for
 // every spatial dim) or one per spatial dim; an empty pooling stride means
 // "the kernel size".

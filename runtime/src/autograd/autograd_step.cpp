@@ -35,23 +35,33 @@ int64_t input_index_of(const dispatch::OpCall& call, const Tensor& t) {
   return -1;
 }
 
+struct DerivativeEntry {
+  DerivativeMaker make = nullptr;
+  bool reads_outputs = false;
+};
+
 // Written once while the registry is built, before any call reads it.
-std::vector<DerivativeMaker>& derivative_table() {
-  static std::vector<DerivativeMaker> table;
+std::vector<DerivativeEntry>& derivative_table() {
+  static std::vector<DerivativeEntry> table;
   return table;
+}
+
+bool derivative_reads_outputs(dispatch::OpIndex index) {
+  const auto& table = derivative_table();
+  return index < table.size() && table[index].reads_outputs;
 }
 
 }  // namespace
 
-void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative) {
+void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative, bool reads_outputs) {
   auto& table = derivative_table();
-  if (table.size() <= index) table.resize(static_cast<size_t>(index) + 1, nullptr);
-  table[index] = derivative;
+  if (table.size() <= index) table.resize(static_cast<size_t>(index) + 1);
+  table[index] = {derivative, reads_outputs};
 }
 
 DerivativeMaker find_derivative(dispatch::OpIndex index) {
   const auto& table = derivative_table();
-  return index < table.size() ? table[index] : nullptr;
+  return index < table.size() ? table[index].make : nullptr;
 }
 
 void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
@@ -85,6 +95,15 @@ void run_autograd_step(const dispatch::Op& op, dispatch::OpCall& call) {
     dispatch::call(op, call);
   }
   if (!needs_grad) return;
+  // Note [Derivatives that read outputs]
+  // A fused kernel's backward may need what its forward computed (attention's
+  // log-sum-exp), which the derivative maker, run before the op, cannot see.
+  // Such an op's outputs are saved after the maker's tensors as detached
+  // aliases: they share the storage, so its version counter still catches an
+  // in-place change, but hold no grad_fn, so the node does not own itself.
+  if (derivative_reads_outputs(op.index())) {
+    for (int64_t i = 0; i < call.num_outputs; ++i) saved.push_back(call.outputs[i].detach());
+  }
   const bool through_view = target != nullptr && target->impl()->is_view();
   const int64_t self_input = target != nullptr ? input_index_of(call, *target) : -1;
   const Tensor* node_inputs = call.inputs;

@@ -408,6 +408,50 @@ BackwardFn d_cross_entropy(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// Inputs (q, k, v[, mask]) and, after them, the outputs (out, lse): the
+// backend's backward kernel recomputes the weights from the log-sum-exp when
+// it has one and no graph of the backward is wanted; otherwise the
+// decomposition is differentiated (higher orders, and a mask's gradient).
+BackwardFn d_scaled_dot_product_attention(const OpCall& c, std::vector<Tensor>& saved) {
+  for (int64_t i = 0; i < c.num_inputs; ++i) saved.push_back(c.inputs[i]);
+  const bool is_causal = c.attr_int("scaled_dot_product_attention", "is_causal") != 0;
+  const double scale = c.find_attr("scale")->float_value;
+  const auto num_inputs = static_cast<size_t>(c.num_inputs);
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    const Grads inputs(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(num_inputs));
+    if (!g.defined()) return Grads(num_inputs);
+    const bool mask_needs_grad = num_inputs == 4 && inputs[3].requires_grad();
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::ScaledDotProductAttentionBackward);
+    if (!is_grad_enabled() && !mask_needs_grad && g.device() == inputs[0].device() &&
+        dispatch::use_composite_kernel(backward, g)) {
+      std::vector<Tensor> args = {g.contiguous(), inputs[0], inputs[1], inputs[2], in[num_inputs], in[num_inputs + 1]};
+      if (num_inputs == 4) args.push_back(inputs[3]);
+      Tensor outputs[3];
+      const ember_attr attrs[] = {dispatch::attr_bool("is_causal", is_causal), dispatch::attr_float("scale", scale)};
+      dispatch::OpCall call;
+      call.inputs = args.data();
+      call.num_inputs = static_cast<int64_t>(args.size());
+      call.outputs = outputs;
+      call.num_outputs = 3;
+      call.attrs = attrs;
+      call.num_attrs = 2;
+      dispatch::call(backward, call);
+      Grads out(outputs, outputs + 3);
+      if (num_inputs == 4) out.emplace_back();
+      return out;
+    }
+    // Under differentiate_decomposition's guard the public function runs its
+    // decomposition; the op's mask is already additive.
+    return differentiate_decomposition(
+        [&](const Grads& args) {
+          const std::optional<Tensor> mask = num_inputs == 4 ? std::optional<Tensor>(args[3]) : std::nullopt;
+          return scaled_dot_product_attention(args[0], args[1], args[2], mask, 0, is_causal, scale);
+        },
+        inputs, g);
+  };
+}
+
 BackwardFn d_amax(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<true>(c, saved); }
 BackwardFn d_amin(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<false>(c, saved); }
 

@@ -16,7 +16,9 @@ using DerivativeMaker = BackwardFn (*)(const dispatch::OpCall& call, std::vector
 // The derivative of the op at `index` in the registry, as the op's record
 // gives it (Note [One record per op]); nullptr when its outputs carry no
 // gradient. The registry fills the table once, before the first call.
-void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative);
+// `reads_outputs`: the backward also finds the op's outputs in `saved`,
+// after what the maker saved (Note [Derivatives that read outputs]).
+void set_derivative(dispatch::OpIndex index, DerivativeMaker derivative, bool reads_outputs = false);
 DerivativeMaker find_derivative(dispatch::OpIndex index);
 
 // The derivatives the op records name, by family.
@@ -70,6 +72,7 @@ BackwardFn d_max_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_avg_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_layer_norm(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_cross_entropy(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_scaled_dot_product_attention(const dispatch::OpCall&, std::vector<Tensor>&);
 
 // Views (autograd/view_derivatives.cpp).
 BackwardFn d_view(const dispatch::OpCall&, std::vector<Tensor>&);

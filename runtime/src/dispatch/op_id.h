@@ -89,6 +89,8 @@ enum class OpId : uint16_t {
   AvgPool2dBackward,
   LayerNorm,
   CrossEntropy,
+  ScaledDotProductAttention,
+  ScaledDotProductAttentionBackward,
   // Views: the core's own aliasing.
   View,
   Permute,

@@ -29,7 +29,7 @@ void register_catalogue(OpRegistry& registry) {
     schema.kind = r.kind;
     schema.abi_minor = r.abi_minor;
     registry.add(std::move(schema));
-    autograd::set_derivative(static_cast<OpIndex>(i), r.derivative);
+    autograd::set_derivative(static_cast<OpIndex>(i), r.derivative, r.derivative_reads_outputs);
   }
 }
 

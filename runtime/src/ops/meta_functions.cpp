@@ -158,6 +158,24 @@ void meta_cross_entropy(const OpCall& call, TensorMeta* out) {
   out[0].dtype = call.inputs[0].dtype();
 }
 
+// Inputs q [N, H, L, E], k [N, H, S, E], v [N, H, S, Ev] (and a mask):
+// the output [N, H, L, Ev] and the log-sum-exp of each query's scores [N, H, L].
+void meta_attention(const OpCall& call, TensorMeta* out) {
+  const Tensor& q = call.inputs[0];
+  out[0].sizes = {q.size(0), q.size(1), q.size(2), call.inputs[2].size(3)};
+  out[0].dtype = q.dtype();
+  out[1].sizes = {q.size(0), q.size(1), q.size(2)};
+  out[1].dtype = q.dtype();
+}
+
+// Inputs (dout, q, k, v, out, lse, [mask]): the gradients of q, k and v.
+void meta_attention_backward(const OpCall& call, TensorMeta* out) {
+  for (int i = 0; i < 3; ++i) {
+    out[i].sizes = call.inputs[i + 1].sizes();
+    out[i].dtype = call.inputs[i + 1].dtype();
+  }
+}
+
 // Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
 // the shape they produce (max_pool2d_backward's is its input x's).
 void meta_input_sizes(const OpCall& call, TensorMeta* out) {

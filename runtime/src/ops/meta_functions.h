@@ -23,6 +23,8 @@ void meta_conv2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_max_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_avg_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_cross_entropy(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_attention(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_attention_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_input_sizes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_weight_sizes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_view(const dispatch::OpCall& call, dispatch::TensorMeta* out);

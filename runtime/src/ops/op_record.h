@@ -48,6 +48,9 @@ struct OpRecord {
   dispatch::OpKind kind = dispatch::OpKind::Primitive;
   int abi_minor = 0;
   int dispatch_dtype_from = 0;  // an input index, or -1 for output 0
+  // The backward also reads the op's outputs (Note [Derivatives that read
+  // outputs] in autograd/autograd_step.cpp).
+  bool derivative_reads_outputs = false;
 };
 
 // Every record, in OpId order.

@@ -42,9 +42,10 @@ constexpr OpRecord primitive(OpId id, const char* name, int num_inputs, int num_
 }
 
 constexpr OpRecord composite(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
-                             MetaFn meta, DerivativeMaker derivative, int abi_minor = 0) {
-  return {id,   name,       num_inputs,        num_outputs,       attributes,
-          meta, derivative, DTypeRule::Custom, OpKind::Composite, abi_minor};
+                             MetaFn meta, DerivativeMaker derivative, int abi_minor = 0,
+                             bool derivative_reads_outputs = false) {
+  return {id,   name,       num_inputs,        num_outputs,       attributes,         meta,
+          derivative, DTypeRule::Custom, OpKind::Composite, abi_minor, 0, derivative_reads_outputs};
 }
 
 constexpr OpRecord view(OpId id, const char* name, const char* attributes, MetaFn meta, DerivativeMaker derivative) {
@@ -155,6 +156,11 @@ constexpr OpRecord kComposites[] = {
               /*abi_minor=*/1),
     composite(OpId::CrossEntropy, "cross_entropy", 2, 1, "ignore_index reduction label_smoothing", meta_cross_entropy,
               d_cross_entropy, /*abi_minor=*/1),
+    composite(OpId::ScaledDotProductAttention, "scaled_dot_product_attention", -1, 2, "is_causal scale",
+              meta_attention, d_scaled_dot_product_attention, /*abi_minor=*/2,
+              /*derivative_reads_outputs=*/true),
+    composite(OpId::ScaledDotProductAttentionBackward, "scaled_dot_product_attention_backward", -1, 3,
+              "is_causal scale", meta_attention_backward, kNoGradient, /*abi_minor=*/2),
 };
 
 // view, squeeze and unsqueeze keep the elements in order: one derivative.

@@ -98,6 +98,30 @@ OpCase cross_entropy_case() {
           }};
 }
 
+Tensor attention_causal(const Tensors& in) {
+  return scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, 0, /*is_causal=*/true);
+}
+
+OpCase attention_case() {
+  const OpCall plain = [](const Tensors& in, DType, Device) {
+    return Tensors{scaled_dot_product_attention(in[0], in[1], in[2])};
+  };
+  const OpCall masked = [](const Tensors& in, DType, Device) {
+    return Tensors{scaled_dot_product_attention(in[0], in[1], in[2], in[3], 0, false, 0.5)};
+  };
+  const OpCall causal = [](const Tensors& in, DType, Device) { return Tensors{attention_causal(in)}; };
+  return {"scaled_dot_product_attention", floating_dtypes(),
+          {
+              {"4-d", {{.shape = {2, 2, 5, 4}}, {.shape = {2, 2, 7, 4}}, {.shape = {2, 2, 7, 3}}}, plain, 3, true},
+              {"float mask, scale",
+               {{.shape = {1, 2, 4, 3}}, {.shape = {1, 2, 6, 3}}, {.shape = {1, 2, 6, 3}}, {.shape = {4, 6}}},
+               masked, 3, true},
+              {"causal", {{.shape = {3, 6, 4}}, {.shape = {3, 6, 4}}, {.shape = {3, 6, 4}}}, causal, 3, true},
+              {"transposed query", {{.shape = {2, 5, 4}, .view = transposed}, {.shape = {2, 4, 4}},
+                                    {.shape = {2, 4, 2}}}, plain, 3},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -117,6 +141,10 @@ std::vector<OpCase> composite_cases() {
       backward_case("avg_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, avg_pool2d_3x3),
       layer_norm_case(),
       cross_entropy_case(),
+      attention_case(),
+      backward_case("scaled_dot_product_attention_backward",
+                    {{.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}}, 0,
+                    attention_causal),
   };
 }
 

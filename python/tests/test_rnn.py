@@ -1,0 +1,230 @@
+"""nn.RNN, LSTM, GRU, their cells and packed sequences against PyTorch from
+the same weights: values, final states, gradients, state_dict names and
+initialisation, and errors."""
+
+import numpy
+import pytest
+
+import ember
+from helpers import assert_close
+
+TOL = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def to_ember(t, requires_grad=False):
+    out = ember.tensor(t.detach().numpy())
+    return out.requires_grad_() if requires_grad else out
+
+
+def copy_state(ember_module, torch_module):
+    ember_module.load_state_dict({k: to_ember(v) for k, v in torch_module.state_dict().items()})
+
+
+def states_sum(hidden):
+    return sum(h.sum() for h in hidden) if isinstance(hidden, tuple) else hidden.sum()
+
+
+def check_parameter_grads(mine, theirs):
+    named = dict(mine.named_parameters())
+    assert [n for n, _ in mine.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    for name, p in theirs.named_parameters():
+        assert_close(named[name].grad, p.grad, **TOL)
+
+
+CONFIGS = [
+    ("LSTM", {}),
+    ("LSTM", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
+    ("LSTM", {"proj_size": 3, "num_layers": 2, "bidirectional": True}),
+    ("LSTM", {"bias": False}),
+    ("GRU", {"num_layers": 2, "bidirectional": True}),
+    ("GRU", {"bias": False, "batch_first": True}),
+    ("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+    ("RNN", {"bias": False, "bidirectional": True}),
+]
+
+
+def make_pair(torch, kind, options):
+    theirs = getattr(torch.nn, kind)(5, 6, **options)
+    mine = getattr(ember.nn, kind)(5, 6, **options)
+    assert list(mine.state_dict()) == list(theirs.state_dict())
+    for name, p in theirs.state_dict().items():
+        assert tuple(mine.state_dict()[name].shape) == tuple(p.shape), name
+    copy_state(mine, theirs)
+    return mine, theirs
+
+
+def initial_states(torch, kind, options, batch):
+    layers = options.get("num_layers", 1) * (2 if options.get("bidirectional") else 1)
+    out_size = options.get("proj_size") or 6
+    h = torch.randn(layers, batch, out_size, requires_grad=True)
+    if kind == "LSTM":
+        return h, torch.randn(layers, batch, 6, requires_grad=True)
+    return h
+
+
+@pytest.mark.parametrize("kind, options", CONFIGS)
+def test_padded_input_matches_pytorch(torch, kind, options):
+    torch.manual_seed(0)
+    mine, theirs = make_pair(torch, kind, options)
+    shape = (3, 4, 5) if options.get("batch_first") else (4, 3, 5)
+    x = torch.randn(*shape, requires_grad=True)
+    hx = initial_states(torch, kind, options, 3)
+    out, hidden = theirs(x, hx)
+    (out.square().sum() + states_sum(hidden)).backward()
+    ex = to_ember(x, True)
+    ehx = tuple(to_ember(h, True) for h in hx) if kind == "LSTM" else to_ember(hx, True)
+    my_out, my_hidden = mine(ex, ehx)
+    ((my_out * my_out).sum() + states_sum(my_hidden)).backward()
+    assert_close(my_out, out, **TOL)
+    for mine_h, theirs_h in zip(my_hidden if kind == "LSTM" else (my_hidden,), hidden if kind == "LSTM" else (hidden,)):
+        assert_close(mine_h, theirs_h, **TOL)
+    assert_close(ex.grad, x.grad, **TOL)
+    for mine_h, theirs_h in zip(ehx if kind == "LSTM" else (ehx,), hx if kind == "LSTM" else (hx,)):
+        assert_close(mine_h.grad, theirs_h.grad, **TOL)
+    check_parameter_grads(mine, theirs)
+
+
+@pytest.mark.parametrize("kind, options", CONFIGS)
+def test_packed_input_matches_pytorch(torch, kind, options):
+    torch.manual_seed(1)
+    mine, theirs = make_pair(torch, kind, options)
+    batch_first = options.get("batch_first", False)
+    lengths = [4, 2, 3, 1]
+    x = torch.randn(4, 4, 5, requires_grad=True)
+    hx = initial_states(torch, kind, options, 4)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=batch_first, enforce_sorted=False)
+    out, hidden = theirs(packed, hx)
+    padded, out_lengths = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=batch_first)
+    (padded.square().sum() + states_sum(hidden)).backward()
+    ex = to_ember(x, True)
+    ehx = tuple(to_ember(h, True) for h in hx) if kind == "LSTM" else to_ember(hx, True)
+    my_packed = ember.nn.utils.rnn.pack_padded_sequence(ex, lengths, batch_first=batch_first, enforce_sorted=False)
+    assert_close(my_packed.batch_sizes, packed.batch_sizes)
+    assert_close(my_packed.sorted_indices, packed.sorted_indices)
+    my_out, my_hidden = mine(my_packed, ehx)
+    assert isinstance(my_out, ember.nn.utils.rnn.PackedSequence)
+    assert_close(my_out.data, out.data, **TOL)
+    my_padded, my_lengths = ember.nn.utils.rnn.pad_packed_sequence(my_out, batch_first=batch_first)
+    ((my_padded * my_padded).sum() + states_sum(my_hidden)).backward()
+    assert_close(my_padded, padded, **TOL)
+    assert_close(my_lengths, out_lengths)
+    for mine_h, theirs_h in zip(my_hidden if kind == "LSTM" else (my_hidden,), hidden if kind == "LSTM" else (hidden,)):
+        assert_close(mine_h, theirs_h, **TOL)
+    assert_close(ex.grad, x.grad, **TOL)
+    check_parameter_grads(mine, theirs)
+
+
+def test_unbatched_input_and_default_state(torch):
+    torch.manual_seed(2)
+    for kind in ("LSTM", "GRU", "RNN"):
+        mine, theirs = make_pair(torch, kind, {"num_layers": 2})
+        x = torch.randn(4, 5)
+        out, hidden = theirs(x)
+        my_out, my_hidden = mine(to_ember(x))
+        assert_close(my_out, out, **TOL)
+        if kind == "LSTM":
+            assert_close(my_hidden[1], hidden[1], **TOL)
+            hidden, my_hidden = hidden[0], my_hidden[0]
+        assert_close(my_hidden, hidden, **TOL)
+
+
+def test_dropout_between_layers():
+    ember.manual_seed(0)
+    lstm = ember.nn.LSTM(4, 8, num_layers=2, dropout=0.5)
+    x = ember.randn(5, 2, 4)
+    lstm.eval()
+    first, _ = lstm(x)
+    assert ember.equal(first, lstm(x)[0])
+    lstm.train()
+    assert not ember.equal(lstm(x)[0], first)
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        ember.nn.GRU(4, 8, dropout=0.2)
+
+
+def test_initialisation_is_uniform_in_one_over_sqrt_hidden():
+    lstm = ember.nn.LSTM(10, 16, num_layers=2)
+    bound = 1 / 16 ** 0.5
+    values = numpy.concatenate([p.detach().numpy().ravel() for p in lstm.parameters()])
+    assert values.min() >= -bound and values.max() <= bound
+    assert values.std() > bound / 2  # spread over the range, not constant
+
+
+@pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "RNNCell"])
+def test_cells_match_pytorch(torch, kind):
+    torch.manual_seed(3)
+    theirs = getattr(torch.nn, kind)(5, 6)
+    mine = getattr(ember.nn, kind)(5, 6)
+    assert list(mine.state_dict()) == list(theirs.state_dict())
+    copy_state(mine, theirs)
+    x = torch.randn(3, 5, requires_grad=True)
+    hx = (torch.randn(3, 6), torch.randn(3, 6)) if kind == "LSTMCell" else torch.randn(3, 6)
+    out = theirs(x, hx)
+    states_sum(out).backward()
+    ex = to_ember(x, True)
+    my_out = mine(ex, tuple(to_ember(h) for h in hx) if kind == "LSTMCell" else to_ember(hx))
+    states_sum(my_out).backward()
+    for a, b in zip(my_out if kind == "LSTMCell" else (my_out,), out if kind == "LSTMCell" else (out,)):
+        assert_close(a, b, **TOL)
+    assert_close(ex.grad, x.grad, **TOL)
+    check_parameter_grads(mine, theirs)
+    unbatched = mine(to_ember(x[0]))
+    expected = theirs(x[0])
+    assert_close(unbatched[0] if kind == "LSTMCell" else unbatched, expected[0] if kind == "LSTMCell" else expected,
+                 **TOL)
+
+
+def test_relu_cell_and_sequence_helpers(torch):
+    theirs, mine = torch.nn.RNNCell(3, 4, nonlinearity="relu"), ember.nn.RNNCell(3, 4, nonlinearity="relu")
+    copy_state(mine, theirs)
+    x = torch.randn(2, 3)
+    assert_close(mine(to_ember(x)), theirs(x), **TOL)
+    seqs = [torch.randn(n, 2) for n in (3, 1, 2)]
+    for options in ({}, {"batch_first": True, "padding_value": -1.0}, {"padding_side": "left"}):
+        assert_close(ember.nn.utils.rnn.pad_sequence([to_ember(s) for s in seqs], **options),
+                     torch.nn.utils.rnn.pad_sequence(seqs, **options))
+    packed = torch.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
+    my_packed = ember.nn.utils.rnn.pack_sequence([to_ember(s) for s in seqs], enforce_sorted=False)
+    assert_close(my_packed.data, packed.data)
+    assert_close(my_packed.unsorted_indices, packed.unsorted_indices)
+    padded, lengths = torch.nn.utils.rnn.pad_packed_sequence(packed, total_length=5)
+    my_padded, my_lengths = ember.nn.utils.rnn.pad_packed_sequence(my_packed, total_length=5)
+    assert_close(my_padded, padded)
+    assert_close(my_lengths, lengths)
+
+
+def test_errors(torch):
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        ember.nn.utils.rnn.pack_sequence([ember.zeros(1), ember.zeros(2)])
+    with pytest.raises(RuntimeError, match="greater than 0"):
+        ember.nn.utils.rnn.pack_padded_sequence(ember.zeros(3, 2), [0, 2], enforce_sorted=False)
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        ember.nn.LSTM(4, 4, proj_size=4)
+    with pytest.raises(ValueError, match="only supported for LSTM"):
+        ember.nn.GRU(4, 4, proj_size=2)
+    with pytest.raises(ValueError, match="Unknown nonlinearity 'sigmoid'"):
+        ember.nn.RNN(4, 4, nonlinearity="sigmoid")
+    with pytest.raises(ValueError, match="dropout should be a number in range"):
+        ember.nn.LSTM(4, 4, dropout=1.5)
+    lstm = ember.nn.LSTM(4, 6, num_layers=2)
+    cases = [
+        ((ember.zeros(5, 2, 3),), RuntimeError, r"input.size\(-1\) must be equal to input_size. Expected 4, got 3"),
+        ((ember.zeros(5, 2, 4), (ember.zeros(1, 2, 6), ember.zeros(2, 2, 6))), RuntimeError,
+         r"Expected hidden size \(2, 2, 6\), got \[1, 2, 6\]"),
+        ((ember.zeros(5, 2, 4), (ember.zeros(2, 2, 6), ember.zeros(2, 2, 5))), RuntimeError,
+         r"Expected hidden\[1\] size \(2, 2, 6\), got \[2, 2, 5\]"),
+        ((ember.zeros(5, 1, 2, 4),), ValueError, "Expected input to be 2D or 3D, got 4D instead"),
+        ((ember.zeros(5, 2, 4, dtype=ember.float64),), ValueError, "input must have the type"),
+    ]
+    theirs = torch.nn.LSTM(4, 6, num_layers=2)
+    for args, error, match in cases:
+        with pytest.raises(error, match=match):
+            mine_args = args
+            lstm(*mine_args)
+        torch_args = [torch.from_numpy(a.numpy()) if not isinstance(a, tuple) else
+                      tuple(torch.from_numpy(t.numpy()) for t in a) for a in args]
+        with pytest.raises(error):
+            theirs(*torch_args)
+    with pytest.raises(ValueError, match="Expected input to be 1D or 2D"):
+        ember.nn.GRUCell(4, 6)(ember.zeros(1, 2, 4))
+    with pytest.raises(RuntimeError, match="Input batch size 2 doesn't match hidden batch size 3"):
+        ember.nn.GRUCell(4, 6)(ember.zeros(2, 4), ember.zeros(3, 6))
