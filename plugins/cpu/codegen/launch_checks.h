@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "ekir.h"
+#include "cpp_dialect.h"
 
 namespace ember::cpu_codegen {
 

@@ -18,7 +18,7 @@
 #include "../parallel.h"
 #include "blob.h"
 #include "launch_checks.h"
-#include "scalar_code.h"
+#include "cpp_dialect.h"
 
 namespace ember::cpu_codegen {
 namespace {

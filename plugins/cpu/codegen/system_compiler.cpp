@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "embedded_sources.h"
-#include "scalar_code.h"
+#include "cpp_dialect.h"
 
 extern char** environ;
 
