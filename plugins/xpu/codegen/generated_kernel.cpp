@@ -82,7 +82,7 @@ std::string devices_fingerprint() {
     sdk::fail(EMBER_STATUS_UNAVAILABLE, "xpu codegen: no OpenCL device (" + devices.absence_reason() + ")");
   }
   std::string text = std::string("xpu codegen ") + EMBER_XPU_PLUGIN_VERSION + " sources " +
-                     embedded::kCodegenSourcesDigest;
+                     embedded::kCodegenSourcesDigest + " kernel_ir " + EMBER_KERNEL_IR_SOURCES_DIGEST;
   for (int32_t d = 0; d < devices.count(); ++d) text += "\ndevice " + std::to_string(d) + ": " + device_fingerprint(devices.at(d));
   return text;
 }
