@@ -11,7 +11,6 @@
 
 #include "embedded_sources.h"
 
-
 // Note [Generated loop nest]: the kernel's outer points are split into
 // tasks of about kTaskWork element steps, run on the parallel loop the
 // plugin hands the kernel (kernel_entry.h) when the kernel has at least
@@ -305,8 +304,7 @@ class Generator {
       const std::string buffer = "b" + std::to_string(ins.buffer);
       switch (ins.op) {
         case Op::load:
-          c.line("const " + type + " " + name + " = " +
-                 kCpp.load(ins.dtype, buffer, index(ref), req_) + ";");
+          c.line("const " + type + " " + name + " = " + kCpp.load(ins.dtype, buffer, index(ref), req_) + ";");
           break;
         case Op::store:
           c.line(kCpp.store(ins.dtype, buffer, index(ref), operand_name(ins, 0, l), req_));

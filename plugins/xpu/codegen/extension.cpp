@@ -1,7 +1,7 @@
 #include "extension.h"
 
-#include <ember/ember_plugin.hpp>
 #include <ember/kernel_ir/ekir.h>
+#include <ember/ember_plugin.hpp>
 
 #include <string>
 

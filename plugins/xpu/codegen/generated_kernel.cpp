@@ -69,8 +69,8 @@ std::string program_binary(cl_program program) {
 // Devices must have cl_khr_fp64 for a kernel computing in double.
 void check_fp64(const OpenClSource& source, const Device& device, const std::string& name) {
   if (source.uses_fp64 && !device.has_fp64) {
-    sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "xpu codegen: kernel '" + name + "' computes in float64, and " +
-                                              device.name + " lacks cl_khr_fp64");
+    sdk::fail(EMBER_STATUS_UNIMPLEMENTED,
+              "xpu codegen: kernel '" + name + "' computes in float64, and " + device.name + " lacks cl_khr_fp64");
   }
 }
 
@@ -83,7 +83,8 @@ std::string devices_fingerprint() {
   }
   std::string text = std::string("xpu codegen ") + EMBER_XPU_PLUGIN_VERSION + " sources " +
                      embedded::kCodegenSourcesDigest + " kernel_ir " + EMBER_KERNEL_IR_SOURCES_DIGEST;
-  for (int32_t d = 0; d < devices.count(); ++d) text += "\ndevice " + std::to_string(d) + ": " + device_fingerprint(devices.at(d));
+  for (int32_t d = 0; d < devices.count(); ++d)
+    text += "\ndevice " + std::to_string(d) + ": " + device_fingerprint(devices.at(d));
   return text;
 }
 
@@ -113,8 +114,8 @@ CompiledKernel compile_kernel(std::string_view ir) {
     if (error != CL_SUCCESS) {
       clReleaseProgram(program);
       sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "xpu codegen: building kernel '" + kernel.name + "' for " + device.name +
-                                                " failed (" + cl_error_name(error) + ", options '" + options +
-                                                "'):\n" + log);
+                                                " failed (" + cl_error_name(error) + ", options '" + options + "'):\n" +
+                                                log);
     }
     try {
       contents.devices.push_back({device_fingerprint(device), program_binary(program)});
@@ -156,7 +157,8 @@ GeneratedKernel::GeneratedKernel(const void* blob, size_t size) {
           clCreateProgramWithBinary(device.context, 1, &device.id, &length, &data, &binary_status, &error);
       if (error != CL_SUCCESS || binary_status != CL_SUCCESS) {
         if (program != nullptr) clReleaseProgram(program);
-        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu codegen: " + device.name + " refuses the kernel blob's program (" +
+        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu codegen: " + device.name +
+                                                     " refuses the kernel blob's program (" +
                                                      cl_error_name(error != CL_SUCCESS ? error : binary_status) + ")");
       }
       programs_.push_back(program);
@@ -168,8 +170,9 @@ GeneratedKernel::GeneratedKernel(const void* blob, size_t size) {
       }
       cl_kernel kernel = clCreateKernel(program, "ek_kernel", &error);
       if (error != CL_SUCCESS) {
-        sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string("xpu codegen: the kernel blob's program has no ek_kernel (") +
-                                                     cl_error_name(error) + ")");
+        sdk::fail(
+            EMBER_STATUS_INVALID_ARGUMENT,
+            std::string("xpu codegen: the kernel blob's program has no ek_kernel (") + cl_error_name(error) + ")");
       }
       kernels_.push_back(kernel);
     }

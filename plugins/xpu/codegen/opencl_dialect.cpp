@@ -97,8 +97,7 @@ std::string OpenClDialect::store(ember_dtype dtype, const std::string& buffer, c
   return buffer + "[" + index + "] = " + stored + ";";
 }
 
-std::string OpenClDialect::round_to_dtype(ember_dtype dtype, const std::string& value,
-                                          kernel_ir::Requirements&) const {
+std::string OpenClDialect::round_to_dtype(ember_dtype dtype, const std::string& value, kernel_ir::Requirements&) const {
   return (dtype == EMBER_DTYPE_FLOAT16 ? "ek_round_half(" : "ek_round_bfloat16(") + value + ")";
 }
 

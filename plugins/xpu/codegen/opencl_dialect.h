@@ -25,8 +25,7 @@ class OpenClDialect final : public kernel_ir::Dialect {
                    kernel_ir::Requirements& req) const override;
   std::string store(ember_dtype dtype, const std::string& buffer, const std::string& index, const std::string& value,
                     kernel_ir::Requirements& req) const override;
-  std::string round_to_dtype(ember_dtype dtype, const std::string& value,
-                             kernel_ir::Requirements& req) const override;
+  std::string round_to_dtype(ember_dtype dtype, const std::string& value, kernel_ir::Requirements& req) const override;
 };
 
 }  // namespace ember::xpu::codegen

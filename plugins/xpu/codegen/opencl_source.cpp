@@ -92,8 +92,8 @@ class Generator {
     // Generated code does not contract a * b + c, as the catalogue's eager kernels do not.
     text += "#pragma OPENCL FP_CONTRACT OFF\n";
     text += "#define EK_FP64 " + std::to_string(source_.uses_fp64 ? 1 : 0) + "\n";
-    text += "#define EK_FAULT_INTEGER_DIVISION_BY_ZERO " + std::to_string(kernel_ir::kFaultIntegerDivisionByZero) +
-            "u\n";
+    text +=
+        "#define EK_FAULT_INTEGER_DIVISION_BY_ZERO " + std::to_string(kernel_ir::kFaultIntegerDivisionByZero) + "u\n";
     text += "#define EK_FAULT_NEGATIVE_INTEGER_POWER " + std::to_string(kernel_ir::kFaultNegativeIntegerPower) + "u\n";
     text += cl_sources::bfloat16;
     text += embedded::kCodegenPrelude;
@@ -116,7 +116,8 @@ class Generator {
     c.open("__kernel __attribute__((reqd_work_group_size(" + std::to_string(kGroupSize) + ", 1, 1))) void ek_kernel(" +
            params + ")");
     if (source_.group_per_point) declare_scratch(c);
-    c.line(std::string("const long ek_point = ") + (source_.group_per_point ? "get_group_id(0);" : "get_global_id(0);"));
+    c.line(std::string("const long ek_point = ") +
+           (source_.group_per_point ? "get_group_id(0);" : "get_global_id(0);"));
     c.line("const int ek_lid = (int)get_local_id(0);");
     c.line("(void)ek_lid;");
     c.line("const long o_points = " + declare_space(c, "o_", outer_) + ";");
@@ -139,7 +140,8 @@ class Generator {
     for (size_t l = 0; l < kernel_.loops.size(); ++l) {
       const int loop = static_cast<int>(l);
       if (inner_[l].extents.empty()) {
-        emit_element(c, loop, [](ValueRef ref) { return "ob_" + value_name(ref); }, source_.group_per_point);
+        emit_element(
+            c, loop, [](ValueRef ref) { return "ob_" + value_name(ref); }, source_.group_per_point);
       } else {
         emit_group_loop(c, loop);
       }
@@ -218,10 +220,9 @@ class Generator {
             c.line(acc + " = " +
                    kernel_ir::reduce_combine(kOpenCl, ins.kind, ins.dtype, acc, value_name(ins.args[0]), req_) + ";");
           } else {
-            std::string value =
-                kernel_ir::reduce_combine(kOpenCl, ins.kind, ins.dtype,
-                                          kernel_ir::reduce_identity(kOpenCl, ins.kind, ins.dtype),
-                                          value_name(ins.args[0]), req_);
+            std::string value = kernel_ir::reduce_combine(kOpenCl, ins.kind, ins.dtype,
+                                                          kernel_ir::reduce_identity(kOpenCl, ins.kind, ins.dtype),
+                                                          value_name(ins.args[0]), req_);
             if (kernel_ir::is_reduced_float(ins.dtype)) value = kOpenCl.round_to_dtype(ins.dtype, value, req_);
             c.line("const " + type + " " + name + " = " + value + ";");
           }
@@ -277,7 +278,8 @@ class Generator {
     std::vector<std::string> bases;
     for (ValueRef ref : accesses_[l]) bases.push_back("ob_" + value_name(ref));
     emit_position(c, prefix, inner_[l], "ek_j", bases, "lb_");
-    emit_element(c, l, [](ValueRef ref) { return "lb_" + value_name(ref); }, false, true);
+    emit_element(
+        c, l, [](ValueRef ref) { return "lb_" + value_name(ref); }, false, true);
     c.close();
     for (ValueRef r : reduces) {
       const Instruction& ins = kernel_.at(r);

@@ -171,8 +171,8 @@ std::string every_op_kernel(ember_dtype dtype) {
   for (const char* op : {"neg", "abs", "sign"}) {
     if (!boolean) ops.emplace_back(op, 1);
   }
-  for (const char* op : {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid",
-                         "erf", "reciprocal", "floor", "ceil", "round", "trunc"}) {
+  for (const char* op : {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf",
+                         "reciprocal", "floor", "ceil", "round", "trunc"}) {
     if (floating) ops.emplace_back(op, 1);
   }
   if (!floating) ops.emplace_back("bitwise_not", 1);
@@ -195,8 +195,8 @@ std::string every_op_kernel(ember_dtype dtype) {
   body << R"({"id":1,"op":"load","dtype":")" << name << R"(","buffer":1,"offset":0,"strides":[1,1]})";
   int id = 2;
   int buffer = 2;
-  const std::set<std::string> to_bool = {"logical_not", "logical_and", "logical_or", "logical_xor",
-                                         "eq", "ne", "lt", "le", "gt", "ge"};
+  const std::set<std::string> to_bool = {"logical_not", "logical_and", "logical_or", "logical_xor", "eq",
+                                         "ne",          "lt",          "le",         "gt",          "ge"};
   for (const auto& [op, arity] : ops) {
     const std::string result = to_bool.count(op) ? "bool" : name;
     ir << R"(,{"dtype":")" << result << R"(","role":"output"})";

@@ -18,7 +18,6 @@ constexpr Wide kMostSteps = Wide{1} << 62;
 constexpr Wide kInt64Low = -(Wide{1} << 63);
 constexpr Wide kInt64High = (Wide{1} << 63) - 1;
 
-
 std::string text_of(Wide value) {
   if (value == 0) return "0";
   const bool negative = value < 0;

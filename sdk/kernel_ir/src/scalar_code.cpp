@@ -100,9 +100,7 @@ std::string binary_expression(const Dialect& d, Op op, ember_dtype dtype, const 
   const bool integer = is_integer(dtype);
   const std::string type = d.compute_type(dtype);
   auto infix = [&](const char* symbol) { return "(" + a + " " + symbol + " " + b + ")"; };
-  auto bitwise = [&](const char* symbol) {
-    return boolean ? infix(symbol) : d.cast(type, a + " " + symbol + " " + b);
-  };
+  auto bitwise = [&](const char* symbol) { return boolean ? infix(symbol) : d.cast(type, a + " " + symbol + " " + b); };
   auto wrap = [&](const char* name) { return d.wrap_call(name, {a, b}, req); };
   auto faulting = [&](const char* helper) {
     req.scalar_rules = true;

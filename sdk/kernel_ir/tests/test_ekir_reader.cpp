@@ -2,8 +2,8 @@
 // before any generator sees it: every violation is an INVALID_ARGUMENT
 // naming the instruction and the field.
 #include <ember/kernel_ir/ekir.h>
-#include <ember/sdk/status.hpp>
 #include <gtest/gtest.h>
+#include <ember/sdk/status.hpp>
 
 #include <string>
 #include <vector>

@@ -32,7 +32,6 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-
 // The shared reader's cases are in sdk/kernel_ir/tests; here, that the
 // plugin answers what the reader refuses with the reader's status.
 TEST(CpuCodegenBadInput, InvalidIrIsAnInvalidArgumentNamingTheInstructionAndField) {

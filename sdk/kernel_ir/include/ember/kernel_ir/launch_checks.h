@@ -12,9 +12,9 @@ namespace ember::kernel_ir {
 
 // Where a generator's kernels run, for the checks and their messages.
 struct LaunchTarget {
-  const char* generator;       // "cpu_codegen", in every message
-  DLDeviceType device_type;    // what every buffer's DLTensor must be on
-  const char* device_name;     // "the CPU"
+  const char* generator;     // "cpu_codegen", in every message
+  DLDeviceType device_type;  // what every buffer's DLTensor must be on
+  const char* device_name;   // "the CPU"
   // Whether DLTensor.data is an address (the CPU, CUDA), whose element 0
   // must then be aligned, or a handle (an OpenCL cl_mem), whose byte_offset
   // must be a whole number of elements.
