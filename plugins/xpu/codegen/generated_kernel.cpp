@@ -67,7 +67,7 @@ std::string program_binary(cl_program program) {
 }
 
 // Devices must have cl_khr_fp64 for a kernel computing in double.
-void check_fp64(const OpenClSource& source, const Device& device, const std::string& name) {
+void check_fp64(const kernel_ir::GroupKernel& source, const Device& device, const std::string& name) {
   if (source.uses_fp64 && !device.has_fp64) {
     sdk::fail(EMBER_STATUS_UNIMPLEMENTED,
               "xpu codegen: kernel '" + name + "' computes in float64, and " + device.name + " lacks cl_khr_fp64");
@@ -90,7 +90,7 @@ std::string devices_fingerprint() {
 
 CompiledKernel compile_kernel(std::string_view ir) {
   const kernel_ir::Kernel kernel = kernel_ir::parse_ekir(ir);
-  const OpenClSource source = generate_opencl_source(kernel);
+  const kernel_ir::GroupKernel source = generate_opencl_source(kernel);
   CompiledKernel compiled;
   compiled.source = source.text;
   BlobContents contents;
@@ -223,7 +223,7 @@ void GeneratedKernel::launch(const ember_codegen_launch_args& args) {
   cl_uint faults = 0;
   try {
     if (fault_word != nullptr) set(sizeof fault_word, &fault_word);
-    const size_t local = kGroupSize;
+    const size_t local = kernel_ir::kGroupSize;
     const size_t groups =
         source_.group_per_point ? static_cast<size_t>(points) : (static_cast<size_t>(points) + local - 1) / local;
     const size_t global = groups * local;

@@ -43,7 +43,7 @@ class GeneratedKernel {
 
  private:
   kernel_ir::Kernel kernel_;
-  OpenClSource source_;
+  kernel_ir::GroupKernel source_;
   std::vector<cl_program> programs_;  // per device ordinal
   std::vector<cl_kernel> kernels_;
   std::mutex mutex_;  // a cl_kernel's arguments are set and enqueued under it

@@ -101,4 +101,33 @@ std::string OpenClDialect::round_to_dtype(ember_dtype dtype, const std::string& 
   return (dtype == EMBER_DTYPE_FLOAT16 ? "ek_round_half(" : "ek_round_bfloat16(") + value + ")";
 }
 
+// A fixed group size: PoCL compiles a kernel once per group size it meets.
+std::string OpenClDialect::kernel_head(const std::string& parameters) const {
+  return "__kernel __attribute__((reqd_work_group_size(" + std::to_string(kernel_ir::kGroupSize) +
+         ", 1, 1))) void ek_kernel(" + parameters + ")";
+}
+
+std::string OpenClDialect::buffer_parameter(const std::string& storage_type, bool input,
+                                            const std::string& name) const {
+  return std::string("__global ") + (input ? "const " : "") + storage_type + "* restrict " + name;
+}
+
+std::string OpenClDialect::fault_parameter(const std::string& name) const { return "__global uint* " + name; }
+
+std::string OpenClDialect::global_index() const { return "(long)get_global_id(0)"; }
+
+std::string OpenClDialect::group_index() const { return "(long)get_group_id(0)"; }
+
+std::string OpenClDialect::local_index() const { return "(int)get_local_id(0)"; }
+
+std::string OpenClDialect::shared_array(const std::string& type, const std::string& name, int size) const {
+  return "__local " + type + " " + name + "[" + std::to_string(size) + "];";
+}
+
+std::string OpenClDialect::barrier() const { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
+
+std::string OpenClDialect::atomic_or(const std::string& word, const std::string& value) const {
+  return "atomic_or(" + word + ", " + value + ");";
+}
+
 }  // namespace ember::xpu::codegen

@@ -5,11 +5,11 @@
 // bfloat16_bits, as the plugin's own kernels do (Note [XPU dtypes]).
 #pragma once
 
-#include <ember/kernel_ir/scalar_code.h>
+#include <ember/kernel_ir/group_kernel.h>
 
 namespace ember::xpu::codegen {
 
-class OpenClDialect final : public kernel_ir::Dialect {
+class OpenClDialect final : public kernel_ir::GroupDialect {
  public:
   const char* compute_type(ember_dtype dtype) const override;
   const char* storage_type(ember_dtype dtype) const override;
@@ -26,6 +26,16 @@ class OpenClDialect final : public kernel_ir::Dialect {
   std::string store(ember_dtype dtype, const std::string& buffer, const std::string& index, const std::string& value,
                     kernel_ir::Requirements& req) const override;
   std::string round_to_dtype(ember_dtype dtype, const std::string& value, kernel_ir::Requirements& req) const override;
+
+  std::string kernel_head(const std::string& parameters) const override;
+  std::string buffer_parameter(const std::string& storage_type, bool input, const std::string& name) const override;
+  std::string fault_parameter(const std::string& name) const override;
+  std::string global_index() const override;
+  std::string group_index() const override;
+  std::string local_index() const override;
+  std::string shared_array(const std::string& type, const std::string& name, int size) const override;
+  std::string barrier() const override;
+  std::string atomic_or(const std::string& word, const std::string& value) const override;
 };
 
 }  // namespace ember::xpu::codegen

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ekir_cases.h"
 #include "plugin_harness.h"
 
 namespace ember::xpu::testing {
@@ -161,76 +162,45 @@ bool dtype_served(const std::string& name) {
   return false;
 }
 
-// One kernel applying every unary and binary op that takes `dtype` to two
-// loaded values, each result stored to an output of its own dtype.
-std::string every_op_kernel(ember_dtype dtype) {
-  const std::string name = sdk::dtype_name(dtype);
-  const bool floating = kernel_ir::is_floating(dtype);
-  const bool boolean = dtype == EMBER_DTYPE_BOOL;
-  std::vector<std::pair<std::string, int>> ops;  // op, arity
-  for (const char* op : {"neg", "abs", "sign"}) {
-    if (!boolean) ops.emplace_back(op, 1);
+std::vector<ember_dtype> served_dtypes() {
+  std::vector<ember_dtype> dtypes;
+  for (int d = 0; d < EMBER_DTYPE_COUNT_V1_0; ++d) {
+    if (dtype_served(sdk::dtype_name(static_cast<ember_dtype>(d)))) dtypes.push_back(static_cast<ember_dtype>(d));
   }
-  for (const char* op : {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf",
-                         "reciprocal", "floor", "ceil", "round", "trunc"}) {
-    if (floating) ops.emplace_back(op, 1);
-  }
-  if (!floating) ops.emplace_back("bitwise_not", 1);
-  ops.emplace_back("logical_not", 1);
-  for (const char* op : {"add", "mul", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "eq", "ne",
-                         "lt", "le", "gt", "ge"}) {
-    ops.emplace_back(op, 2);
-  }
-  for (const char* op : {"sub", "div", "floor_divide", "remainder", "pow"}) {
-    if (!boolean && (floating || std::string(op) != "div")) ops.emplace_back(op, 2);
-  }
-  for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
-    if (!floating) ops.emplace_back(op, 2);
-  }
-  std::ostringstream ir;
-  ir << R"({"ekir":"1.0","name":"every_op_)" << name << R"(","params":0,"buffers":[)";
-  ir << R"({"dtype":")" << name << R"(","role":"input"},{"dtype":")" << name << R"(","role":"input"})";
-  std::ostringstream body;
-  body << R"({"id":0,"op":"load","dtype":")" << name << R"(","buffer":0,"offset":0,"strides":[1,1]},)";
-  body << R"({"id":1,"op":"load","dtype":")" << name << R"(","buffer":1,"offset":0,"strides":[1,1]})";
-  int id = 2;
-  int buffer = 2;
-  const std::set<std::string> to_bool = {"logical_not", "logical_and", "logical_or", "logical_xor", "eq",
-                                         "ne",          "lt",          "le",         "gt",          "ge"};
-  for (const auto& [op, arity] : ops) {
-    const std::string result = to_bool.count(op) ? "bool" : name;
-    ir << R"(,{"dtype":")" << result << R"(","role":"output"})";
-    body << R"(,{"id":)" << id << R"(,"op":")" << op << R"(","dtype":")" << result << R"(","args":[0)"
-         << (arity == 2 ? ",1" : "") << "]}";
-    body << R"(,{"op":"store","buffer":)" << buffer << R"(,"offset":0,"strides":[1,1],"args":[)" << id << "]}";
-    ++id;
-    ++buffer;
-  }
-  // A cast to every dtype the generator serves, and a row reduction of each kind.
-  for (int t = 0; t < EMBER_DTYPE_COUNT_V1_0; ++t) {
-    const std::string target = sdk::dtype_name(static_cast<ember_dtype>(t));
-    if (!dtype_served(target)) continue;
-    ir << R"(,{"dtype":")" << target << R"(","role":"output"})";
-    body << R"(,{"id":)" << id << R"(,"op":"cast","dtype":")" << target << R"(","args":[0]})";
-    body << R"(,{"op":"store","buffer":)" << buffer << R"(,"offset":0,"strides":[1,1],"args":[)" << id << "]}";
-    ++id;
-    ++buffer;
-  }
-  for (const char* kind : {"sum", "prod", "max", "min"}) {
-    body << R"(,{"id":)" << id++ << R"(,"op":"reduce","kind":")" << kind << R"(","dtype":")" << name
-         << R"(","args":[1]})";
-  }
-  ir << R"(],"outer":[4],"loops":[{"extents":[3],"body":[)" << body.str() << R"(]}]})";
-  return ir.str();
+  return dtypes;
 }
 
+std::string every_op_kernel(ember_dtype dtype) { return kernel_ir::testing::every_op_kernel(dtype, served_dtypes()); }
+
 TEST_F(XpuCodegen, EveryOpBuildsOnEveryServedDtype) {
-  for (int d = 0; d < EMBER_DTYPE_COUNT_V1_0; ++d) {
-    const ember_dtype dtype = static_cast<ember_dtype>(d);
-    if (!dtype_served(sdk::dtype_name(dtype))) continue;
+  for (ember_dtype dtype : served_dtypes()) {
     const Compiled c = compile(every_op_kernel(dtype));
     EXPECT_TRUE(c.status.ok) << sdk::dtype_name(dtype) << ": " << c.status.message << "\n" << c.source;
   }
+}
+
+TEST_F(XpuCodegen, ReductionShapedKernelsRunAsEagerWould) {
+  for (const auto& [name, ir] : kernel_ir::testing::reduction_kernels()) {
+    const Compiled c = compile(ir);
+    EXPECT_TRUE(c.status.ok) << name << ": " << c.status.message << "\n" << c.source;
+  }
+  // Column sums and products of a [7, 5] int64 matrix, and whether each
+  // column is all positive.
+  DeviceBuffer in(EMBER_DTYPE_INT64, 35), sums(EMBER_DTYPE_INT64, 5), positive(EMBER_DTYPE_BOOL, 5),
+      products(EMBER_DTYPE_INT64, 5);
+  std::vector<int64_t> values(35);
+  for (int i = 0; i < 35; ++i) values[i] = i % 5 == 3 ? -i : i + 1;
+  in.write(values);
+  ASSERT_TRUE(
+      run(kernel_ir::testing::kColumnSums, {&in.tensor(), &sums.tensor(), &positive.tensor(), &products.tensor()}).ok);
+  std::vector<int64_t> expected_sums(5, 0), expected_products(5, 1);
+  for (int i = 0; i < 35; ++i) {
+    expected_sums[i % 5] += values[i];
+    expected_products[i % 5] *= values[i];
+  }
+  EXPECT_EQ(sums.read<int64_t>(), expected_sums);
+  EXPECT_EQ(products.read<int64_t>(), expected_products);
+  EXPECT_EQ(positive.read<uint8_t>(), (std::vector<uint8_t>{1, 1, 1, 0, 1}));
 }
 
 TEST_F(XpuCodegen, IntegersWrapAndDivideAsTheCatalogueSays) {
@@ -314,7 +284,7 @@ TEST_F(XpuCodegen, PointwiseKernelsRunAWorkItemPerPointAndReductionsAGroup) {
   ASSERT_TRUE(p.status.ok) << p.status.message;
   EXPECT_NE(p.source.find("get_global_id(0)"), std::string::npos) << p.source;
   EXPECT_EQ(p.source.find("barrier("), std::string::npos) << p.source;
-  const Compiled r = compile(every_op_kernel(EMBER_DTYPE_FLOAT32));
+  const Compiled r = compile(kernel_ir::testing::kSoftmaxRows);
   ASSERT_TRUE(r.status.ok) << r.status.message;
   EXPECT_NE(r.source.find("get_group_id(0)"), std::string::npos);
   EXPECT_NE(r.source.find("barrier(CLK_LOCAL_MEM_FENCE)"), std::string::npos);

@@ -22,8 +22,8 @@ struct Requirements {
   std::set<std::string> math_functions;
 };
 
-// Fault bits a kernel reports (Note [Kernel faults] in writing-a-backend.md
-// §10): an element that hits one yields 0 and the kernel goes on.
+// Fault bits a kernel reports (kernel-ir.md, "Reading EKIR"): an element
+// that hits one yields 0, the kernel goes on, and its launch fails.
 inline constexpr unsigned kFaultIntegerDivisionByZero = 1u;
 inline constexpr unsigned kFaultNegativeIntegerPower = 2u;
 
