@@ -17,7 +17,9 @@ __device__ inline unsigned short ek_float_to_half(float value) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value));
   return bits;
 }
-__device__ inline float ek_bfloat16_to_float(unsigned short bits) { return __int_as_float((int)((unsigned)bits << 16)); }
+__device__ inline float ek_bfloat16_to_float(unsigned short bits) {
+  return __int_as_float((int)((unsigned)bits << 16));
+}
 __device__ inline unsigned short ek_float_to_bfloat16(float value) {
   const unsigned u = (unsigned)__float_as_int(value);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
@@ -50,8 +52,14 @@ __device__ inline T ek_reduce_min(T acc, T value) {
 }
 
 // Integers wrap modulo 2^bits in an unsigned type of at least 32 bits.
-template <class T> struct ek_wide { typedef unsigned type; };
-template <> struct ek_wide<ek_int64> { typedef unsigned long long type; };
+template <class T>
+struct ek_wide {
+  typedef unsigned type;
+};
+template <>
+struct ek_wide<ek_int64> {
+  typedef unsigned long long type;
+};
 template <class T>
 __device__ inline T ek_wrap_add(T a, T b) {
   typedef typename ek_wide<T>::type W;
