@@ -2,6 +2,7 @@
 // PoCL's CPU device included) through the OpenCL ICD loader.
 #include <ember/ember_plugin.hpp>
 
+#include "codegen/extension.h"
 #include "device_api.h"
 #include "devices.h"
 #include "dtypes.h"
@@ -36,6 +37,7 @@ ember_plugin describe_plugin() {
   plugin.version = EMBER_XPU_PLUGIN_VERSION;
   plugin.device = device_api();
   plugin.register_kernels = sdk::fenced<register_kernels>;
+  plugin.extension = &codegen::codegen_extension().header;
   plugin.shutdown = shutdown;
   return plugin;
 }

@@ -83,8 +83,8 @@ void write_store_as(std::ostream& out, bool fp64) {
 std::string program_source(const DTypeInfo& dtype, bool device_has_fp64) {
   std::ostringstream out;
   write_prelude(out, dtype, device_has_fp64);
-  out << cl_sources::common << cl_sources::elementwise << cl_sources::reduce << cl_sources::index
-      << cl_sources::scan_sort;
+  out << cl_sources::bfloat16 << cl_sources::common << cl_sources::elementwise << cl_sources::reduce
+      << cl_sources::index << cl_sources::scan_sort;
   if (dtype.is_floating) out << cl_sources::random;
   write_switch(out, "T unary_op(int op, T x)", "T", unary_ops(), dtype);
   write_switch(out, "uchar unary_bool_op(int op, T x)", "uchar", unary_bool_ops(), dtype);

@@ -7,8 +7,9 @@
 #include <functional>
 #include <map>
 
+#include <ember/kernel_ir/iteration_space.h>
+
 #include "embedded_sources.h"
-#include "iteration_space.h"
 
 // Note [Generated loop nest]: the kernel's outer points are split into
 // tasks of about kTaskWork element steps, run on the parallel loop the
@@ -43,6 +44,15 @@
 
 namespace ember::cpu_codegen {
 namespace {
+
+using kernel_ir::IterationSpace;
+using kernel_ir::simplify_space;
+using kernel_ir::term_code;
+
+const CppDialect kCpp;
+
+const char* compute_type(ember_dtype dtype) { return kCpp.compute_type(dtype); }
+const char* storage_type(ember_dtype dtype) { return kCpp.storage_type(dtype); }
 
 constexpr int kLanes = 64;
 constexpr int64_t kPairwiseBlock = 8192;
@@ -294,22 +304,21 @@ class Generator {
       const std::string buffer = "b" + std::to_string(ins.buffer);
       switch (ins.op) {
         case Op::load:
-          c.line("const " + type + " " + name + " = " +
-                 load_expression(ins.dtype, buffer + "[" + index(ref) + "]", req_) + ";");
+          c.line("const " + type + " " + name + " = " + kCpp.load(ins.dtype, buffer, index(ref), req_) + ";");
           break;
         case Op::store:
-          c.line(buffer + "[" + index(ref) + "] = " + store_expression(ins.dtype, operand_name(ins, 0, l), req_) + ";");
+          c.line(kCpp.store(ins.dtype, buffer, index(ref), operand_name(ins, 0, l), req_));
           break;
         case Op::reduce:
           if (lane.empty()) {
             // extents [] (or all 1): the reduce of one element
-            std::string value = reduce_combine(ins.kind, ins.dtype, reduce_identity(ins.kind, ins.dtype),
+            std::string value = reduce_combine(kCpp, ins.kind, ins.dtype, reduce_identity(kCpp, ins.kind, ins.dtype),
                                                operand_name(ins, 0, l), req_);
-            if (is_reduced_float(ins.dtype)) value = round_to_dtype(ins.dtype, value, req_);
+            if (is_reduced_float(ins.dtype)) value = kCpp.round_to_dtype(ins.dtype, value, req_);
             c.line("const " + type + " " + name + " = " + value + ";");
           } else {
             const std::string acc = accumulators + name + "[" + lane + "]";
-            c.line(acc + " = " + reduce_combine(ins.kind, ins.dtype, acc, operand_name(ins, 0, l), req_) + ";");
+            c.line(acc + " = " + reduce_combine(kCpp, ins.kind, ins.dtype, acc, operand_name(ins, 0, l), req_) + ";");
           }
           break;
         default: {
@@ -317,7 +326,7 @@ class Generator {
           for (size_t a = 0; a < ins.args.size(); ++a) args.push_back(operand_name(ins, a, l));
           const bool own_dtype = ins.args.empty() || ins.op == Op::where;
           const ember_dtype operand = own_dtype ? ins.dtype : kernel_.at(ins.args[0]).dtype;
-          c.line("const " + type + " " + name + " = " + op_expression(ins, operand, args, "fault", req_) + ";");
+          c.line("const " + type + " " + name + " = " + op_expression(kCpp, ins, operand, args, "fault", req_) + ";");
         }
       }
       if (column_ && lane.empty() && crosses_.count(key(ref)) != 0) c.line("ek_xs_" + name + "[ek_p] = " + name + ";");
@@ -348,7 +357,7 @@ class Generator {
       const std::string type = compute_type(ins.dtype);
       c.line(type + " ek_partial_" + value_name(r) + "[" + std::to_string(kMostPartials) + "];");
       c.line("const auto ek_combine_" + value_name(r) + " = [](" + type + " acc, " + type + " value) { return " +
-             reduce_combine(ins.kind, ins.dtype, "acc", "value", req_) + "; };");
+             reduce_combine(kCpp, ins.kind, ins.dtype, "acc", "value", req_) + "; };");
     }
     c.open("const auto ek_chunk = [&](int64_t ek_c, int64_t ek_from, int64_t ek_to) -> unsigned");
     c.line("(void)ek_c;");
@@ -358,7 +367,7 @@ class Generator {
       const std::string type = compute_type(ins.dtype);
       c.line(type + " ek_lanes_" + value_name(r) + "[" + lanes + "];");
       c.line("for (int l = 0; l < " + lanes + "; ++l) ek_lanes_" + value_name(r) +
-             "[l] = " + reduce_identity(ins.kind, ins.dtype) + ";");
+             "[l] = " + reduce_identity(kCpp, ins.kind, ins.dtype) + ";");
       c.line("ek_pairwise<" + type + "> ek_blocks_" + value_name(r) + ";");
     }
     std::string flush;
@@ -367,7 +376,7 @@ class Generator {
       const Instruction& ins = kernel_.at(r);
       flush += "ek_blocks_" + n + ".push(ek_fold_lanes<" + compute_type(ins.dtype) + ", " + lanes + ">(ek_lanes_" + n +
                ", ek_combine_" + n + "), ek_combine_" + n + "); for (int l = 0; l < " + lanes + "; ++l) ek_lanes_" + n +
-               "[l] = " + reduce_identity(ins.kind, ins.dtype) + "; ";
+               "[l] = " + reduce_identity(kCpp, ins.kind, ins.dtype) + "; ";
     }
     if (!reduces.empty()) c.line("int64_t ek_filled = 0;");
     std::vector<std::string> in, out;
@@ -410,7 +419,7 @@ class Generator {
     for (ValueRef r : reduces) {
       const Instruction& ins = kernel_.at(r);
       c.line("ek_partial_" + value_name(r) + "[ek_c] = ek_blocks_" + value_name(r) + ".total(" +
-             reduce_identity(ins.kind, ins.dtype) + ", ek_combine_" + value_name(r) + ");");
+             reduce_identity(kCpp, ins.kind, ins.dtype) + ", ek_combine_" + value_name(r) + ");");
     }
     c.line("return fault;");
     c.close("};");
@@ -433,7 +442,7 @@ class Generator {
       c.line("for (int64_t c = 1; c < ek_chunks; ++c) ek_acc_" + n + " = ek_combine_" + n + "(ek_acc_" + n +
              ", ek_partial_" + n + "[c]);");
       const std::string acc = "ek_acc_" + n;
-      c.line(n + " = " + (is_reduced_float(ins.dtype) ? round_to_dtype(ins.dtype, acc, req_) : acc) + ";");
+      c.line(n + " = " + (is_reduced_float(ins.dtype) ? kCpp.round_to_dtype(ins.dtype, acc, req_) : acc) + ";");
     }
     c.close();
   }
@@ -525,12 +534,12 @@ class Generator {
       const Instruction& ins = kernel_.at(r);
       const std::string type = compute_type(ins.dtype);
       const std::string n = value_name(r);
-      const std::string identity = reduce_identity(ins.kind, ins.dtype);
+      const std::string identity = reduce_identity(kCpp, ins.kind, ins.dtype);
       c.line(type + " ek_total_" + n + "[" + block + "], ek_block_" + n + "[" + block + "];");
       c.line("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) ek_total_" + n + "[ek_p] = ek_block_" + n +
              "[ek_p] = " + identity + ";");
       flush += "for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) { ek_total_" + n + "[ek_p] = " +
-               reduce_combine(ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_) +
+               reduce_combine(kCpp, ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_) +
                "; ek_block_" + n + "[ek_p] = " + identity + "; } ";
     }
     if (!reduces.empty()) c.line("int64_t ek_rows = 0;");
@@ -562,8 +571,8 @@ class Generator {
       const Instruction& ins = kernel_.at(r);
       const std::string n = value_name(r);
       std::string result =
-          reduce_combine(ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_);
-      if (is_reduced_float(ins.dtype)) result = round_to_dtype(ins.dtype, result, req_);
+          reduce_combine(kCpp, ins.kind, ins.dtype, "ek_total_" + n + "[ek_p]", "ek_block_" + n + "[ek_p]", req_);
+      if (is_reduced_float(ins.dtype)) result = kCpp.round_to_dtype(ins.dtype, result, req_);
       c.line("for (int64_t ek_p = 0; ek_p < ek_nb; ++ek_p) ek_xs_" + n + "[ek_p] = " + result + ";");
     }
     c.close();

@@ -8,8 +8,7 @@
 #include <set>
 #include <string>
 
-#include "ekir.h"
-#include "scalar_code.h"
+#include "cpp_dialect.h"
 
 namespace ember::cpu_codegen {
 

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ember/kernel_ir/launch_checks.h>
 #include <ember/sdk/status.hpp>
 
 #include <cerrno>
@@ -17,8 +18,7 @@
 
 #include "../parallel.h"
 #include "blob.h"
-#include "launch_checks.h"
-#include "scalar_code.h"
+#include "cpp_dialect.h"
 
 namespace ember::cpu_codegen {
 namespace {
@@ -129,7 +129,11 @@ LoadedKernel::LoadedKernel(const void* blob, size_t size) {
 LoadedKernel::~LoadedKernel() { dlclose(library_); }
 
 void LoadedKernel::launch(const ember_codegen_launch_args& args) const {
-  const std::vector<void*> buffers = check_launch(kernel_, args);
+  kernel_ir::check_launch(kernel_, args, {"cpu_codegen", kDLCPU, "the CPU", /*data_is_address=*/true});
+  std::vector<void*> buffers;
+  for (int64_t b = 0; b < args.num_buffers; ++b) {
+    buffers.push_back(static_cast<char*>(args.buffers[b].data) + args.buffers[b].byte_offset);
+  }
   LaunchContext context;
   const ek_parallel pool{run_on_pool, &context, cpu::num_threads()};
   const unsigned faults = entry_(buffers.data(), args.params, &pool);

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "ekir.h"
+#include "cpp_dialect.h"
 #include "kernel_entry.h"
 
 namespace ember::cpu_codegen {

@@ -12,7 +12,6 @@
 #include "../parallel.h"
 #include "blob.h"
 #include "cpp_source.h"
-#include "ekir.h"
 #include "embedded_sources.h"
 #include "loaded_kernel.h"
 #include "system_compiler.h"

@@ -23,8 +23,8 @@
 #include <sstream>
 #include <thread>
 
+#include "cpp_dialect.h"
 #include "embedded_sources.h"
-#include "scalar_code.h"
 
 extern char** environ;
 
@@ -275,8 +275,8 @@ std::unique_ptr<Toolchain> probe_toolchain(const std::string& requested) {
   toolchain->simd_functions = libmvec_functions();
   toolchain->fingerprint =
       std::string("generator: cpu_codegen " EMBER_CPU_CODEGEN_VERSION " (EKIR 1.0, sources ") +
-      embedded::kSourcesDigest + ")\ncompiler: " + toolchain->compiler + "\nversion: " + toolchain->version +
-      "\nflags: " + joined(toolchain->flags) + "\nisa: " + toolchain->isa +
+      embedded::kSourcesDigest + ", kernel_ir " EMBER_KERNEL_IR_SOURCES_DIGEST ")\ncompiler: " + toolchain->compiler +
+      "\nversion: " + toolchain->version + "\nflags: " + joined(toolchain->flags) + "\nisa: " + toolchain->isa +
       "\nsimd: " + joined({toolchain->simd_functions.begin(), toolchain->simd_functions.end()}) + "\n";
   return toolchain;
 }

@@ -4,15 +4,6 @@
 // storage kinds of Note [XPU dtypes] (dtypes.h) it is: STORAGE_FLOAT16,
 // STORAGE_BFLOAT16 or neither.
 
-// bfloat16 is the upper half of a float32, rounded to nearest even; NaN
-// stays a quiet NaN (rounding alone could carry a NaN's low payload bits
-// into the exponent and make it infinity).
-ushort bfloat16_bits(float f) {
-  const uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 // Note [Storage and compute types]: kernels take buffers of S and compute
 // in T, reading element i of p with LOAD(p, i) and writing a T with
 // STORE(p, i, v). For most dtypes S is T; float16 and bfloat16 load into

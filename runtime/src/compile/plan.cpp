@@ -14,6 +14,7 @@
 #include "ember/ops.h"
 #include "ops/random_stream.h"
 #include "plugin/backend_step.h"
+#include "plugin/device_registry.h"
 
 namespace ember::compile {
 
@@ -231,7 +232,8 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
         const int id = s.fused.buffers[i];
         const Tensor t = s.fused.buffer_is_output[i] ? slots.allocate(id) : slots.get(id);
         device = t.device();
-        buffers.push_back(plugin::to_dl_tensor(t, DLDevice{kDLCPU, t.device().index}));
+        const DLDeviceType type = plugin::backend_for(device).api->dl_device_type;
+        buffers.push_back(plugin::to_dl_tensor(t, DLDevice{type, device.index}));
       }
       s.kernel->launch(device, buffers, s.fused.params);
     } else {

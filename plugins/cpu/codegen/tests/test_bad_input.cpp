@@ -32,65 +32,14 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-struct BadIr {
-  const char* what;
-  std::string ir;
-  std::vector<std::string> message_has;
-};
-
+// The shared reader's cases are in sdk/kernel_ir/tests; here, that the
+// plugin answers what the reader refuses with the reader's status.
 TEST(CpuCodegenBadInput, InvalidIrIsAnInvalidArgumentNamingTheInstructionAndField) {
-  const std::string ok = kRowSum;
-  const std::vector<BadIr> cases = {
-      {"malformed JSON", ok.substr(0, 40), {"EKIR: not valid JSON"}},
-      {"not an object", "[1,2]", {"must be a JSON object"}},
-      {"unknown version", replaced(ok, R"("ekir":"1.0")", R"("ekir":"2.0")"), {"version '2.0'", "1.0"}},
-      {"unknown op",
-       replaced(ok, R"("op":"exp")", R"("op":"frobnicate")"),
-       {"instruction 1", "unknown op 'frobnicate'"}},
-      {"missing field", replaced(ok, R"("buffer":1,)", ""), {"instruction 3", "store", "field 'buffer' is missing"}},
-      {"wrong arity", replaced(ok, R"("args":[0]})", R"("args":[0,0]})"), {"instruction 1", "field 'args' has 2"}},
-      {"out of scope", replaced(ok, R"("args":[2]})", R"("args":[1]})"), {"instruction 3", "out of scope", "value 1"}},
-      {"undefined value",
-       replaced(ok, R"("args":[2]})", R"("args":[99]})"),
-       {"instruction 3", "value 99 is not defined"}},
-      {"reduce used in its loop",
-       replaced(ok, R"(]},
-   {"extents":[],"body":[)",
-                R"(,{"id":9,"op":"neg","dtype":"float32","args":[2]}]},
-   {"extents":[],"body":[)"),
-       {"instruction 9", "a reduce of this loop"}},
-      {"wrong stride count",
-       replaced(ok, R"("strides":[8,1])", R"("strides":[8])"),
-       {"instruction 0", "field 'strides' has 1 terms", "2 dimensions"}},
-      {"buffer out of range", replaced(ok, R"("buffer":1,)", R"("buffer":5,)"), {"instruction 3", "field 'buffer': 5"}},
-      {"store to an input", replaced(ok, R"("buffer":1,)", R"("buffer":0,)"), {"instruction 3", "is an input"}},
-      {"dtype mismatch",
-       replaced(ok, R"("op":"exp","dtype":"float32")", R"("op":"exp","dtype":"float64")"),
-       {"instruction 1", "float32", "float64"}},
-      {"op on a dtype it lacks",
-       replaced(replaced(replaced(ok, R"("dtype":"float32","role":"input")", R"("dtype":"int32","role":"input")"),
-                         R"("op":"load","dtype":"float32")", R"("op":"load","dtype":"int32")"),
-                R"("op":"exp","dtype":"float32")", R"("op":"exp","dtype":"int32")"),
-       {"instruction 1", "'exp' takes a floating dtype, not int32"}},
-      {"duplicate id", replaced(ok, R"({"id":1,)", R"({"id":0,)"), {"field 'id': 0 is already"}},
-      {"unknown parameter", replaced(ok, R"("outer":[4])", R"("outer":["p0"])"), {"'p0'", "\"params\""}},
-      {"huge parameter", replaced(ok, R"("outer":[4])", R"("outer":["p99999999999999999999"])"), {"field 'outer'[0]"}},
-      {"negative extent", replaced(ok, R"("extents":[8])", R"("extents":[-8])"), {"loop 0", "negative"}},
-      {"unknown dtype",
-       replaced(ok, R"("dtype":"float32","role":"output")", R"("dtype":"complex64","role":"output")"),
-       {"buffer 1", "unknown dtype 'complex64'"}},
-      {"bad hint", replaced(ok, R"("outer":[4])", R"("outer":[4],"hints":{"deterministic":1})"), {"deterministic"}},
-      {"deep nesting", std::string(100000, '['), {"EKIR: not valid JSON"}},
-  };
-  for (const BadIr& bad : cases) {
-    const Compiled compiled = Codegen::get().compile(bad.ir);
-    EXPECT_EQ(compiled.status.code, EMBER_STATUS_INVALID_ARGUMENT) << bad.what << ": " << compiled.status.message;
-    for (const std::string& part : bad.message_has) {
-      EXPECT_NE(compiled.status.message.find(part), std::string::npos)
-          << bad.what << ": '" << part << "' not in: " << compiled.status.message;
-    }
-    EXPECT_TRUE(compiled.binary.empty()) << bad.what;
-  }
+  const Compiled compiled = Codegen::get().compile(replaced(kRowSum, R"("op":"exp")", R"("op":"frobnicate")"));
+  EXPECT_EQ(compiled.status.code, EMBER_STATUS_INVALID_ARGUMENT) << compiled.status.message;
+  EXPECT_NE(compiled.status.message.find("instruction 1"), std::string::npos) << compiled.status.message;
+  EXPECT_NE(compiled.status.message.find("unknown op 'frobnicate'"), std::string::npos) << compiled.status.message;
+  EXPECT_TRUE(compiled.binary.empty());
 }
 
 TEST(CpuCodegenBadInput, OptionsMustBeAJsonObject) {

@@ -1,4 +1,4 @@
-#include "launch_checks.h"
+#include <ember/kernel_ir/launch_checks.h>
 
 #include <ember/sdk/dtypes.hpp>
 #include <ember/sdk/status.hpp>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ember::cpu_codegen {
+namespace ember::kernel_ir {
 namespace {
 
 using Wide = __int128;
@@ -17,10 +17,6 @@ using Wide = __int128;
 constexpr Wide kMostSteps = Wide{1} << 62;
 constexpr Wide kInt64Low = -(Wide{1} << 63);
 constexpr Wide kInt64High = (Wide{1} << 63) - 1;
-
-[[noreturn]] void refuse(const std::string& what) {
-  sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu_codegen launch: " + what);
-}
 
 std::string text_of(Wide value) {
   if (value == 0) return "0";
@@ -38,9 +34,10 @@ std::string list_of(const int64_t* values, int32_t count) {
 
 class Checker {
  public:
-  Checker(const Kernel& kernel, const ember_codegen_launch_args& args) : kernel_(kernel), args_(args) {}
+  Checker(const Kernel& kernel, const ember_codegen_launch_args& args, const LaunchTarget& target)
+      : kernel_(kernel), args_(args), target_(target) {}
 
-  std::vector<void*> run() {
+  void run() {
     if (args_.struct_size < EMBER_STRUCT_SIZE(ember_codegen_launch_args, num_params)) {
       refuse("ember_codegen_launch_args.struct_size " + std::to_string(args_.struct_size) + " is too small");
     }
@@ -55,8 +52,7 @@ class Checker {
     if ((args_.num_buffers > 0 && args_.buffers == nullptr) || (args_.num_params > 0 && args_.params == nullptr)) {
       refuse("buffers or params is NULL");
     }
-    std::vector<void*> pointers;
-    for (size_t b = 0; b < kernel_.buffers.size(); ++b) pointers.push_back(check_buffer(b));
+    for (size_t b = 0; b < kernel_.buffers.size(); ++b) check_buffer(b);
     const std::vector<int64_t> outer = extents(kernel_.outer, "outer extent");
     Wide outer_points = points(outer);
     Wide steps = outer_points;
@@ -74,10 +70,13 @@ class Checker {
         }
       }
     }
-    return pointers;
   }
 
  private:
+  [[noreturn]] void refuse(const std::string& what) const {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(target_.generator) + " launch: " + what);
+  }
+
   int64_t value_of(const Term& term) const { return term.is_param ? args_.params[term.value] : term.value; }
 
   std::vector<int64_t> extents(const std::vector<Term>& terms, const std::string& what) const {
@@ -102,8 +101,8 @@ class Checker {
     return product;
   }
 
-  // The buffer's dtype and device, and its element-0 pointer.
-  void* check_buffer(size_t b) {
+  // The buffer's dtype, device and the alignment of its element 0.
+  void check_buffer(size_t b) const {
     const DLTensor& t = args_.buffers[b];
     const ember_dtype expected = kernel_.buffers[b].dtype;
     const std::string name = "buffer " + std::to_string(b);
@@ -112,16 +111,16 @@ class Checker {
       refuse(name + " must be " + sdk::dtype_name(expected) + " (DLPack code " + std::to_string(t.dtype.code) +
              ", bits " + std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) + " given)");
     }
-    if (t.device.device_type != kDLCPU) {
-      refuse(name + " is on DLPack device type " + std::to_string(t.device.device_type) + ", not the CPU");
+    if (t.device.device_type != target_.device_type) {
+      refuse(name + " is on DLPack device type " + std::to_string(t.device.device_type) + ", not " +
+             target_.device_name);
     }
     if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) refuse(name + " has no shape");
-    char* element0 = static_cast<char*>(t.data) + t.byte_offset;
-    if (reinterpret_cast<uintptr_t>(element0) % sdk::element_size(expected) != 0) {
-      refuse(name + ": data + byte_offset is not aligned to its " + std::to_string(sdk::element_size(expected)) +
-             "-byte elements");
+    const uintptr_t element0 = (target_.data_is_address ? reinterpret_cast<uintptr_t>(t.data) : 0) + t.byte_offset;
+    if (element0 % sdk::element_size(expected) != 0) {
+      refuse(name + ": " + (target_.data_is_address ? "data + " : "") + "byte_offset is not aligned to its " +
+             std::to_string(sdk::element_size(expected)) + "-byte elements");
     }
-    return element0;
   }
 
   // Whether the elements [low, high] lie in what buffer b's DLTensor holds.
@@ -179,12 +178,13 @@ class Checker {
 
   const Kernel& kernel_;
   const ember_codegen_launch_args& args_;
+  const LaunchTarget& target_;
 };
 
 }  // namespace
 
-std::vector<void*> check_launch(const Kernel& kernel, const ember_codegen_launch_args& args) {
-  return Checker(kernel, args).run();
+void check_launch(const Kernel& kernel, const ember_codegen_launch_args& args, const LaunchTarget& target) {
+  Checker(kernel, args, target).run();
 }
 
-}  // namespace ember::cpu_codegen
+}  // namespace ember::kernel_ir

@@ -1,7 +1,7 @@
 // EKIR 1.0 (sdk/docs/kernel-ir.md) as typed structs, and the parser that
 // checks a document against the spec before anything is generated from it.
-#ifndef EMBER_PLUGINS_CPU_CODEGEN_EKIR_H_
-#define EMBER_PLUGINS_CPU_CODEGEN_EKIR_H_
+#ifndef EMBER_KERNEL_IR_EKIR_H_
+#define EMBER_KERNEL_IR_EKIR_H_
 
 #include <ember/ember_plugin.h>
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ember::cpu_codegen {
+namespace ember::kernel_ir {
 
 // An extent or an index term: a number, or launch parameter `param` ("pK").
 struct Term {
@@ -145,6 +145,6 @@ bool is_reduced_float(ember_dtype dtype);  // float16, bfloat16
 bool is_integer(ember_dtype dtype);        // the integer dtypes but bool
 bool is_signed_integer(ember_dtype dtype);
 
-}  // namespace ember::cpu_codegen
+}  // namespace ember::kernel_ir
 
-#endif  // EMBER_PLUGINS_CPU_CODEGEN_EKIR_H_
+#endif  // EMBER_KERNEL_IR_EKIR_H_

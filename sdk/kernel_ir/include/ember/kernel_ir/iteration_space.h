@@ -1,16 +1,16 @@
 // The dimensions a generated loop nest walks: an EKIR iteration space (the
 // outer extents, or a loop's) with extent-1 dimensions dropped and
 // neighbours merged where every access walks them as one.
-#ifndef EMBER_PLUGINS_CPU_CODEGEN_ITERATION_SPACE_H_
-#define EMBER_PLUGINS_CPU_CODEGEN_ITERATION_SPACE_H_
+#ifndef EMBER_KERNEL_IR_ITERATION_SPACE_H_
+#define EMBER_KERNEL_IR_ITERATION_SPACE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "ekir.h"
+#include <ember/kernel_ir/ekir.h>
 
-namespace ember::cpu_codegen {
+namespace ember::kernel_ir {
 
 struct IterationSpace {
   // C++ expressions over the launch parameters p0, p1, ..., outermost first.
@@ -25,6 +25,6 @@ IterationSpace simplify_space(const std::vector<Term>& extents, const std::vecto
 // The C++ expression of a term: a literal, or the parameter's name "pK".
 std::string term_code(const Term& term);
 
-}  // namespace ember::cpu_codegen
+}  // namespace ember::kernel_ir
 
-#endif  // EMBER_PLUGINS_CPU_CODEGEN_ITERATION_SPACE_H_
+#endif  // EMBER_KERNEL_IR_ITERATION_SPACE_H_

@@ -1,8 +1,8 @@
-#include "iteration_space.h"
+#include <ember/kernel_ir/iteration_space.h>
 
 #include <limits>
 
-namespace ember::cpu_codegen {
+namespace ember::kernel_ir {
 namespace {
 
 // A dimension being built: its extent as a product of a number and
@@ -79,4 +79,4 @@ IterationSpace simplify_space(const std::vector<Term>& extents, const std::vecto
   return space;
 }
 
-}  // namespace ember::cpu_codegen
+}  // namespace ember::kernel_ir

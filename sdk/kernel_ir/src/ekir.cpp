@@ -1,4 +1,4 @@
-#include "ekir.h"
+#include <ember/kernel_ir/ekir.h>
 
 #include <ember/sdk/dtypes.hpp>
 #include <ember/sdk/status.hpp>
@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-namespace ember::cpu_codegen {
+namespace ember::kernel_ir {
 namespace {
 
 using nlohmann::json;
@@ -524,4 +524,4 @@ bool is_integer(ember_dtype dtype) { return dtype != EMBER_DTYPE_BOOL && !is_flo
 
 bool is_signed_integer(ember_dtype dtype) { return is_integer(dtype) && dtype != EMBER_DTYPE_UINT8; }
 
-}  // namespace ember::cpu_codegen
+}  // namespace ember::kernel_ir
