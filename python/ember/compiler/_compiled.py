@@ -252,7 +252,7 @@ class CompiledFunction:
             _log("graph_breaks", f"graph break at {location}: {reason}", location=location, reason=reason)
         training = tracer.training_plan
         if tracer.escaped:
-            # Note [Escaped tensors]: the next call traces again.
+            # The next call traces again (Note [Escaped tensors]).
             _log("recompiles", f"{getattr(self.fn, '__qualname__', self.fn)} keeps tensors it made; "
                  "the next call traces again")
         elif training is not None:

@@ -241,7 +241,7 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
     }
     for (int v : s.release) slots.release(v);
   }
-  // Note [Input updates]: updated values go into the caller's tensors, and
+  // Updated values go into the caller's tensors (Note [Input updates]), and
   // the program's results name those tensors.
   // The trace accepted only updates eager made without history (a leaf
   // that requires grad is written under no_grad), so none is recorded.

@@ -360,8 +360,8 @@ std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs, EagerBack
   // hands back; so every later call returns what this one does.
   std::vector<int> ids;
   for (const Tensor& t : outputs) ids.push_back(value_of(t));
-  // Note [Compiled training]: a traced output with autograd history makes
-  // this a training graph.
+  // A traced output with autograd history makes this a training graph
+  // (Note [Compiled training]).
   for (const Tensor& t : outputs) training_ |= dispatch::is_tracing(t) && t.requires_grad() && !t.is_leaf();
   if (training_ && !breaks_.empty()) {
     throw TraceUnsupported("graph break at " + breaks_.front().location + ": " + breaks_.front().reason +
