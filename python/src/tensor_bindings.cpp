@@ -11,6 +11,7 @@
 #include "casters.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "op_helpers.h"
 
 namespace py = pybind11;
 
@@ -217,6 +218,15 @@ void bind_tensor(py::module_& m) {
   cls.def("contiguous", &Tensor::contiguous, no_gil)
       .def("clone", &Tensor::clone, no_gil)
       .def("detach", &Tensor::detach)
+      .def("detach_", inplace<>([](Tensor& t) {
+             // A view shares its base's history; cutting it alone would leave
+             // the base's graph writing through a tensor that no longer says so.
+             const TensorImpl& impl = *t.impl();
+             if (impl.is_view() && impl.view_base()->autograd_meta() != nullptr && t.requires_grad()) {
+               throw_error(ErrorKind::Runtime, "detach_: can't detach views in-place; use detach() instead");
+             }
+             t.impl()->reset_autograd_meta();
+           }))
       .def(
           "_to",
           [](const Tensor& t, std::optional<Device> device, std::optional<DType> dtype, bool copy) {
