@@ -78,6 +78,7 @@ from ._shape_ops import movedim as moveaxis
 from ._random_ops import bernoulli, multinomial, normal
 from ._searching import bucketize, searchsorted, unique
 from ._type_info import finfo, iinfo
+from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load

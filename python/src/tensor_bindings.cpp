@@ -11,6 +11,7 @@
 #include "casters.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/printing.h"
 #include "op_helpers.h"
 
 namespace py = pybind11;
@@ -133,6 +134,22 @@ void bind_tensor(py::module_& m) {
                                 }));
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   m.def("_set_size_type", [](py::object type) { g_size_type = type.inc_ref().ptr(); });
+  m.def(
+      "_set_print_options",
+      [](int precision, int64_t threshold, int64_t edgeitems, int64_t linewidth, std::optional<bool> sci_mode) {
+        set_print_options({precision, threshold, edgeitems, linewidth, sci_mode});
+      },
+      py::arg("precision"), py::arg("threshold"), py::arg("edgeitems"), py::arg("linewidth"), py::arg("sci_mode"));
+  m.def("_print_options", [] {
+    const PrintOptions o = print_options();
+    py::dict d;
+    d["precision"] = o.precision;
+    d["threshold"] = o.threshold;
+    d["edgeitems"] = o.edgeitems;
+    d["linewidth"] = o.linewidth;
+    d["sci_mode"] = o.sci_mode ? py::cast(*o.sci_mode) : py::none();
+    return d;
+  });
 
   // A new handle to the same tensor: how Python subclasses (nn.Parameter)
   // wrap an existing tensor.
