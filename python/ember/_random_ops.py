@@ -9,6 +9,7 @@ import numbers
 from . import _C
 from ._C import Tensor
 from . import _factories
+from ._searching import binary_search
 from ._type_info import iinfo
 
 # Significand bits of each floating dtype, plus one: random_() draws integers
@@ -56,7 +57,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         cumulative = weights.cumsum(1)
         targets = _uniform([rows, num_samples], input.device, generator) * cumulative[:, -1:]
         # The first category whose cumulative weight exceeds the target.
-        samples = (cumulative.unsqueeze(1) <= targets.unsqueeze(2)).sum(2).clamp(max=categories - 1)
+        samples = binary_search(cumulative, targets, right=True).clamp(max=categories - 1)
     else:
         arrivals = -_C.log1p(-_uniform([rows, categories], input.device, generator))
         samples = _C.topk(weights / arrivals, num_samples, 1).indices

@@ -5,7 +5,7 @@ from ._C import Tensor
 from ._shape_ops import movedim
 
 
-def _binary_search(boundaries, values, right):
+def binary_search(boundaries, values, right):
     """For each value along the last dim, the first position in its row of
     boundaries whose element is greater (right) or not less (left) than it:
     one gather and compare per halving of the rows' length."""
@@ -55,9 +55,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     boundaries, values = sorted_sequence.detach().to(common), values.detach().to(common)
     if boundaries.dim() == 1:
         rows = values.reshape([1, -1])
-        positions = _binary_search(boundaries.reshape([1, -1]), rows, right).reshape(list(values.shape))
+        positions = binary_search(boundaries.reshape([1, -1]), rows, right).reshape(list(values.shape))
     else:
-        positions = _binary_search(boundaries, values, right)
+        positions = binary_search(boundaries, values, right)
     return positions.to(_C.int32) if out_int32 else positions
 
 
