@@ -82,7 +82,7 @@ from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
-from . import autograd, nn, optim, utils
+from . import autograd, linalg, nn, optim, utils
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._determinism import (
     use_deterministic_algorithms,
