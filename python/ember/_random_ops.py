@@ -15,6 +15,8 @@ from ._type_info import iinfo
 # Significand bits of each floating dtype, plus one: random_() draws integers
 # up to 2**this, the largest range whose integers the dtype holds exactly.
 _EXACT_INTEGER_BITS = {_C.float16: 11, _C.bfloat16: 8, _C.float32: 24, _C.float64: 53}
+# Ranges up to this many integers are drawn by scaling a float64 uniform.
+_FLOAT64_EXACT_RANGE = 2**53
 
 
 def _dtype_name(dtype):
@@ -132,10 +134,15 @@ def _random_(self, *args, generator=None, **kwargs):
     if start >= end:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={start} >= to={end}")
     count = end - start
-    if generator is not None:
-        values = _factories.randint(start, end, list(self.shape), generator=generator, device=self.device)
-    else:
+    if generator is None and count <= _FLOAT64_EXACT_RANGE:
         values = (_uniform(list(self.shape), self.device, None) * count).floor().clamp(max=count - 1) + start
+    else:
+        # A range past float64's integers (int64's whole range) is drawn
+        # exactly on the host: from the generator, or from a stream the
+        # global one seeds (Note [Host generators]).
+        values = _factories._drawn_from(
+            generator, "random_", list(self.shape), _C.int64, self.device,
+            lambda rng, shape: rng.integers(start, end - 1, shape, dtype="int64", endpoint=True))
     return self.copy_(values)
 
 

@@ -80,6 +80,9 @@ def test_exponential_and_random_ranges(device):
     bytes_ = ember.empty(500, dtype=ember.uint8, device=device).random_()
     assert bytes_.dtype == ember.uint8 and max(bytes_.tolist()) > 128
     assert set(ember.empty(50, dtype=ember.bool, device=device).random_().tolist()) == {False, True}
+    # int64's whole range is wider than float64's integers: drawn exactly.
+    longs = ember.empty(200, dtype=ember.int64, device=device).random_().tolist()
+    assert min(longs) >= 0 and max(longs) > 2**62 and len(set(longs)) == 200
 
 
 def test_normal_overloads_broadcast_and_pass_zero_gradients(torch, device):
