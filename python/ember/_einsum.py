@@ -1,22 +1,22 @@
-"""ember.einsum: Einstein summation, contracted pairwise through bmm.
-
-Note [Einsum by pairs]
-Each operand first takes the diagonal of any subscript it repeats (a strided
-view) and sums the subscripts that appear nowhere else. Operands are then
-contracted two at a time, always the pair whose result is smallest (for two
-operands, simply those two): in a pair, the subscripts both share and a later
-operand or the output needs are batch dims, those both share and nothing
-else needs are summed, and the rest are the rows of one side or the columns
-of the other, so one permute, reshape and bmm does the pair. Size-1 dims
-broadcast against their partner's size, as PyTorch allows. Integer and bool
-operands go through the same products; bmm and sum give PyTorch's dtypes.
-"""
+"""ember.einsum: Einstein summation, contracted pairwise through bmm
+(Note [Einsum by pairs])."""
 
 import builtins
 import string
 
 from . import _C
 from ._C import Tensor
+
+# Note [Einsum by pairs]
+# Each operand first takes the diagonal of any subscript it repeats (a strided
+# view) and sums the subscripts that appear nowhere else. Operands are then
+# contracted two at a time, always the pair whose result is smallest (for two
+# operands, simply those two): in a pair, the subscripts both share and a later
+# operand or the output needs are batch dims, those both share and nothing
+# else needs are summed, and the rest are the rows of one side or the columns
+# of the other, so one permute, reshape and bmm does the pair. Size-1 dims
+# broadcast against their partner's size, as PyTorch allows. Integer and bool
+# operands go through the same products; bmm and sum give PyTorch's dtypes.
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
 _ELLIPSIS_BASE = 52  # subscripts 0..51 are letters; ellipsis dims number from here

@@ -1,21 +1,20 @@
 """scatter, scatter_reduce and their in-place forms, composed of index_put,
-scatter_add, sort and elementwise ops.
-
-Note [Segmented scatter reductions]
-Each element of src goes to one flat position of the output. For sum and
-mean, index_put's accumulation adds the elements of a position together.
-prod, amax and amin have no accumulating primitive: the elements are sorted
-(stably) by their position, so that each position's elements form one run,
-and a segmented inclusive scan (Hillis-Steele: log2 of the longest run
-rounds of shifted, masked products or extrema) leaves each run's reduction on
-its last element, which index_put then writes. Every step is a primitive
-with a derivative, so gradients flow to input and src (for ties in amax and
-amin they split as maximum and minimum split them, not evenly as PyTorch's).
-"""
+scatter_add, sort and elementwise ops (Note [Segmented scatter reductions])."""
 
 from . import _C
 from ._C import Tensor
 from ._type_info import iinfo
+
+# Note [Segmented scatter reductions]
+# Each element of src goes to one flat position of the output. For sum and
+# mean, index_put's accumulation adds the elements of a position together.
+# prod, amax and amin have no accumulating primitive: the elements are sorted
+# (stably) by their position, so that each position's elements form one run,
+# and a segmented inclusive scan (Hillis-Steele: log2 of the longest run
+# rounds of shifted, masked products or extrema) leaves each run's reduction on
+# its last element, which index_put then writes. Every step is a primitive
+# with a derivative, so gradients flow to input and src (for ties in amax and
+# amin they split as maximum and minimum split them, not evenly as PyTorch's).
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
