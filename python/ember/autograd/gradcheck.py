@@ -1,8 +1,6 @@
 """ember.autograd.gradcheck: analytic gradients against central finite
 differences, as torch.autograd.gradcheck compares them."""
 
-import numpy
-
 from .. import _C
 from .grad_mode import no_grad
 
@@ -17,12 +15,16 @@ def _outputs(func, inputs):
 
 
 def _flat_values(tensors):
+    import numpy
+
     return numpy.concatenate([t.detach().cpu().numpy().astype(numpy.float64).reshape(-1) for t in tensors]
                              or [numpy.zeros(0)])
 
 
 def _numerical_jacobian(func, inputs, differentiable, eps):
     """Column j: d(outputs) / d(input element j), by central differences."""
+    import numpy
+
     columns = []
     for k in differentiable:
         base = inputs[k].detach().clone()
@@ -43,6 +45,8 @@ def _numerical_jacobian(func, inputs, differentiable, eps):
 
 def _analytic_jacobian(func, inputs, differentiable):
     """Row i: the gradient of output element i with respect to each input element."""
+    import numpy
+
     from . import grad
 
     outputs = _outputs(func, inputs)
@@ -67,7 +71,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """True when func's gradients with respect to the inputs that require grad
     (float64 tensors, for a meaningful check) match central finite differences
     within atol + rtol * |numerical|; otherwise raises GradcheckError (or
-    returns False with raise_exception=False)."""
+    returns False with raise_exception=False). It needs NumPy."""
+    import numpy
+
     inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
     differentiable = [k for k, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
     if not differentiable:
