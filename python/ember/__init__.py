@@ -60,10 +60,29 @@ from ._factories import (
     randperm,
 )
 from ._dlpack import from_dlpack, from_numpy
+from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
+from ._matrix_ops import addmm, baddbmm, cdist, diag, outer
+from ._matrix_ops import outer as ger
+from ._einsum import einsum
+from ._scatter import scatter, scatter_reduce
+from ._shape_ops import (
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    meshgrid,
+    movedim,
+    repeat_interleave,
+    split_with_sizes,
+)
+from ._shape_ops import movedim as moveaxis
+from ._random_ops import bernoulli, multinomial, normal
+from ._searching import bucketize, searchsorted, unique
+from ._type_info import finfo, iinfo
+from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
-from . import autograd, nn, optim, utils
+from . import autograd, linalg, nn, optim, utils
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._determinism import (
     use_deterministic_algorithms,

@@ -3,6 +3,7 @@ arguments (``to``) or talk to other Python libraries (``numpy``). Everything
 else is bound in C++ (python/src)."""
 
 import builtins
+import weakref
 
 from . import _C
 from ._C import Tensor
@@ -122,6 +123,25 @@ def _unbind(self, dim=0):
     return tuple(self.select(dim, i) for i in range(self.size(dim)))
 
 
+def _retain_grad(self):
+    """Keeps this non-leaf tensor's gradient in .grad after backward, as a
+    leaf's is (a no-op on a leaf). The hook holds the tensor weakly, so that
+    the tensor's own history does not keep it alive."""
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self.is_leaf or getattr(self, "_retains_grad", False):
+        return
+    tensor = weakref.ref(self)
+
+    def store(grad):
+        target = tensor()
+        if target is not None:
+            target.grad = grad.detach() if target.grad is None else target.grad + grad.detach()
+
+    self.register_hook(store)
+    self._retains_grad = True
+
+
 def _deepcopy(self, memo):
     """copy.deepcopy: new memory with the same values, requires_grad and attributes."""
     import copy
@@ -197,6 +217,8 @@ Tensor.repeat = _repeat
 Tensor.any = _any
 Tensor.all = _all
 Tensor.unbind = _unbind
+Tensor.retain_grad = _retain_grad
+Tensor.retains_grad = property(lambda self: not self.is_leaf and getattr(self, "_retains_grad", False))
 Tensor.new_zeros = _new_factory("zeros")
 Tensor.new_ones = _new_factory("ones")
 Tensor.new_empty = _new_factory("empty")

@@ -43,7 +43,13 @@ auto inplace(F f) {
 
 // A 0-d tensor holding a Python number on `like`'s device: it takes part in
 // type promotion as weakly as the number itself (docs/type-promotion.md).
+// Beside a floating tensor a float is held in the wider of its dtype and
+// the default float dtype, so that a float64 op sees the number unrounded (a
+// float32 0-d tensor would round 0.7 first) and a 0-d `like` keeps its dtype.
 inline Tensor wrap_scalar(const Tensor& like, const Scalar& value) {
+  if (value.is_floating() && is_floating(like.dtype())) {
+    return scalar_tensor(value, TensorOptions(promote_types(like.dtype(), default_float_dtype()), like.device()));
+  }
   return scalar_tensor(value, TensorOptions(like.device()));
 }
 

@@ -11,6 +11,8 @@
 #include "casters.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/printing.h"
+#include "op_helpers.h"
 
 namespace py = pybind11;
 
@@ -132,6 +134,22 @@ void bind_tensor(py::module_& m) {
                                 }));
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   m.def("_set_size_type", [](py::object type) { g_size_type = type.inc_ref().ptr(); });
+  m.def(
+      "_set_print_options",
+      [](int precision, int64_t threshold, int64_t edgeitems, int64_t linewidth, std::optional<bool> sci_mode) {
+        set_print_options({precision, threshold, edgeitems, linewidth, sci_mode});
+      },
+      py::arg("precision"), py::arg("threshold"), py::arg("edgeitems"), py::arg("linewidth"), py::arg("sci_mode"));
+  m.def("_print_options", [] {
+    const PrintOptions o = print_options();
+    py::dict d;
+    d["precision"] = o.precision;
+    d["threshold"] = o.threshold;
+    d["edgeitems"] = o.edgeitems;
+    d["linewidth"] = o.linewidth;
+    d["sci_mode"] = o.sci_mode ? py::cast(*o.sci_mode) : py::none();
+    return d;
+  });
 
   // A new handle to the same tensor: how Python subclasses (nn.Parameter)
   // wrap an existing tensor.
@@ -217,6 +235,15 @@ void bind_tensor(py::module_& m) {
   cls.def("contiguous", &Tensor::contiguous, no_gil)
       .def("clone", &Tensor::clone, no_gil)
       .def("detach", &Tensor::detach)
+      .def("detach_", inplace<>([](Tensor& t) {
+             // A view shares its base's history; cutting it alone would leave
+             // the base's graph writing through a tensor that no longer says so.
+             const TensorImpl& impl = *t.impl();
+             if (impl.is_view() && impl.view_base()->autograd_meta() != nullptr && t.requires_grad()) {
+               throw_error(ErrorKind::Runtime, "detach_: can't detach views in-place; use detach() instead");
+             }
+             t.impl()->reset_autograd_meta();
+           }))
       .def(
           "_to",
           [](const Tensor& t, std::optional<Device> device, std::optional<DType> dtype, bool copy) {

@@ -218,3 +218,40 @@ def test_inplace_on_saved_tensor_is_an_error():
         z.sum().backward()
     with pytest.raises(RuntimeError, match="leaf"):
         x.add_(1)
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient(torch):
+    for library in (torch, ember):
+        x = library.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        assert not y.retains_grad
+        y.retain_grad()
+        y.retain_grad()  # a second call adds no second hook
+        x.retain_grad()  # a leaf keeps its gradient anyway
+        assert y.retains_grad and not x.retains_grad
+        (y * y).sum().backward(retain_graph=True)
+        (y * y).sum().backward()
+        assert y.grad.tolist() == [12.0, 24.0]  # 2y, accumulated over both passes
+        with pytest.raises(RuntimeError):
+            library.ones(2).retain_grad()
+
+
+def test_detach_in_place_makes_a_leaf(torch):
+    for library in (torch, ember):
+        x = library.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        assert y.detach_() is y
+        assert not y.requires_grad and y.grad_fn is None and y.is_leaf
+        z = x * 2
+        with pytest.raises(RuntimeError):
+            z[:1].detach_()  # a view of a tensor with history
+
+
+def test_gradcheck_accepts_right_and_refuses_wrong_gradients():
+    x = ember.tensor([[0.3, -1.2], [2.0, 0.5]], dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: (t * t).sum(1), (x,))
+    assert not ember.autograd.gradcheck(lambda t: (t * t).detach() * t, (x,), raise_exception=False)
+    with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
+        ember.autograd.gradcheck(lambda t: (t * t).detach() * t, (x,))
+    with pytest.raises(ValueError, match="float64"):
+        ember.autograd.gradcheck(lambda t: t * 2, (ember.ones(2, requires_grad=True),))

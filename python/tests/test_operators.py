@@ -160,3 +160,17 @@ def test_shape_ops(torch):
     assert_close(e.roll(1, 1), t.roll(1, 1))
     assert_close(e.tril(), t.tril())
     assert_close(ember.gather(e, 1, ember.tensor([[0], [2]])), torch.gather(t, 1, torch.tensor([[0], [2]])))
+
+
+def test_python_floats_beside_float64_tensors_keep_their_precision(torch, device):
+    # A float went through a float32 0-d tensor: 0.7 rounded, 1e300 became inf.
+    x, tx = pair(torch, [1e10, -3.3, 2.0], "float64", device)
+    assert_close(ember.remainder(x, 0.7), torch.remainder(tx, 0.7), rtol=1e-12)
+    assert_close(x.maximum(0.1), tx.clamp(min=0.1))
+    assert_close(ember.where(x > 0, 1e300, x), torch.where(tx > 0, 1e300, tx))
+    assert_close(ember.where(x > 0, x, -1e300), torch.where(tx > 0, tx, -1e300))
+    assert_close(x.masked_fill(x > 0, 1e-320), tx.masked_fill(tx > 0, 1e-320))
+    half, t_half = pair(torch, [1.0, 2.0], "float16", device)
+    assert_close(ember.remainder(half, 0.7), torch.remainder(t_half, 0.7))  # still float16
+    zero_d, t_zero_d = pair(torch, 2.0, "float32", device)
+    assert_close(ember.where(zero_d > 0, zero_d, 0.5), torch.where(t_zero_d > 0, t_zero_d, 0.5))

@@ -141,6 +141,18 @@ TEST(Functional, ShapeOps) {
   expect_error([&] { ember::masked_fill(x, ember::ones({2, 3}), 0); }, ErrorKind::Runtime, "bool mask");
 }
 
+// A float beside a float64 tensor went through a float32 0-d tensor, which
+// turned 1e300 into inf and rounded 0.1.
+TEST(Functional, ScalarsBesideFloat64KeepTheirPrecision) {
+  const Tensor x = ember::tensor<double>({1, -1});
+  const Tensor filled = ember::where(ember::gt(x, 0.0), 1e300, x);
+  EXPECT_EQ(filled.dtype(), DType::Float64);
+  EXPECT_EQ(filled.tolist<double>(), (std::vector<double>{1e300, -1}));
+  EXPECT_EQ(ember::masked_fill(x, ember::lt(x, 0.0), 0.1).tolist<double>(), (std::vector<double>{1, 0.1}));
+  const Tensor zero_d = ember::scalar_tensor(2.0, DType::Float32);
+  EXPECT_EQ(ember::where(ember::gt(zero_d, 0.0), zero_d, 0.5).dtype(), DType::Float32);
+}
+
 TEST(Functional, PointwiseLossesByHand) {
   const Tensor a = f32({0, 1, 3}, {3}), b = f32({1, 1, 0}, {3});
   expect_close(ember::mse_loss(a, b, "none"), {3}, {1, 0, 9});

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
+#include <ember/printing.h>
 
 namespace ember {
 namespace {
@@ -23,6 +24,35 @@ TEST(Printing, MatchesPyTorchLayout) {
 TEST(Printing, SummarizesLargeTensors) {
   const std::string s = arange(2000).str();
   EXPECT_EQ(s, "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
+}
+
+// Restores the defaults when a test ends, pass or fail.
+struct PrintOptionsScope {
+  PrintOptionsScope() = default;
+  PrintOptionsScope(const PrintOptionsScope&) = delete;
+  PrintOptionsScope& operator=(const PrintOptionsScope&) = delete;
+  ~PrintOptionsScope() { set_print_options(PrintOptions{}); }
+};
+
+TEST(Printing, FollowsPrintOptions) {
+  PrintOptionsScope restore;
+  PrintOptions options;
+  options.precision = 2;
+  set_print_options(options);
+  EXPECT_EQ(tensor<float>({1.5f, -2.25f}).str(), "tensor([ 1.50, -2.25])");
+  options.sci_mode = true;
+  set_print_options(options);
+  EXPECT_EQ(tensor<float>({1, 2}).str(), "tensor([1.00e+00, 2.00e+00])");
+  options = PrintOptions{};
+  options.threshold = 4;
+  options.edgeitems = 1;
+  set_print_options(options);
+  EXPECT_EQ(arange(6).str(), "tensor([0,  ..., 5])");
+  options = PrintOptions{};
+  options.linewidth = 20;
+  set_print_options(options);
+  EXPECT_EQ(arange(6).str(), "tensor([0, 1, 2, 3,\n        4, 5])");
+  EXPECT_EQ(print_options().linewidth, 20);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-"""torch.backends.opt_einsum's flags. Ember has no einsum yet, so
-``enabled`` and ``strategy`` are accepted and change nothing;
+"""torch.backends.opt_einsum's flags. ember.einsum chooses its own order of
+contractions (Note [Einsum by pairs]), so ``enabled`` and ``strategy`` are
+accepted and change nothing;
 is_available() says whether the opt_einsum package is installed, and
 ``strategy`` is "auto" then and None otherwise, as in PyTorch."""
 

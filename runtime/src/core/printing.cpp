@@ -1,24 +1,27 @@
 // Tensor::str(): the layout of PyTorch's repr, so printed output looks
 // familiar: integer-valued floats as "1.", four decimals otherwise,
-// scientific notation for wide ranges, "..." past 1000 elements.
+// scientific notation for wide ranges, "..." past 1000 elements; each of
+// these follows set_print_options.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/shape.h"
+#include "ember/printing.h"
 #include "ember/tensor.h"
 
 namespace ember {
 namespace {
 
-constexpr int64_t kSummarizeThreshold = 1000;
-constexpr int64_t kEdgeItems = 3;
-constexpr int kLineWidth = 80;
+std::mutex g_print_options_mutex;
+PrintOptions g_print_options;
 
 struct Formatter {
   DType dtype;
+  int precision = 4;
   bool integer_mode = true;  // floats whose finite values are all integers
   bool sci_mode = false;
   size_t width = 1;
@@ -33,11 +36,11 @@ struct Formatter {
     } else if (std::isinf(v)) {
       return v > 0 ? "inf" : "-inf";
     } else if (sci_mode) {
-      std::snprintf(buf, sizeof buf, "%.4e", v);
+      std::snprintf(buf, sizeof buf, "%.*e", precision, v);
     } else if (integer_mode) {
       std::snprintf(buf, sizeof buf, "%.0f.", v);
     } else {
-      std::snprintf(buf, sizeof buf, "%.4f", v);
+      std::snprintf(buf, sizeof buf, "%.*f", precision, v);
     }
     return buf;
   }
@@ -48,8 +51,8 @@ struct Formatter {
   }
 };
 
-Formatter make_formatter(DType dtype, const std::vector<double>& values) {
-  Formatter f{dtype};
+Formatter make_formatter(DType dtype, const std::vector<double>& values, const PrintOptions& options) {
+  Formatter f{dtype, options.precision};
   if (is_floating(dtype)) {
     double max_abs = 0;
     double min_abs = INFINITY;
@@ -62,7 +65,10 @@ Formatter make_formatter(DType dtype, const std::vector<double>& values) {
       max_abs = std::max(max_abs, a);
       if (a != 0) min_abs = std::min(min_abs, a);
     }
-    if (any_finite && min_abs != INFINITY) {
+    if (options.sci_mode.has_value()) {
+      f.sci_mode = *options.sci_mode;
+      if (f.sci_mode) f.integer_mode = false;
+    } else if (any_finite && min_abs != INFINITY) {
       f.sci_mode = f.integer_mode ? max_abs > 1e8 : (max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4);
     }
   }
@@ -71,7 +77,15 @@ Formatter make_formatter(DType dtype, const std::vector<double>& values) {
 }
 
 // Row-major element indices shown after summarisation, and their values.
-void collect(const std::vector<double>& all, const DimVector& sizes, const DimVector& strides, bool summarize,
+// What a summarised layout keeps: `edge` elements at each end of a dim
+// longer than 2 * edge (none when not summarising).
+struct Summary {
+  bool enabled;
+  int64_t edge;
+  bool skips(int64_t n) const { return enabled && n > 2 * edge; }
+};
+
+void collect(const std::vector<double>& all, const DimVector& sizes, const DimVector& strides, Summary summary,
              size_t dim, int64_t base, std::vector<double>& out) {
   if (dim == sizes.size()) {
     out.push_back(all[base]);
@@ -79,32 +93,33 @@ void collect(const std::vector<double>& all, const DimVector& sizes, const DimVe
   }
   const int64_t n = sizes[dim];
   for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) i = n - kEdgeItems;
-    collect(all, sizes, strides, summarize, dim + 1, base + i * strides[dim], out);
+    if (summary.skips(n) && i == summary.edge) i = n - summary.edge;
+    collect(all, sizes, strides, summary, dim + 1, base + i * strides[dim], out);
   }
 }
 
 void render(const std::vector<double>& all, const DimVector& sizes, const DimVector& strides, const Formatter& f,
-            bool summarize, size_t dim, int64_t base, size_t indent, std::string& out) {
+            Summary summary, int64_t line_width, size_t dim, int64_t base, size_t indent, std::string& out) {
   const int64_t n = sizes[dim];
   out += '[';
   const bool last_dim = dim + 1 == sizes.size();
   size_t line_start = out.size() - indent - 1;
   for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
+    if (summary.skips(n) && i == summary.edge) {
       out += last_dim ? " ..., " : "...,\n" + std::string(sizes.size() - dim - 1, '\n').substr(1) + std::string(indent + 1, ' ');
-      i = n - kEdgeItems;
+      i = n - summary.edge;
     }
     const int64_t offset = base + i * strides[dim];
     if (last_dim) {
       std::string item = f.padded(all[offset]);
-      if (i > 0 && out.size() - line_start + item.size() + 2 > static_cast<size_t>(kLineWidth)) {
+      if (i > 0 && out.size() - line_start + item.size() + 2 > static_cast<size_t>(line_width)) {
+        if (out.back() == ' ') out.pop_back();  // no trailing space before the break
         out += '\n' + std::string(indent + 1, ' ');
         line_start = out.size() - indent - 1;
       }
       out += item;
     } else {
-      render(all, sizes, strides, f, summarize, dim + 1, offset, indent + 1, out);
+      render(all, sizes, strides, f, summary, line_width, dim + 1, offset, indent + 1, out);
     }
     if (i + 1 < n) {
       out += ',';
@@ -126,6 +141,16 @@ std::string size_suffix(const DimVector& sizes) {
 
 }  // namespace
 
+void set_print_options(const PrintOptions& options) {
+  std::lock_guard<std::mutex> lock(g_print_options_mutex);
+  g_print_options = options;
+}
+
+PrintOptions print_options() {
+  std::lock_guard<std::mutex> lock(g_print_options_mutex);
+  return g_print_options;
+}
+
 std::string Tensor::str() const {
   if (!defined()) return "tensor(undefined)";
   std::string suffix;
@@ -139,20 +164,21 @@ std::string Tensor::str() const {
     body = "[]";
     if (dim() != 1) suffix += size_suffix(sizes());
   } else {
+    const PrintOptions options = print_options();
     const std::vector<double> all = tolist<double>();
-    const bool summarize = numel() > kSummarizeThreshold;
+    const Summary summary{numel() > options.threshold, options.edgeitems};
     const DimVector strides_rm = contiguous_strides(sizes());
     std::vector<double> shown;
     if (dim() == 0) {
       shown = all;
     } else {
-      collect(all, sizes(), strides_rm, summarize, 0, 0, shown);
+      collect(all, sizes(), strides_rm, summary, 0, 0, shown);
     }
-    const Formatter f = make_formatter(dtype(), shown);
+    const Formatter f = make_formatter(dtype(), shown, options);
     if (dim() == 0) {
       body = f.format(all[0]);
     } else {
-      render(all, sizes(), strides_rm, f, summarize, 0, 0, 7, body);
+      render(all, sizes(), strides_rm, f, summary, options.linewidth, 0, 0, 7, body);
     }
   }
   if (!default_dtype_for_printing(dtype())) suffix += ", dtype=ember." + std::string(dtype_name(dtype()));

@@ -28,7 +28,15 @@ inline Tensor to_floating(const Tensor& x) { return is_floating(x.dtype()) ? x :
 
 // A 0-d tensor holding `value` on x's device. Being 0-d, it takes part in
 // type promotion like a Python number does next to a dimensioned tensor.
-inline Tensor scalar_on(const Tensor& x, const Scalar& value) { return scalar_tensor(value, TensorOptions(x.device())); }
+// Beside a floating x a float is held in the wider of x's dtype and the
+// default float dtype, so that a float64 op sees it unrounded (a float32 0-d
+// tensor would turn 1e300 into inf) and a 0-d x keeps its own dtype.
+inline Tensor scalar_on(const Tensor& x, const Scalar& value) {
+  if (value.is_floating() && is_floating(x.dtype())) {
+    return scalar_tensor(value, TensorOptions(promote_types(x.dtype(), default_float_dtype()), x.device()));
+  }
+  return scalar_tensor(value, TensorOptions(x.device()));
+}
 
 // scalar_on(x, value), refused when x's dtype is the result's and cannot
 // hold value (Note [Narrowing conversions]).

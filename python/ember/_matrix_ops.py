@@ -1,0 +1,95 @@
+"""Matrix composites over mm/bmm: addmm, baddbmm, outer, diag, cdist."""
+
+import builtins
+
+from . import _C
+from ._C import Tensor
+
+
+def _dtype_name(dtype):
+    return str(dtype).removeprefix("ember.")
+
+
+def _check_same_dtype(op, input, product_operand):
+    if input.dtype != product_operand.dtype:
+        raise RuntimeError(f"{op}: input and the matrices must have the same dtype, but got "
+                           f"{_dtype_name(input.dtype)} and {_dtype_name(product_operand.dtype)}")
+
+
+def _scaled_sum(op, input, product, beta, alpha):
+    """beta * input + alpha * product, with input broadcast to the product's
+    shape; beta == 0 ignores input's values (NaN and inf included), as PyTorch does."""
+    shape = list(product.shape)
+    try:
+        input = input.expand(shape)
+    except RuntimeError:
+        raise RuntimeError(f"{op}: input of shape {list(input.shape)} does not broadcast to the product's shape "
+                           f"{shape}") from None
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (input if beta == 1 else input * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    _check_same_dtype("addmm", input, mat1)
+    return _scaled_sum("addmm", input, _C.mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * bmm(batch1, batch2)."""
+    _check_same_dtype("baddbmm", input, batch1)
+    return _scaled_sum("baddbmm", input, _C.bmm(batch1, batch2), beta, alpha)
+
+
+def outer(input, vec2):
+    """input[i] * vec2[j]: the outer product of two vectors."""
+    for name, vector in (("self", input), ("vec2", vec2)):
+        if vector.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.dim()}-D")
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+def diag(input, diagonal=0):
+    """A 1-D input becomes a square matrix with it on the given diagonal; a
+    2-D input gives a copy of that diagonal."""
+    if input.dim() == 1:
+        size = input.shape[0] + builtins.abs(diagonal)
+        positions = _C._arange(0, input.shape[0], 1, _C.int64, input.device)
+        rows, columns = (positions, positions + diagonal) if diagonal >= 0 else (positions - diagonal, positions)
+        matrix = _C._zeros([size, size], input.dtype, input.device)
+        return _C.index_put(matrix, [rows, columns], input)
+    if input.dim() != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    rows, columns = input.shape
+    row_stride, column_stride = input.stride()
+    length = builtins.max(0, builtins.min(rows + builtins.min(diagonal, 0), columns - builtins.max(diagonal, 0)))
+    start = input.storage_offset() + (diagonal * column_stride if diagonal >= 0 else -diagonal * row_stride)
+    if length == 0:
+        start = input.storage_offset()
+    return input.as_strided([length], [row_stride + column_stride], start).clone()
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance between each row of x1 [..., P, M] and of x2
+    [..., R, M] (leading dims broadcast): [..., P, R]."""
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D, X2 got: {x2.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if not x1.dtype.is_floating_point or not x2.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1.dtype)}, "
+                           f"X2 got: {_dtype_name(x2.dtype)}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    difference = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return _C.norm(difference, float(p), [-1])
+
+
+Tensor.addmm = addmm
+Tensor.baddbmm = baddbmm
+Tensor.outer = outer
+Tensor.ger = outer
+Tensor.diag = diag

@@ -1,0 +1,200 @@
+"""scatter, scatter_reduce and their in-place forms, composed of index_put,
+scatter_add, sort and elementwise ops (Note [Segmented scatter reductions])."""
+
+from . import _C
+from ._C import Tensor
+from ._type_info import iinfo
+
+# Note [Segmented scatter reductions]
+# Each element of src goes to one flat position of the output. For sum and
+# mean, index_put's accumulation adds the elements of a position together.
+# prod, amax and amin have no accumulating primitive: the elements are sorted
+# (stably) by their position, so that each position's elements form one run,
+# and a segmented inclusive scan (Hillis-Steele: log2 of the longest run
+# rounds of shifted, masked products or extrema) leaves each run's reduction on
+# its last element, which index_put then writes. Every step is a primitive
+# with a derivative, so gradients flow to input and src (for ties in amax and
+# amin they split as maximum and minimum split them, not evenly as PyTorch's).
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _dtype_name(dtype):
+    return str(dtype).removeprefix("ember.")
+
+
+def _check_arguments(op, input, dim, index, src):
+    if index.dtype not in (_C.int64, _C.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {_dtype_name(index.dtype)}")
+    if src is not None and src.dtype != input.dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype, got {_dtype_name(input.dtype)} "
+                           f"and {_dtype_name(src.dtype)}")
+    rank = max(input.dim(), 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"{op}(): dim {dim} is out of range for a tensor of {input.dim()} dims")
+    dim %= rank
+    if index.dim() != input.dim() and index.numel() > 0:
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as self tensor "
+                           f"({index.dim()} and {input.dim()})")
+    if src is not None and src.dim() != index.dim() and index.numel() > 0:
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as src tensor "
+                           f"({index.dim()} and {src.dim()})")
+    for d in range(index.dim() if index.numel() > 0 else 0):
+        too_large = (d != dim and index.shape[d] > input.shape[d]) or (src is not None and index.shape[d] > src.shape[d])
+        if too_large:
+            src_text = f" and to be no larger size than src {list(src.shape)}" if src is not None else ""
+            raise RuntimeError(f"{op}(): Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {dim}{src_text}")
+    if index.numel() > 0:
+        extent = input.shape[dim] if input.dim() else 1
+        outside = (index < 0) | (index >= extent)
+        if bool(outside.any()):
+            bad = int(index.reshape(-1)[outside.reshape(-1)][0].item())
+            raise RuntimeError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {extent}")
+    return dim
+
+
+def _flat_positions(input, dim, index):
+    """The position in input.reshape(-1) each element of index addresses."""
+    index = index.to(_C.int64)
+    if input.dim() == 0:
+        return index.reshape(-1)
+    positions = index * _contiguous_stride(input.shape, dim)
+    for d in range(index.dim()):
+        if d == dim:
+            continue
+        view = [1] * index.dim()
+        view[d] = index.shape[d]
+        coordinate = _C._arange(0, index.shape[d], 1, _C.int64, index.device).reshape(view)
+        positions = positions + coordinate * _contiguous_stride(input.shape, d)
+    return positions.reshape(-1)
+
+
+def _contiguous_stride(shape, dim):
+    stride = 1
+    for extent in shape[dim + 1:]:
+        stride *= extent
+    return stride
+
+
+def _narrowed(src, shape):
+    """src's leading corner of the given shape (src may be larger than index)."""
+    for d, extent in enumerate(shape):
+        if src.shape[d] != extent:
+            src = src.narrow(d, 0, extent)
+    return src.reshape(-1)
+
+
+def _identity(reduce, dtype):
+    if reduce == "prod":
+        return 1
+    if reduce in ("sum", "mean"):
+        return 0
+    if dtype.is_floating_point:
+        return float("-inf") if reduce == "amax" else float("inf")
+    if dtype == _C.bool:
+        return reduce == "amin"
+    limits = iinfo(dtype)
+    return limits.min if reduce == "amax" else limits.max
+
+
+def _combine(reduce, a, b):
+    if reduce == "prod":
+        return a * b
+    return _C.maximum(a, b) if reduce == "amax" else _C.minimum(a, b)
+
+
+def _segment_reduce(reduce, positions, values):
+    """(the distinct positions, the reduction of each one's values): Note [Segmented scatter reductions]."""
+    positions, order = _C.sort(positions, stable=True)
+    values = values.index_select(0, order)
+    count = positions.shape[0]
+    shift = 1
+    while shift < count:
+        same_run = positions[shift:] == positions[:-shift]
+        if not bool(same_run.any()):
+            break
+        combined = _combine(reduce, values[shift:], values[:-shift])
+        values = _C.cat([values[:shift], _C.where(same_run, combined, values[shift:])])
+        shift *= 2
+    run_end = _C.cat([positions[1:] != positions[:-1], _C._ones([1], _C.bool, positions.device)])
+    return positions[run_end], values[run_end]
+
+
+def _scatter_reduce_flat(reduce, flat, positions, values, include_self):
+    if reduce in ("sum", "mean"):
+        base = flat if include_self else _C.index_put(flat, [positions], _C._zeros([1], flat.dtype, flat.device))
+        total = _C.index_put(base, [positions], values, True)
+        if reduce == "sum":
+            return total
+        ones = _C._ones([positions.shape[0]], flat.dtype, flat.device)
+        start = 1 if include_self else 0
+        counts = _C.index_put(_C._full([flat.shape[0]], start, flat.dtype, flat.device), [positions], ones, True)
+        counts = counts.clamp(min=1)
+        return total / counts if flat.dtype.is_floating_point else total.floor_divide(counts)
+    targets, reduced = _segment_reduce(reduce, positions, values)
+    if include_self:
+        reduced = _combine(reduce, flat.index_select(0, targets), reduced)
+    return _C.index_put(flat, [targets], reduced)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduces the elements of src into input at the positions index names
+    along dim: reduce is "sum", "prod", "mean", "amax" or "amin"; with
+    include_self=False a position's old value takes no part."""
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    dim = _check_arguments("scatter_reduce", input, dim, index, src)
+    positions = _flat_positions(input, dim, index)
+    if positions.numel() == 0:
+        return input.clone()
+    values = _narrowed(src, list(index.shape))
+    flat = input.reshape(-1)
+    return _scatter_reduce_flat(reduce, flat, positions, values, include_self).reshape(list(input.shape))
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """input with src's elements (or the scalar value) written at the positions
+    index names along dim; reduce="add" or "multiply" combines them with the
+    old values instead. Where index repeats a position, which write lands is
+    unspecified, as in PyTorch."""
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    if not isinstance(src, Tensor) and src is not None:
+        src, value = None, src
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    dim = _check_arguments("scatter", input, dim, index, src)
+    positions = _flat_positions(input, dim, index)
+    if positions.numel() == 0:
+        return input.clone()
+    if src is not None:
+        values = _narrowed(src, list(index.shape))
+    else:
+        if not input.dtype.is_floating_point:
+            value = bool(value) if input.dtype == _C.bool else int(value)  # truncated, as PyTorch converts it
+        values = _C._full([positions.shape[0]], value, input.dtype, input.device)
+    flat = input.reshape(-1)
+    if reduce == "add":
+        result = _C.index_put(flat, [positions], values, True)
+    elif reduce == "multiply":
+        result = _scatter_reduce_flat("prod", flat, positions, values, True)
+    else:
+        result = _C.index_put(flat, [positions], values)
+    return result.reshape(list(input.shape))
+
+
+def _inplace(function):
+    def store(self, *args, **kwargs):
+        # The op reads a copy: what it saves for backward is not the tensor
+        # copy_ overwrites (ember.apply_inplace's rule).
+        return self.copy_(function(self.clone(), *args, **kwargs))
+
+    store.__name__ = f"{function.__name__}_"
+    return store
+
+
+Tensor.scatter = scatter
+Tensor.scatter_ = _inplace(scatter)
+Tensor.scatter_reduce = scatter_reduce
+Tensor.scatter_reduce_ = _inplace(scatter_reduce)

@@ -1,0 +1,182 @@
+"""Shape composites over views and index_select: broadcast_shapes,
+broadcast_tensors, meshgrid, movedim, repeat_interleave, Tensor.unfold and
+split_with_sizes."""
+
+import builtins
+
+from . import _C
+from ._C import Tensor
+from ._tensor import Size
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to (PyTorch's rule, from the right)."""
+    result = []
+    for position, shape in enumerate(shapes):
+        shape = [shape] if isinstance(shape, int) else list(shape)
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        for offset, extent in enumerate(reversed(shape), start=1):
+            current = result[-offset]
+            if extent != current and extent != 1 and current != 1:
+                raise RuntimeError(f"The size of tensor a ({current}) must match the size of tensor b ({extent}) at "
+                                   f"non-singleton dimension {len(result) - offset}")
+            if current == 1:
+                result[-offset] = extent
+    return Size(result)
+
+
+def broadcast_tensors(*tensors):
+    """Views of the tensors expanded to their common broadcast shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def broadcast_to(input, size):
+    return input.expand(list(broadcast_shapes(input.shape, size)))
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids of 0-d or 1-d tensors: with "ij" output k varies along
+    dim k; with "xy" the first two dims swap (NumPy's Cartesian order)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
+                               f"shape {list(t.shape)}")
+    vectors = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(vectors) >= 2
+    if swap:
+        vectors[0], vectors[1] = vectors[1], vectors[0]
+    shape = [v.shape[0] for v in vectors]
+    grids = []
+    for k, vector in enumerate(vectors):
+        view_shape = [1] * len(vectors)
+        view_shape[k] = shape[k]
+        grids.append(vector.reshape(view_shape).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def _repeat_positions(repeats):
+    """repeat_interleave(repeats): i repeated repeats[i] times, without a loop:
+    a mark at each run's first position, summed cumulatively."""
+    device = repeats.device
+    total = int(repeats.sum().item()) if repeats.numel() else 0
+    if total == 0:
+        return _C._zeros([0], _C.int64, device)
+    starts = repeats.cumsum(0) - repeats
+    # Runs of length 0 start where the next run does; a mark at a shared start
+    # counts each of them, so the cumulative sum skips their indices.
+    inside = starts < total
+    marks = _C._zeros([total], _C.int64, device)
+    marks = _C.index_put(marks, [starts[inside]], _C._ones([int(inside.sum().item())], _C.int64, device), True)
+    return marks.cumsum(0) - 1
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) repeated ``repeats`` times (an int,
+    or a tensor of one count per element); repeat_interleave(counts) alone
+    gives each index repeated its count."""
+    if repeats is None:
+        repeats, input = input, None
+    if isinstance(repeats, Tensor):
+        if repeats.dtype.is_floating_point or repeats.dtype == _C.bool:
+            raise RuntimeError(f"repeat_interleave: repeats must be an integer tensor, got "
+                               f"{str(repeats.dtype).removeprefix('ember.')}")
+        if repeats.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        repeats = repeats.to(_C.int64).reshape(-1)
+        if bool((repeats < 0).any()):
+            raise RuntimeError("repeats can not be negative")
+        if input is None:
+            return _repeat_positions(repeats)
+    elif input is None:
+        raise TypeError("repeat_interleave() missing required argument 'repeats'")
+    elif repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim = dim % builtins.max(input.dim(), 1)
+    extent = input.shape[dim] if input.dim() else 1
+    if isinstance(repeats, Tensor) and repeats.numel() == 1:
+        repeats = int(repeats.item())
+    if isinstance(repeats, int):
+        if input.dim() == 0:
+            input = input.reshape(1)
+        shape = list(input.shape)
+        expanded = input.unsqueeze(dim + 1).expand(shape[:dim + 1] + [repeats] + shape[dim + 1:])
+        return expanded.reshape(shape[:dim] + [extent * repeats] + shape[dim + 1:])
+    if repeats.shape[0] != extent:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats.shape[0]} and input.size({dim}) = {extent}")
+    return input.index_select(dim, _repeat_positions(repeats.to(input.device)))
+
+
+def movedim(input, source, destination):
+    """A view with the dims ``source`` moved to the positions ``destination``,
+    the other dims keeping their order."""
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain "
+                           f"the same number of dims as destination ({destination} dims)")
+    rank = builtins.max(input.dim(), 1)
+    for d in source + destination:
+        if not -rank <= d < rank:
+            raise IndexError(f"movedim: dimension {d} is out of range for a tensor of {input.dim()} dims")
+    source = [d % rank for d in source]
+    destination = [d % rank for d in destination]
+    if len(set(source)) != len(source) or len(set(destination)) != len(destination):
+        raise RuntimeError(f"movedim: repeated dim in source ({source}) or destination ({destination})")
+    if input.dim() == 0:
+        return input
+    order = [None] * input.dim()
+    for s, d in zip(source, destination):
+        order[d] = s
+    rest = iter(d for d in range(input.dim()) if d not in source)
+    return input.permute([d if d is not None else next(rest) for d in order])
+
+
+def _unfold(self, dimension, size, step):
+    """A view of every slice of ``size`` elements along ``dimension``, ``step``
+    apart, as a new last dim."""
+    if self.dim() == 0:
+        if size > 1:
+            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
+        return self.reshape([1])
+    dimension = dimension % self.dim()
+    extent = self.shape[dimension]
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {dimension} is {extent} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    shape, strides = list(self.shape), list(self.stride())
+    shape[dimension] = (extent - size) // step + 1
+    along = strides[dimension]
+    strides[dimension] = along * step
+    return self.as_strided(shape + [size], strides + [along], self.storage_offset())
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    total = input.shape[dim]
+    if builtins.sum(split_sizes) != total or builtins.any(size < 0 for size in split_sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {total} (input tensor's size at "
+                           f"dimension {dim}), but got split_sizes={list(split_sizes)}")
+    return input.split(list(split_sizes), dim)
+
+
+Tensor.repeat_interleave = repeat_interleave
+Tensor.unfold = _unfold
+Tensor.split_with_sizes = split_with_sizes
+Tensor.broadcast_to = broadcast_to
+Tensor.movedim = movedim
+Tensor.moveaxis = movedim

@@ -1,0 +1,89 @@
+"""ember.linalg: PyTorch's torch.linalg. The norms that need no
+factorization are here, composed of reductions. The factorizations (solve,
+inv, det, slogdet, cholesky, qr, eigh, svd, lstsq) and the matrix norms that
+need singular values (ord 2, -2, "nuc", which raise NotImplementedError)
+wait for LAPACK kernels in the CPU plugin."""
+
+import math
+import numbers
+
+from . import _C
+
+
+class LinAlgError(RuntimeError):
+    """A linear-algebra routine failed on its input (torch.linalg.LinAlgError)."""
+
+
+def _dtype_name(dtype):
+    return str(dtype).removeprefix("ember.")
+
+
+def _floating_input(op, x, dtype):
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype_name(x.dtype)}")
+    return x
+
+
+def _dims(dim, rank):
+    if dim is None:
+        return list(range(rank))
+    return [dim] if isinstance(dim, numbers.Integral) else list(dim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002  (PyTorch's name)
+    """(sum |x|^ord)^(1/ord) over dim (every dim when None); ord inf and -inf
+    are the largest and smallest |x|, ord 0 counts the nonzero elements."""
+    x = _floating_input("vector_norm", x, dtype)
+    if x.numel() == 0 and ord < 0 or (x.numel() == 0 and math.isinf(ord)):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                           f"operation does not have an identity")
+    dims = _dims(dim, x.dim())
+    if x.dim() == 0:
+        return x.abs() if ord != 0 else (x != 0).to(x.dtype)
+    return _C.norm(x, float(ord), dims, keepdim)
+
+
+def _unsupported_order(op, ord):  # noqa: A002
+    raise RuntimeError(f"linalg.{op}: Order {ord} not supported.")
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002, N803
+    """The matrix norm over the two dims ``dim``: "fro" (Frobenius), 1 and -1
+    (largest and smallest absolute column sum), inf and -inf (row sums)."""
+    A = _floating_input("matrix_norm", A, dtype)  # noqa: N806
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    rows, columns = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return _C.norm(A, 2.0, [rows, columns], keepdim)
+    if ord == "nuc" or ord in (2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the singular values (linalg.svd), for "
+                                  f"which Ember has no LAPACK kernel yet")
+    if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
+        _unsupported_order("matrix_norm", ord)
+    # ord 1 sums each column (over the rows), ord inf each row (over the columns).
+    summed, across = (rows, columns) if abs(ord) == 1 else (columns, rows)
+    sums = A.abs().sum(summed, keepdim=True)
+    result = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
+    return result if keepdim else result.squeeze([rows, columns])
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002, N803
+    """vector_norm or matrix_norm, as torch.linalg.norm chooses: a matrix norm
+    for a string ord or two dims (or a 2-d input with an ord and no dim)."""
+    if dim is not None and not isinstance(dim, numbers.Integral) and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.dim() not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.dim()}D.")
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.norm: ord {ord!r} is a matrix norm: it needs a 2-D input or two dims")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
