@@ -20,8 +20,7 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) sizes.push_back(std::stoll(argv[i]));
     int64_t numel = 1;
     for (int64_t s : sizes) numel *= s;
-    const ember::Tensor input =
-        (ember::arange(numel, ember::DType::Float32) / static_cast<double>(numel)).view(sizes);
+    const ember::Tensor input = (ember::arange(numel, ember::DType::Float32) / static_cast<double>(numel)).view(sizes);
     const std::vector<ember::Tensor> outputs = program.run({input});
     std::cout.precision(9);
     for (size_t i = 0; i < outputs.size(); ++i) {
