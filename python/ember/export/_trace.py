@@ -24,20 +24,14 @@ def _input_names(fn, args, kwargs):
 
 
 def _weight_names(fn):
-    """state_dict names of a module's parameters and buffers, by tensor identity."""
+    """state_dict names of a module's parameters and buffers, by the memory
+    they hold (a state_dict's detached tensors share it)."""
     if not hasattr(fn, "state_dict"):
         return {}
     names = {}
-    for name, t in fn.state_dict(keep_vars=True).items() if _takes_keep_vars(fn) else fn.state_dict().items():
+    for name, t in fn.state_dict().items():
         names.setdefault(_identity(t), name)
     return names
-
-
-def _takes_keep_vars(module):
-    try:
-        return "keep_vars" in inspect.signature(module.state_dict).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _identity(t):
