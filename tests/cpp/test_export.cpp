@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "compile/tracer.h"
@@ -140,6 +141,9 @@ TEST(Export, FuzzedFilesLoadOrFailCleanly) {
       continue;
     }
     ++loaded;
+    // Eager kernels only: a mutated constant would otherwise compile a new
+    // kernel per case (the graph checks guard both paths alike).
+    program->codegen = false;
     try {
       (void)program->run(std::vector<Tensor>{x});
     } catch (const Error&) {
@@ -147,6 +151,71 @@ TEST(Export, FuzzedFilesLoadOrFailCleanly) {
   }
   // Mutations of the weights' bytes leave valid programs: some must load.
   EXPECT_GT(loaded, 0);
+  RecordProperty("loaded", loaded);
+  std::printf("%d of %d mutated files loaded\n", loaded, kCases);
+}
+
+// Each integer of the program's JSON (ids, sizes, strides, dims, symbol
+// ranges) and each op name, changed while the file stays well-formed: the
+// graph checks, not the parser, must refuse what would run wrong.
+TEST(Export, FuzzedGraphsLoadOrFailCleanly) {
+  manual_seed(3);
+  const Fixture f;
+  using Json = nlohmann::ordered_json;
+  const std::string seed = exported::serialize_program(*f.program(true));
+  uint64_t length = 0;
+  for (int i = 0; i < 8; ++i) length |= static_cast<uint64_t>(static_cast<unsigned char>(seed[i])) << (8 * i);
+  const Json header = Json::parse(seed.substr(8, length));
+  const Json program = Json::parse(header["__metadata__"]["program"].get<std::string>());
+  const std::string data = seed.substr(8 + length);
+  std::vector<Json::json_pointer> numbers;
+  std::vector<Json::json_pointer> ops;
+  const Json flat = program.flatten();
+  for (const auto& [path, value] : flat.items()) {
+    if (value.is_number()) numbers.emplace_back(path);
+    if (path.size() > 3 && path.substr(path.size() - 3) == "/op") ops.emplace_back(path);
+  }
+  const char* const kOps[] = {"mm",        "bmm",        "tanh",    "add",     "view",   "expand",
+                              "transpose", "slice",      "cat",     "sum",     "conv2d", "max_pool2d",
+                              "select",    "as_strided", "permute", "squeeze", "copy"};
+  const int64_t kValues[] = {0, 1, 2, 3, 4, -1, 7, 64, 65, int64_t{1} << 31, int64_t{1} << 62};
+  const Tensor x = randn({4, 4});
+  std::mt19937_64 rng(54321);
+  int loaded = 0;
+  constexpr int kCases = 10000;
+  for (int i = 0; i < kCases; ++i) {
+    Json mutated = program;
+    const int changes = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < changes; ++c) {
+      if (rng() % 5 == 0) {
+        mutated[ops[rng() % ops.size()]] = kOps[rng() % std::size(kOps)];
+      } else {
+        Json& n = mutated[numbers[rng() % numbers.size()]];
+        n = rng() % 2 ? kValues[rng() % std::size(kValues)] : n.get<int64_t>() + static_cast<int64_t>(rng() % 5) - 2;
+      }
+    }
+    Json h = header;
+    h["__metadata__"]["program"] = mutated.dump();
+    std::string text = h.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string bytes;
+    for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<char>((text.size() >> (8 * b)) & 0xff));
+    bytes += text + data;
+    std::shared_ptr<exported::Program> p;
+    try {
+      p = exported::parse_program(bytes);
+    } catch (const Error&) {
+      continue;
+    }
+    ++loaded;
+    p->codegen = false;
+    try {
+      (void)p->run(std::vector<Tensor>{x});
+    } catch (const Error&) {
+    }
+  }
+  EXPECT_GT(loaded, 0);
+  std::printf("%d of %d mutated graphs loaded\n", loaded, kCases);
 }
 
 }  // namespace
