@@ -32,6 +32,9 @@ using dispatch::OpId;
 namespace {
 
 constexpr int64_t kMaxRank = static_cast<int64_t>(kMaxDims);
+// Bounds on a window's sizes and attributes under which its output size
+// (H + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1 cannot overflow.
+constexpr int64_t kMaxWindow = int64_t{1} << 30;
 
 class NodeCheck {
  public:
@@ -76,7 +79,7 @@ class NodeCheck {
   }
   void pair_attr(const char* name, int64_t least) const {
     const std::vector<int64_t>& v = attr(name, EMBER_ATTR_INTS).ints;
-    require(v.size() == 2 && v[0] >= least && v[1] >= least && v[0] <= (int64_t{1} << 32) && v[1] <= (int64_t{1} << 32),
+    require(v.size() == 2 && v[0] >= least && v[1] >= least && v[0] <= kMaxWindow && v[1] <= kMaxWindow,
             std::string("attribute '") + name + "' must be two integers >= " + std::to_string(least));
   }
   void same_sizes(size_t a, size_t b) const {
@@ -100,6 +103,7 @@ class NodeCheck {
 
 void NodeCheck::check_window(bool pooling) const {
   require(rank(0) == 4, "the input must be 4-d [N, C, H, W]");
+  require(in(0).sizes[2] <= kMaxWindow && in(0).sizes[3] <= kMaxWindow, "the input's spatial sizes are too large");
   pair_attr("stride", 1);
   pair_attr("padding", 0);
   if (pooling) {
@@ -108,7 +112,8 @@ void NodeCheck::check_window(bool pooling) const {
     const std::vector<int64_t>& p = node_.find("padding")->ints;
     require(p[0] * 2 <= k[0] && p[1] * 2 <= k[1], "padding must be at most half the kernel size");
   } else {
-    require(rank(1) == 4, "the weight must be 4-d [C_out, C_in / groups, kH, kW]");
+    require(rank(1) == 4 && in(1).sizes[2] <= kMaxWindow && in(1).sizes[3] <= kMaxWindow,
+            "the weight must be 4-d [C_out, C_in / groups, kH, kW] with kernel sizes up to 2^30");
     const int64_t groups = attr("groups", EMBER_ATTR_INT).int_value;
     require(groups >= 1 && in(1).sizes[0] % groups == 0 && in(1).sizes[1] * groups == in(0).sizes[1],
             "groups do not divide the channels of input and weight");

@@ -660,7 +660,8 @@ std::shared_ptr<Program> load_program(const std::string& path) {
   try {
     return parse_program(bytes);
   } catch (const Error& e) {
-    throw_error(e.kind(), std::string(e.what()) + " (in " + path + ")");
+    // Whatever check refused it, the file is what was wrong.
+    throw_error(ErrorKind::Value, std::string(e.what()) + " (in " + path + ")");
   }
 }
 
