@@ -1,6 +1,5 @@
 """ExportedProgram: an exported graph with its weights, run through compiled plans."""
 
-from .. import _C
 from .._C import Tensor
 
 

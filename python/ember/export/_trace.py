@@ -8,7 +8,6 @@ import itertools
 from .. import _C
 from .._C import Tensor
 from ..compiler._compiled import _user_location
-from ..compiler._pytree import flatten
 from ._dims import dims_by_input, trace_sizes
 from ._program import ExportedProgram
 
@@ -38,7 +37,7 @@ def _identity(t):
     return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), str(t.dtype), str(t.device))
 
 
-def _trace_once(fn, tensors, names, kwarg_names):
+def _trace_once(fn, tensors, kwarg_names):
     """(plan, captured, structure) of one trace; raises RuntimeError for a break."""
     tracer = _C._Tracer(fullgraph=True, dynamic=False, deterministic=False, codegen=False, cache=None,
                         location=_user_location)
@@ -131,7 +130,7 @@ def export(fn_or_module, args, kwargs=None, dynamic_shapes=None, *, codegen=True
     with no_grad():
         for values in bindings:
             try:
-                plan, captured, out_structure = _trace_once(fn_or_module, inputs_at(values), names, list(kwargs))
+                plan, captured, out_structure = _trace_once(fn_or_module, inputs_at(values), list(kwargs))
             except RuntimeError as e:
                 if values == low or "graph break" in str(e):
                     raise
