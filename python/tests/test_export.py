@@ -246,6 +246,8 @@ def test_failed_save_leaves_the_old_file(tmp_path, cnn_program):
 
 
 def _sample_binary():
+    if os.environ.get("EMBER_RUN_EXPORTED"):
+        return os.environ["EMBER_RUN_EXPORTED"]
     for build in ("build", "build-asan"):
         path = os.path.join(REPO, build, "samples", "run_exported")
         if os.path.exists(path):
