@@ -61,6 +61,7 @@ void bind_export(py::module_& m) {
                              })
       .def_property_readonly("input_specs", [](const Program& p) { return specs_of(p, p.inputs); })
       .def_property_readonly("weight_specs", [](const Program& p) { return specs_of(p, p.weights); })
+      .def_property_readonly("output_specs", [](const Program& p) { return specs_of(p, p.output_specs()); })
       .def_property_readonly("weights", [](const Program& p) { return p.weight_values; })
       .def_property_readonly("output_structure", [](const Program& p) { return structure_name(p.output_structure); })
       .def_property_readonly("num_nodes", [](const Program& p) { return p.graph.nodes.size(); })

@@ -73,6 +73,8 @@ def test_cnn_matches_eager_at_every_batch(cnn_program):
     assert sorted(ep.state_dict()) == sorted(model.state_dict())
     assert ep.range_constraints == {"batch": (1, 1024)}
     assert ep.input_specs[0]["shape"] == ["batch", "1", "8", "8"]
+    assert ep.output_specs[0]["shape"] == ["batch", "10"]
+    assert ep.output_specs[0]["dtype"] == torch.float32
 
 
 def test_block_matches_eager_with_two_dynamic_dims(block_program):

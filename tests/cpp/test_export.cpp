@@ -73,6 +73,8 @@ TEST(Export, SavedProgramRunsAtEveryBatchInRange) {
   ASSERT_EQ(loaded.inputs().size(), 1u);
   EXPECT_EQ(loaded.inputs()[0].shape, (std::vector<std::string>{"batch", "4"}));
   EXPECT_EQ(loaded.weights().size(), 2u);
+  ASSERT_EQ(loaded.outputs().size(), 1u);
+  EXPECT_EQ(loaded.outputs()[0].shape, (std::vector<std::string>{"batch", "3"}));
   EXPECT_NE(loaded.code().find("mm(v0, "), std::string::npos);
   std::remove(path.c_str());
 }

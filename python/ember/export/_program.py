@@ -26,6 +26,10 @@ class ExportedProgram:
         return self._program.input_specs
 
     @property
+    def output_specs(self):
+        return self._program.output_specs
+
+    @property
     def range_constraints(self):
         return {name: (low, high) for name, low, high in self._program.symbols}
 

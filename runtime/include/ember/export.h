@@ -50,6 +50,7 @@ class ExportedProgram {
   std::vector<ExportedDim> dims() const;
   std::vector<ExportedTensorSpec> inputs() const;
   std::vector<ExportedTensorSpec> weights() const;
+  std::vector<ExportedTensorSpec> outputs() const;
   // The program as it reads: dims, inputs, weights and one line per op.
   std::string code() const;
 

@@ -43,6 +43,10 @@ std::vector<ExportedTensorSpec> ExportedProgram::weights() const {
   return public_specs(program_->weights, program_->symbol_names());
 }
 
+std::vector<ExportedTensorSpec> ExportedProgram::outputs() const {
+  return public_specs(program_->output_specs(), program_->symbol_names());
+}
+
 std::string ExportedProgram::code() const { return program_->code(); }
 
 }  // namespace ember

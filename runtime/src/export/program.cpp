@@ -137,6 +137,23 @@ std::vector<Tensor> Program::run(std::span<const Tensor> arguments) const {
   return plan->run(all);
 }
 
+std::vector<SymExpr> Program::shape_of(int id) const {
+  size_t first = 0;
+  for (int v = 0; v < id; ++v) first += 2 * graph.values[static_cast<size_t>(v)].sizes.size() + 1;
+  const size_t rank = graph.values[static_cast<size_t>(id)].sizes.size();
+  return {slots.begin() + static_cast<std::ptrdiff_t>(first),
+          slots.begin() + static_cast<std::ptrdiff_t>(first + rank)};
+}
+
+std::vector<TensorSpec> Program::output_specs() const {
+  std::vector<TensorSpec> out;
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    const compile::Value& v = graph.values[static_cast<size_t>(graph.outputs[i])];
+    out.push_back(TensorSpec{output_names[i], v.dtype, v.device, shape_of(graph.outputs[i])});
+  }
+  return out;
+}
+
 std::string Program::code() const {
   const std::vector<std::string> names = symbol_names();
   std::ostringstream s;
@@ -147,6 +164,10 @@ std::string Program::code() const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     s << "    " << compile::value_name(graph.inputs[i]) << " = " << inputs[i].name << ": "
       << dtype_name(inputs[i].dtype) << dims_str(inputs[i].shape, names) << " on " << inputs[i].device.str() << "\n";
+  }
+  s << "  outputs:\n";
+  for (const TensorSpec& o : output_specs()) {
+    s << "    " << o.name << ": " << dtype_name(o.dtype) << dims_str(o.shape, names) << "\n";
   }
   s << "  weights:\n";
   for (size_t i = 0; i < weights.size(); ++i) {

@@ -58,6 +58,10 @@ struct Program {
   // Checks the arguments against their specs; the symbols' values they bind.
   std::vector<int64_t> bind(std::span<const Tensor> arguments) const;
   std::vector<Tensor> run(std::span<const Tensor> arguments) const;
+  // The shape of graph value `id` over the symbols.
+  std::vector<SymExpr> shape_of(int id) const;
+  // Name, dtype, device and shape of each output.
+  std::vector<TensorSpec> output_specs() const;
   // The program as it reads, with symbolic sizes.
   std::string code() const;
   std::vector<std::string> symbol_names() const;
