@@ -92,8 +92,6 @@ void bind_export(py::module_& m) {
       py::arg("symbols"), py::arg("traces"), py::arg("input_names"), py::arg("weight_names"), py::arg("weights"),
       py::arg("output_structure"), py::arg("codegen"));
   m.def("_export_load", &exported::load_program, py::arg("path"));
-  m.def("_export_parse", [](const py::bytes& data) { return exported::parse_program(std::string(data)); });
-  m.def("_export_serialize", [](const Program& p) { return py::bytes(exported::serialize_program(p)); });
 }
 
 }  // namespace ember::python

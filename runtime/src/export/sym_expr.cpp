@@ -99,12 +99,6 @@ std::string SymExpr::str(std::span<const std::string> names) const {
   return out;
 }
 
-bool SymExpr::operator==(const SymExpr& other) const {
-  return terms_.size() == other.terms_.size() &&
-         std::equal(terms_.begin(), terms_.end(), other.terms_.begin(),
-                    [](const Term& a, const Term& b) { return a.coef == b.coef && a.powers == b.powers; });
-}
-
 bool fit_on_grid(std::span<const int64_t> values, std::span<const std::vector<int64_t>> points, SymExpr* out) {
   // Separable interpolation: along each symbol in turn, every line of
   // kPointsPerSymbol grid values becomes the coefficients of its polynomial

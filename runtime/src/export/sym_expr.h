@@ -51,7 +51,6 @@ class SymExpr {
   // The value at `symbols`; throws (naming `what`) on int64 overflow.
   int64_t eval(std::span<const int64_t> symbols, const std::string& what) const;
   std::string str(std::span<const std::string> names) const;
-  bool operator==(const SymExpr& other) const;
 
  private:
   std::vector<Term> terms_;  // sorted by monomial, no zero coefficient
