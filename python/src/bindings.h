@@ -35,5 +35,6 @@ void bind_foreach(pybind11::module_& m);
 void bind_catalogue(pybind11::module_& m);
 void bind_streams(pybind11::module_& m);
 void bind_compile(pybind11::module_& m);
+void bind_export(pybind11::module_& m);
 
 }  // namespace ember::python

@@ -22,4 +22,5 @@ PYBIND11_MODULE(_C, m) {
   bind_catalogue(m);
   bind_streams(m);
   bind_compile(m);
+  bind_export(m);
 }
