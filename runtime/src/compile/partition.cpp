@@ -20,11 +20,11 @@ namespace {
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS,
-    boost::property<boost::vertex_index_t, long,
-                    boost::property<boost::vertex_color_t, boost::default_color_type,
-                                    boost::property<boost::vertex_distance_t, long,
-                                                    boost::property<boost::vertex_predecessor_t,
-                                                                    FlowTraits::edge_descriptor>>>>,
+    boost::property<
+        boost::vertex_index_t, long,
+        boost::property<boost::vertex_color_t, boost::default_color_type,
+                        boost::property<boost::vertex_distance_t, long,
+                                        boost::property<boost::vertex_predecessor_t, FlowTraits::edge_descriptor>>>>,
     boost::property<boost::edge_capacity_t, int64_t,
                     boost::property<boost::edge_residual_capacity_t, int64_t,
                                     boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
@@ -230,7 +230,8 @@ Partition partition(const JointGraph& joint_in) {
       if (!backward_value[static_cast<size_t>(v)]) primal_saved[static_cast<size_t>(v)] = true;
       continue;
     }
-    if (value.origin == ValueOrigin::Constant || (saved[static_cast<size_t>(v)] && !backward_value[static_cast<size_t>(v)])) {
+    if (value.origin == ValueOrigin::Constant ||
+        (saved[static_cast<size_t>(v)] && !backward_value[static_cast<size_t>(v)])) {
       continue;
     }
     in_backward[static_cast<size_t>(value.producer)] = true;
@@ -281,8 +282,9 @@ Partition partition(const JointGraph& joint_in) {
   }
   backward_inputs.insert(backward_inputs.end(), tangents.begin(), tangents.end());
   result.num_saved_values = static_cast<int>(saved_values.size());
-  result.backward = extract(joint, backward_inputs, backward_nodes,
-                            std::vector<int>(joint.outputs.begin() + joint_in.num_forward_outputs, joint.outputs.end()));
+  result.backward =
+      extract(joint, backward_inputs, backward_nodes,
+              std::vector<int>(joint.outputs.begin() + joint_in.num_forward_outputs, joint.outputs.end()));
   return result;
 }
 

@@ -311,10 +311,14 @@ std::vector<Tensor> Tracer::run_segment(const std::vector<int>& segment_outputs)
     if (cache_) cache_->add(signature, plan);
   }
   segments_.push_back(plan);
+  return run_plan([&] { return plan->run(bindings_); });
+}
+
+std::vector<Tensor> Tracer::run_plan(const std::function<std::vector<Tensor>()>& run) {
   ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
   include_trace_.reset();
   random_stream::rewind(random_position_);
-  std::vector<Tensor> results = plan->run(bindings_);
+  std::vector<Tensor> results = run();
   release_updated();
   if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
   return results;
@@ -328,9 +332,8 @@ void Tracer::materialize(const Tensor& t, const char* reason) {
     std::shared_ptr<TensorImpl> impl = known.impl.lock();
     if (impl != nullptr && impl->keys().has(DispatchKey::Trace) && Tensor(impl).requires_grad() &&
         !Tensor(impl).is_leaf()) {
-      throw TraceUnsupported("graph break at " +
-                             (br.location.empty() ? std::string("an unknown line") : br.location) + ": " +
-                             br.reason + "; a compiled training graph cannot break");
+      throw TraceUnsupported("graph break at " + (br.location.empty() ? std::string("an unknown line") : br.location) +
+                             ": " + br.reason + "; a compiled training graph cannot break");
     }
   }
   if (options_.fullgraph) {
@@ -476,13 +479,7 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
   training_plan_ = std::make_shared<const TrainingPlan>(joint, options_.plan);
   segments_.push_back(training_plan_->forward());
   segments_.push_back(training_plan_->backward());
-  ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
-  include_trace_.reset();
-  random_stream::rewind(random_position_);
-  std::vector<Tensor> results = training_plan_->run(bindings_, std::move(eager_backward));
-  release_updated();
-  if (active_) include_trace_ = std::make_unique<IncludeDispatchKeysGuard>(DispatchKeySet::of(DispatchKey::Trace));
-  return results;
+  return run_plan([&] { return training_plan_->run(bindings_, std::move(eager_backward)); });
 }
 
 namespace {

@@ -122,6 +122,9 @@ class Tracer {
   // Appends the latest value of every updated graph input to `outputs`
   // and records the updates (Note [Input updates]).
   void add_input_updates(std::vector<int>& outputs);
+  // Runs a plan on the call's real tensors, outside the trace, from the
+  // random stream's position at the segment's start.
+  std::vector<Tensor> run_plan(const std::function<std::vector<Tensor>()>& run);
   // Unmarks the tensors of `updated_` once their updates are written.
   void release_updated();
   std::vector<Tensor> finish_training(const std::vector<Tensor>& outputs, const std::vector<int>& ids,

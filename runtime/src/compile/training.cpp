@@ -53,7 +53,7 @@ TrainingPlan::TrainingPlan(const JointGraph& joint, const PlanOptions& options)
 std::vector<Tensor> TrainingPlan::run(std::span<const Tensor> inputs, EagerBackward eager_backward) const {
   if (static_cast<int>(inputs.size()) != num_primals_) {
     throw_error(ErrorKind::Runtime, "compile: a training plan for " + std::to_string(num_primals_) +
-                                         " inputs was given " + std::to_string(inputs.size()));
+                                        " inputs was given " + std::to_string(inputs.size()));
   }
   for (int p = 0; p < num_primals_; ++p) {
     if (inputs[static_cast<size_t>(p)].requires_grad() && !primal_requires_grad_[static_cast<size_t>(p)]) {
