@@ -7,6 +7,8 @@ packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev
           nlohmann-json3-dev zlib1g-dev
           # Compiled training's minimum cut (Boost.Graph, header-only).
           libboost-graph-dev
+          # ember.distributed's CPU collective engine (plugins/gloo).
+          libgloo-dev
           # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
           # (OpenCL on the CPU) so its tests run without a GPU.
           ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd

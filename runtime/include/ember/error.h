@@ -7,7 +7,8 @@ namespace ember {
 
 // Category of a failure; the Python bridge maps each to the exception type a
 // PyTorch user expects (RuntimeError, ValueError, TypeError, IndexError,
-// NotImplementedError, MemoryError).
+// NotImplementedError, MemoryError, and torch.distributed's DistStoreError and
+// DistBackendError).
 enum class ErrorKind {
   Runtime,
   Value,
@@ -15,6 +16,10 @@ enum class ErrorKind {
   Index,
   NotImplemented,
   OutOfMemory,
+  // A store call that failed or timed out (ember.distributed.DistStoreError).
+  DistributedStore,
+  // A collective, a peer or an engine that failed (ember.distributed.DistBackendError).
+  DistributedBackend,
 };
 
 class Error : public std::runtime_error {
