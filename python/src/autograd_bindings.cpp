@@ -104,6 +104,23 @@ void bind_autograd(py::module_& m) {
       [](const Tensor& t, py::function hook) { return autograd::register_hook(t, PythonHook(std::move(hook))); },
       py::arg("hook"));
   cls.def(
+      "register_post_accumulate_grad_hook",
+      [](const Tensor& t, py::function hook) {
+        auto fn = gil_safe(std::move(hook));
+        return autograd::register_post_accumulate_grad_hook(t, [fn](const Tensor& leaf) {
+          py::gil_scoped_acquire gil;
+          (*fn)(leaf);
+        });
+      },
+      py::arg("hook"));
+  m.def("_queue_callback", [](py::function callback) {
+    auto fn = gil_safe(std::move(callback));
+    autograd::queue_callback([fn] {
+      py::gil_scoped_acquire gil;
+      (*fn)();
+    });
+  });
+  cls.def(
       "backward",
       [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph, bool create_graph) {
         t.backward(gradient.value_or(Tensor()), retain_graph.value_or(create_graph), create_graph);

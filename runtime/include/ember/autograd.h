@@ -65,14 +65,24 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 // is gone, does nothing.
 class HookHandle {
  public:
-  HookHandle(std::weak_ptr<Node> node, uint64_t key) : node_(std::move(node)), key_(key) {}
+  explicit HookHandle(std::function<void()> remover) : remover_(std::move(remover)) {}
   void remove();
 
  private:
-  std::weak_ptr<Node> node_;
-  uint64_t key_;
+  std::function<void()> remover_;
 };
 HookHandle register_hook(const Tensor& tensor, TensorHook hook);
+
+// Called with the leaf after its .grad received a gradient
+// (Tensor.register_post_accumulate_grad_hook): DDP starts reducing a
+// gradient bucket from it while the backward goes on.
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
+HookHandle register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook);
+
+// Runs `callback` once the backward pass running on this thread has run
+// every node (torch's Variable._execution_engine.queue_callback); throws
+// outside a backward pass. Callbacks may queue more.
+void queue_callback(std::function<void()> callback);
 
 class SavedTensor;
 

@@ -21,6 +21,9 @@ struct PluginInfo {
   // The device type whose code the plugin generates (ABI 1.2 codegen
   // extension); empty for a plugin without one.
   std::string codegen_device_type;
+  // The collective engine the plugin provides (ABI 1.3), "gloo"; empty for
+  // a plugin without one.
+  std::string collective_engine;
   bool loaded = false;       // false: quarantined, see `error`
   std::string error;         // why it was quarantined
   int64_t num_kernels = 0;   // kernels registered

@@ -1,10 +1,13 @@
 // The backward pass: count how many gradients each node waits for, then run
 // nodes as their inputs complete, latest-recorded first (Note [Engine]).
+#include <atomic>
+#include <functional>
 #include <map>
 #include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "autograd/node.h"
 #include "ember/error.h"
@@ -20,6 +23,31 @@ struct NodeTask {
 
 // Where grad() collects gradients instead of accumulating them.
 using CaptureMap = std::map<std::pair<Node*, uint32_t>, size_t>;
+
+// The callbacks of the backward passes running on this thread, innermost last.
+std::vector<std::vector<std::function<void()>>*>& running_callbacks() {
+  thread_local std::vector<std::vector<std::function<void()>>*> stack;
+  return stack;
+}
+
+class FinalCallbacks {
+ public:
+  FinalCallbacks() { running_callbacks().push_back(&queued_); }
+  ~FinalCallbacks() { running_callbacks().pop_back(); }
+  FinalCallbacks(const FinalCallbacks&) = delete;
+  FinalCallbacks& operator=(const FinalCallbacks&) = delete;
+  void run() {
+    // A copy: a callback may queue more, which can move the vector.
+    for (size_t i = 0; i < queued_.size(); ++i) {
+      const std::function<void()> callback = queued_[i];
+      callback();
+    }
+    queued_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> queued_;
+};
 
 std::unordered_map<Node*, int> count_dependencies(const std::vector<Edge>& roots) {
   std::unordered_map<Node*, int> deps;
@@ -83,11 +111,13 @@ std::unordered_set<Node*> nodes_leading_to(const std::vector<Edge>& roots, const
 // Note [Engine]
 // Every node's incoming gradients are summed in a buffer; a node runs once
 // all the nodes that feed it have run (its dependency count reaches zero).
+// Callbacks queued meanwhile (queue_callback) run after the last node.
 // Ready nodes run in decreasing sequence number, so a graph's later ops run
 // first, as in PyTorch. With captures (grad()), gradients arriving at a
 // captured edge are recorded and leaves accumulate nothing.
 void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, bool retain_graph,
                   bool create_graph, const CaptureMap* captures, std::vector<Tensor>* captured) {
+  FinalCallbacks callbacks;
   std::unordered_map<Node*, int> deps = count_dependencies(roots);
   std::optional<std::unordered_set<Node*>> needed;
   if (captures != nullptr) needed = nodes_leading_to(roots, *captures);
@@ -137,6 +167,7 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
       if (--deps[edges[i].node.get()] == 0) ready.push({edges[i].node.get()});
     }
   }
+  callbacks.run();
 }
 
 void collect_roots(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots, std::vector<Edge>& edges,
@@ -215,12 +246,40 @@ HookHandle register_hook(const Tensor& tensor, TensorHook hook) {
     std::lock_guard<std::mutex> lock(meta->mutex);
     meta->hooked_accumulator = std::move(accumulator);
   }
-  return HookHandle(edge.node, key);
+  return HookHandle([node = std::weak_ptr<Node>(edge.node), key] {
+    if (std::shared_ptr<Node> alive = node.lock()) alive->remove_pre_hook(key);
+  });
 }
 
 void HookHandle::remove() {
-  if (std::shared_ptr<Node> node = node_.lock()) node->remove_pre_hook(key_);
-  node_.reset();
+  if (remover_) std::exchange(remover_, nullptr)();
+}
+
+HookHandle register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
+  AutogradMeta* meta = leaf.impl()->autograd_meta();
+  if (meta == nullptr || !meta->requires_grad || meta->grad_fn) {
+    throw_error(ErrorKind::Runtime, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  }
+  static std::atomic<uint64_t> next_key{1};
+  const uint64_t key = next_key++;
+  {
+    std::lock_guard<std::mutex> lock(meta->mutex);
+    meta->post_accumulate_hooks.emplace_back(key, std::move(hook));
+  }
+  return HookHandle([impl = std::weak_ptr<TensorImpl>(leaf.impl_ptr()), key] {
+    std::shared_ptr<TensorImpl> alive = impl.lock();
+    if (!alive || alive->autograd_meta() == nullptr) return;
+    AutogradMeta* m = alive->autograd_meta();
+    std::lock_guard<std::mutex> lock(m->mutex);
+    std::erase_if(m->post_accumulate_hooks, [&](const auto& entry) { return entry.first == key; });
+  });
+}
+
+void queue_callback(std::function<void()> callback) {
+  if (running_callbacks().empty()) {
+    throw_error(ErrorKind::Runtime, "queue_callback can only be called during the backward pass");
+  }
+  running_callbacks().back()->push_back(std::move(callback));
 }
 
 }  // namespace ember::autograd

@@ -131,8 +131,18 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   if (!impl || !grads[0].defined()) return {};
   Tensor leaf(impl);
   AutogradMeta& meta = impl->ensure_autograd_meta();
+  accumulate(meta, grads[0]);
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> hooks;
+  {
+    std::lock_guard<std::mutex> lock(meta.mutex);
+    hooks = meta.post_accumulate_hooks;
+  }
+  for (const auto& entry : hooks) entry.second(leaf);
+  return {};
+}
+
+void AccumulateGrad::accumulate(AutogradMeta& meta, const Tensor& incoming) {
   std::lock_guard<std::mutex> lock(meta.mutex);
-  const Tensor& incoming = grads[0];
   if (!meta.grad.defined()) {
     // Later accumulation is in place, so .grad must own its memory: a
     // gradient nothing else references (the usual case) is kept as it is,
@@ -145,7 +155,6 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor> grads) {
   } else {
     add_(meta.grad, incoming);
   }
-  return {};
 }
 
 Edge gradient_edge(const Tensor& t) {

@@ -127,6 +127,7 @@ class AccumulateGrad : public Node {
   std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }
 
  private:
+  static void accumulate(struct AutogradMeta& meta, const Tensor& incoming);
   std::weak_ptr<TensorImpl> leaf_;
 };
 
@@ -139,6 +140,8 @@ struct AutogradMeta {
   // Set once a hook is registered on the leaf: the hook lives on the
   // accumulator, which must then outlast every graph, as the tensor does.
   std::shared_ptr<AccumulateGrad> hooked_accumulator;
+  // Run after each accumulation into grad, in registration order.
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> post_accumulate_hooks;
   std::mutex mutex;  // guards grad_accumulator, hooked_accumulator and grad
 };
 

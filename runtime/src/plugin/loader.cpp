@@ -17,6 +17,7 @@
 #include "core/logging.h"
 #include "dispatch/op.h"
 #include "plugin/codegen_provider.h"
+#include "plugin/collective_engine.h"
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/host_api.h"
@@ -258,10 +259,15 @@ void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugi
   if (!registrar.first_error.empty()) refuse("register_kernels failed: " + registrar.first_error);
 
   const ember_codegen_extension* codegen = find_codegen_extension(plugin, info.negotiated_minor);
+  const ember_collectives_extension* collectives = find_collectives_extension(plugin, info.negotiated_minor);
   commit(s, info, std::move(backend), registrar);
   if (codegen != nullptr) {
     add_codegen_provider(info.name, info.version, info.abi_minor, *codegen);
     info.codegen_device_type = codegen->device_type;
+  }
+  if (collectives != nullptr) {
+    add_collective_engine(info.name, info.version, *collectives);
+    info.collective_engine = collectives->engine;
   }
 }
 

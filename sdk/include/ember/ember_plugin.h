@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 2
+#define EMBER_ABI_VERSION_MINOR 3
 
 /* Bytes of `type` up to the end of `last_field`: the struct_size of a
  * writer whose struct ends at that field (see the version rules). */
@@ -91,7 +91,8 @@ typedef enum ember_status_code {
   EMBER_STATUS_UNIMPLEMENTED = 3,    /* op, dtype or feature not provided */
   EMBER_STATUS_OUT_OF_MEMORY = 4,    /* allocation failed */
   EMBER_STATUS_UNAVAILABLE = 5,      /* device missing, lost or busy */
-  EMBER_STATUS_INTERNAL = 6          /* anything else */
+  EMBER_STATUS_INTERNAL = 6,         /* anything else */
+  EMBER_STATUS_DEADLINE_EXCEEDED = 7 /* a timeout expired (ABI 1.3) */
 } ember_status_code;
 
 /* Opaque error object: a code and a UTF-8 message. Created by the host's
@@ -128,8 +129,8 @@ typedef enum ember_dtype {
 typedef enum ember_extension_type {
   EMBER_EXTENSION_CODEGEN = 1,     /* fused-kernel compilation (ABI 1.2) */
   EMBER_EXTENSION_PROFILING = 2,   /* reserved: kernel timing and events */
-  EMBER_EXTENSION_COLLECTIVES = 3, /* reserved: communication engines */
-  EMBER_EXTENSION_NATIVE_HANDLES = 4 /* reserved: native stream/event handles */
+  EMBER_EXTENSION_COLLECTIVES = 3, /* collective engines (ABI 1.3) */
+  EMBER_EXTENSION_NATIVE_HANDLES = 4 /* native device handles (ABI 1.3) */
 } ember_extension_type;
 
 /* Header of every extension record. A concrete extension struct starts with
@@ -522,6 +523,136 @@ typedef struct ember_codegen_extension {
   /* Releases a loaded kernel. */
   ember_status* (*unload)(ember_codegen_kernel_t kernel);
 } ember_codegen_extension;
+
+/* ------------------------------------------------------------------------ */
+/* Collective engines (ABI 1.3)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A collective engine (Gloo, NCCL) is an ember_collectives_extension record
+ * on the chain of ember_plugin.extension, usually of a plugin without a
+ * device. The core owns process groups, the key-value store, sequence
+ * numbers, validation across ranks, timeouts and the worker thread that
+ * calls the engine; the engine moves bytes between ranks. Every rank calls
+ * the same collectives in the same order with the same sequence numbers. */
+
+/* Reductions. The core turns an average into a sum and a division. */
+typedef enum ember_reduce_op {
+  EMBER_REDUCE_SUM = 0,
+  EMBER_REDUCE_PRODUCT = 1,
+  EMBER_REDUCE_MIN = 2,
+  EMBER_REDUCE_MAX = 3
+} ember_reduce_op;
+
+typedef enum ember_collective_kind {
+  EMBER_COLLECTIVE_ALL_REDUCE = 0,     /* output (== input) reduced in place */
+  EMBER_COLLECTIVE_BROADCAST = 1,      /* output (== input) from rank `root` */
+  EMBER_COLLECTIVE_ALL_GATHER = 2,     /* output = every rank's input, in rank order */
+  EMBER_COLLECTIVE_REDUCE_SCATTER = 3, /* output = this rank's block of the reduced input */
+  EMBER_COLLECTIVE_REDUCE = 4,         /* output (== input) reduced on `root` only */
+  EMBER_COLLECTIVE_GATHER = 5,         /* root's output = every rank's input */
+  EMBER_COLLECTIVE_SCATTER = 6,        /* output = block `rank` of root's input */
+  EMBER_COLLECTIVE_ALL_TO_ALL = 7,     /* block j of input goes to rank j */
+  EMBER_COLLECTIVE_SEND = 8,           /* input to rank `peer` */
+  EMBER_COLLECTIVE_RECV = 9,           /* output from rank `peer` */
+  EMBER_COLLECTIVE_BARRIER = 10
+} ember_collective_kind;
+
+/* Host-owned sink for bytes the host hands a plugin (a store value). */
+typedef struct ember_byte_sink {
+  size_t struct_size;
+  ember_status* (*write)(struct ember_byte_sink* sink, const void* data, size_t size);
+  void* context; /* the plugin's */
+} ember_byte_sink;
+
+/* The process group's store, lent to an engine to bootstrap: keys are
+ * already scoped to the group. Thread-safe; valid until the communicator is
+ * destroyed. `get` waits up to timeout_ms for the key (DEADLINE_EXCEEDED
+ * naming it after that) and writes the value through `out`. */
+typedef struct ember_store_api {
+  size_t struct_size;
+  void* host_context; /* opaque to the plugin */
+  ember_status* (*set)(void* host_context, const char* key, const void* value, size_t size);
+  ember_status* (*get)(void* host_context, const char* key, int64_t timeout_ms, ember_byte_sink* out);
+  ember_status* (*add)(void* host_context, const char* key, int64_t delta, int64_t* result /* out */);
+} ember_store_api;
+
+typedef struct ember_communicator_config {
+  size_t struct_size;
+  const ember_extension* extension;
+  int32_t rank;
+  int32_t world_size;
+  const char* device_type;  /* device whose memory the operands live in */
+  int32_t device_index;
+  const char* hostname;     /* address to listen on, e.g. "127.0.0.1" */
+  int64_t timeout_ms;       /* default for connecting and for each call */
+  const ember_store_api* store;
+} ember_communicator_config;
+
+/* A communicator: one rank's membership of one process group. */
+typedef struct ember_communicator_s* ember_communicator_t;
+
+/* One collective. Tensors are contiguous, of one dtype, on the
+ * communicator's device; the core checked their sizes against the kind
+ * (all_gather: output holds world_size inputs; reduce_scatter and scatter:
+ * input holds world_size outputs; all_to_all: equal blocks unless splits
+ * are given). On ranks where a tensor plays no part (gather's output off
+ * root, scatter's input off root) it is NULL. */
+typedef struct ember_collective_call {
+  size_t struct_size;
+  const ember_extension* extension;
+  ember_collective_kind kind;
+  ember_reduce_op reduce_op;
+  int32_t root;            /* broadcast, reduce, gather, scatter; the peer of send and recv */
+  uint64_t sequence;       /* the group's count of calls; engines derive tags from it */
+  uint32_t user_tag;       /* send and recv: the tag the caller chose */
+  int64_t timeout_ms;      /* this call's */
+  const DLTensor* input;
+  DLTensor* output;
+  /* all_to_all: world_size element counts per rank, or NULL for equal blocks. */
+  const int64_t* input_splits;
+  const int64_t* output_splits;
+  ember_stream_t stream;   /* the device stream to order the call on; NULL = default */
+} ember_collective_call;
+
+typedef struct ember_collectives_extension {
+  ember_extension header; /* type EMBER_EXTENSION_COLLECTIVES */
+
+  const char* engine;       /* the name users pass to init_process_group, "gloo" */
+  /* Space-separated device types whose memory the engine reads directly.
+   * The core stages tensors of other devices through host memory. */
+  const char* device_types;
+  const char* dtypes;       /* space-separated dtype names it moves */
+
+  /* Connects this rank to the others through config->store; blocks until
+   * every rank joined or timeout_ms passed (DEADLINE_EXCEEDED naming the
+   * ranks missing, where the engine can tell). */
+  ember_status* (*create_communicator)(const ember_communicator_config* config,
+                                       ember_communicator_t* communicator /* out */);
+  /* Runs one collective and returns when this rank's part is done (an
+   * asynchronous device: when it is enqueued on call->stream). A peer that
+   * dies is UNAVAILABLE, a timeout DEADLINE_EXCEEDED; the message names the
+   * peer where the engine knows it. Calls on one communicator come from
+   * one thread at a time. */
+  ember_status* (*run)(ember_communicator_t communicator, const ember_collective_call* call);
+  /* May be called from any thread while run blocks: closes the connections
+   * so that it returns UNAVAILABLE soon. The communicator is then unusable. */
+  ember_status* (*abort)(ember_communicator_t communicator);
+  ember_status* (*destroy_communicator)(ember_communicator_t communicator);
+} ember_collectives_extension;
+
+/* A device plugin's native handles (ABI 1.3), on the chain of
+ * ember_plugin.extension beside its device: an engine of the same vendor
+ * (NCCL for CUDA) enqueues on the device's streams through them. A device
+ * without the record is served through host staging. */
+typedef struct ember_native_handles_extension {
+  ember_extension header; /* type EMBER_EXTENSION_NATIVE_HANDLES */
+  const char* api;        /* "cuda", "hip", "opencl" */
+  /* The native stream (cudaStream_t, hipStream_t, cl_command_queue) behind
+   * an Ember stream of a device; NULL is the default stream. */
+  ember_status* (*native_stream)(int32_t device_index, ember_stream_t stream, void** native /* out */);
+  /* The native device ordinal, which may differ from Ember's index. */
+  ember_status* (*native_device)(int32_t device_index, int64_t* ordinal /* out */);
+} ember_native_handles_extension;
 
 /* The entry point. Fills `plugin` (reading host->abi_* if it wants) and
  * returns NULL, or an error status. It must not call register_kernel. */

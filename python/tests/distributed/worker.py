@@ -1,0 +1,220 @@
+"""One rank of a multi-process test: `python worker.py SCENARIO RANK WORLD
+STORE_FILE OUT_FILE [ARG]`. It joins a gloo group through a FileStore
+(which outlives any rank), runs the scenario and writes a JSON report:
+{"ok": bool, "failures": [...], ...} or the error it ended with."""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import ember
+import ember.distributed as dist
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+def values(dtype, rank, n, salt=0):
+    """Rank-specific values every rank can recompute, exact in every dtype."""
+    base = (np.arange(n, dtype=np.int64) * 7 + rank * 3 + salt) % 5
+    if dtype == "bool":
+        return (base % 2).astype(bool)
+    if dtype == "uint8":
+        return base.astype(np.uint8)
+    return base.astype(np.float32 if dtype in ("float16", "bfloat16") else dtype)
+
+
+def to_ember(array, dtype):
+    t = ember.tensor(array.astype(np.float32) if dtype == "bfloat16" else array)
+    return t.to(getattr(ember, dtype)) if dtype == "bfloat16" else t
+
+
+def to_numpy(t):
+    return (t.float() if t.dtype == ember.bfloat16 else t).numpy()
+
+
+def reduce_reference(arrays, op, dtype):
+    stack = np.stack(arrays)
+    if dtype == "bool":
+        return stack.any(0) if op in ("SUM", "MAX") else stack.all(0)
+    fn = {"SUM": np.sum, "PRODUCT": np.prod, "MIN": np.min, "MAX": np.max, "AVG": np.mean}[op]
+    out = fn(stack.astype(np.float64), axis=0)
+    return out
+
+
+def collectives(rank, world, report, sizes):
+    failures = report.setdefault("failures", [])
+
+    def check(name, got, want):
+        want = np.asarray(want)
+        if got.shape != want.shape or not np.array_equal(got.astype(np.float64), want.astype(np.float64)):
+            failures.append(f"{name}: got {got.ravel()[:6]} want {want.ravel()[:6]} shapes {got.shape} {want.shape}")
+
+    for dtype in DTYPES:
+        for n in sizes:
+            n = n if n >= 0 else (1 << 20) // np.dtype(np.float32 if dtype == "bfloat16" else
+                                                       (np.uint16 if dtype == "float16" else dtype)).itemsize + 1
+            mine = [values(dtype, r, n) for r in range(world)]
+            ops = ["SUM", "MIN", "MAX"] + (["PRODUCT"] if n < 1000 else []) + \
+                  (["AVG"] if dtype.startswith("float") or dtype == "bfloat16" else [])
+            for op in ops:
+                t = to_ember(mine[rank], dtype)
+                dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+                want = reduce_reference(mine, op, dtype)
+                if op == "AVG":
+                    got = to_numpy(t).astype(np.float64)
+                    if not np.allclose(got, want, rtol=1e-2, atol=1e-2):
+                        failures.append(f"all_reduce AVG {dtype} n={n}")
+                    continue
+                check(f"all_reduce {op} {dtype} n={n}", to_numpy(t), want)
+            for root in {0, world - 1}:
+                t = to_ember(mine[rank], dtype)
+                dist.broadcast(t, src=root)
+                check(f"broadcast {dtype} n={n} root={root}", to_numpy(t), mine[root])
+                t = to_ember(mine[rank], dtype)
+                dist.reduce(t, dst=root, op=dist.ReduceOp.SUM)
+                if rank == root:
+                    check(f"reduce {dtype} n={n}", to_numpy(t), reduce_reference(mine, "SUM", dtype))
+            out = to_ember(np.zeros(n * world, dtype=mine[0].dtype), dtype)
+            dist.all_gather_into_tensor(out, to_ember(mine[rank], dtype))
+            check(f"all_gather_into_tensor {dtype} n={n}", to_numpy(out), np.concatenate(mine))
+            listed = [to_ember(np.zeros(n, dtype=mine[0].dtype), dtype) for _ in range(world)]
+            dist.all_gather(listed, to_ember(mine[rank], dtype))
+            for r in range(world):
+                check(f"all_gather {dtype} n={n} [{r}]", to_numpy(listed[r]), mine[r])
+            full = [values(dtype, r, n * world, salt=1) for r in range(world)]
+            out = to_ember(np.zeros(n, dtype=mine[0].dtype), dtype)
+            dist.reduce_scatter_tensor(out, to_ember(full[rank], dtype))
+            check(f"reduce_scatter_tensor {dtype} n={n}", to_numpy(out),
+                  reduce_reference(full, "SUM", dtype)[rank * n:(rank + 1) * n])
+            gathered = [to_ember(np.zeros(n, dtype=mine[0].dtype), dtype) for _ in range(world)] if rank == 0 else None
+            dist.gather(to_ember(mine[rank], dtype), gathered, dst=0)
+            if rank == 0:
+                for r in range(world):
+                    check(f"gather {dtype} n={n} [{r}]", to_numpy(gathered[r]), mine[r])
+            out = to_ember(np.zeros(n, dtype=mine[0].dtype), dtype)
+            pieces = [to_ember(values(dtype, r, n, salt=2), dtype) for r in range(world)] if rank == 0 else None
+            dist.scatter(out, pieces, src=0)
+            check(f"scatter {dtype} n={n}", to_numpy(out), values(dtype, rank, n, salt=2))
+            blocks = [values(dtype, rank * world + j, n, salt=3) for j in range(world)]
+            out = to_ember(np.zeros(n * world, dtype=mine[0].dtype), dtype)
+            dist.all_to_all_single(out, to_ember(np.concatenate(blocks), dtype))
+            check(f"all_to_all_single {dtype} n={n}", to_numpy(out),
+                  np.concatenate([values(dtype, j * world + rank, n, salt=3) for j in range(world)]))
+        if world > 1:
+            if rank == 0:
+                dist.send(to_ember(values(dtype, 9, 5), dtype), dst=1, tag=7)
+            elif rank == 1:
+                t = to_ember(np.zeros(5, dtype=values(dtype, 0, 1).dtype), dtype)
+                dist.recv(t, src=0, tag=7)
+                check(f"send/recv {dtype}", to_numpy(t), values(dtype, 9, 5))
+    # Uneven all_to_all: rank r sends r + j + 1 rows of 2 to rank j.
+    send_counts = [rank + j + 1 for j in range(world)]
+    recv_counts = [j + rank + 1 for j in range(world)]
+    source = ember.arange(sum(send_counts) * 2, dtype=ember.float32).reshape(-1, 2) + 100 * rank
+    out = ember.zeros([sum(recv_counts), 2])
+    dist.all_to_all_single(out, source, output_split_sizes=recv_counts, input_split_sizes=send_counts)
+    want = []
+    for j in range(world):
+        rows = np.arange(sum(j + k + 1 for k in range(world)) * 2, dtype=np.float32).reshape(-1, 2) + 100 * j
+        start = sum(j + k + 1 for k in range(rank))
+        want.append(rows[start:start + recv_counts[j]])
+    check("all_to_all_single uneven", out.numpy(), np.concatenate(want))
+    work = dist.all_reduce(ember.ones(3), async_op=True)
+    work.wait()
+    if not work.is_completed() or work.exception() is not None:
+        failures.append("async all_reduce did not complete cleanly")
+    dist.barrier()
+    report["sequence"] = dist.GroupMember.WORLD._handle.sequence
+
+
+def mismatch(rank, world, report, kind):
+    start = time.monotonic()
+    try:
+        if kind == "size":
+            dist.all_reduce(ember.ones(4 + rank))
+        elif kind == "op":
+            if rank == 0:
+                dist.all_reduce(ember.ones(4))
+            else:
+                dist.broadcast(ember.ones(4), src=0)
+        else:
+            dist.all_reduce(ember.ones(4, dtype=ember.float32 if rank == 0 else ember.float64))
+        report["error"] = None
+    except dist.DistBackendError as error:
+        report["error"] = str(error)
+    report["elapsed"] = time.monotonic() - start
+    # The group still works: the check ran before any operand moved.
+    t = ember.ones(2)
+    dist.all_reduce(t)
+    report["after"] = t.tolist()
+
+
+def killed(rank, world, report, _):
+    dist.all_reduce(ember.ones(4))
+    if rank == world - 1:
+        os.kill(os.getpid(), 9)
+    time.sleep(0.2)
+    start = time.monotonic()
+    try:
+        for _ in range(50):
+            dist.all_reduce(ember.ones(1 << 16))
+        report["error"] = None
+    except dist.DistBackendError as error:
+        report["error"] = str(error)
+    report["elapsed"] = time.monotonic() - start
+
+
+def stalled(rank, world, report, timeout):
+    timeout = float(timeout)
+    if rank == world - 1:
+        time.sleep(timeout * 3)
+        return
+    start = time.monotonic()
+    try:
+        dist.all_reduce(ember.ones(4))
+        report["error"] = None
+    except dist.DistBackendError as error:
+        report["error"] = str(error)
+    report["elapsed"] = time.monotonic() - start
+
+
+SCENARIOS = {"collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+
+
+def main():
+    scenario, rank, world, store_file, out_file = sys.argv[1:6]
+    arg = sys.argv[6] if len(sys.argv) > 6 else None
+    rank, world = int(rank), int(world)
+    report = {"rank": rank}
+    try:
+        import datetime
+        timeout = datetime.timedelta(seconds=float(os.environ.get("TEST_GROUP_TIMEOUT", "30")))
+        dist.init_process_group("gloo", init_method=f"file://{store_file}", rank=rank, world_size=world,
+                                timeout=timeout)
+        if scenario == "collectives":
+            SCENARIOS[scenario](rank, world, report, [int(s) for s in arg.split(",")])
+        else:
+            SCENARIOS[scenario](rank, world, report, arg)
+        report["ok"] = not report.get("failures")
+        if scenario != "killed":
+            dist.destroy_process_group()
+    except BaseException as error:  # the report says what ended the rank
+        report["ok"] = False
+        report["exception"] = f"{type(error).__name__}: {error}"
+        report["traceback"] = traceback.format_exc()
+    with open(out_file + ".tmp", "w") as f:
+        json.dump(report, f)
+    os.replace(out_file + ".tmp", out_file)
+    sys.stdout.flush()
+    # A survivor of a killed peer skips interpreter teardown: the group's
+    # threads were told nothing about the dead peer's sockets.
+    if scenario == "killed":
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

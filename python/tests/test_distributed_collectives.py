@@ -1,0 +1,116 @@
+"""ember.distributed's collectives on the gloo engine, across processes on
+this machine: every collective at world sizes 1 to 4, every dtype, sizes 0,
+1 and 1 MiB + 1 against NumPy, and the faults (a mismatched collective, a
+killed rank, a stalled rank) as errors that name the ranks."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ember.distributed as dist
+
+WORKER = os.path.join(os.path.dirname(__file__), "distributed", "worker.py")
+
+pytestmark = pytest.mark.skipif(not dist.is_gloo_available(), reason="the gloo plugin is not built")
+
+
+def run_ranks(tmp_path, scenario, world, arg=None, timeout=120, env=None):
+    store = tmp_path / "store"
+    outs = [tmp_path / f"rank{r}.json" for r in range(world)]
+    environment = dict(os.environ, OMP_NUM_THREADS="1", **(env or {}))
+    procs = [subprocess.Popen([sys.executable, WORKER, scenario, str(r), str(world), str(store), str(outs[r])]
+                              + ([arg] if arg is not None else []), env=environment,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(world)]
+    logs = []
+    try:
+        for p in procs:
+            logs.append(p.communicate(timeout=timeout)[0].decode(errors="replace"))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    reports = []
+    for r, out in enumerate(outs):
+        reports.append(json.loads(out.read_text()) if out.exists() else {"missing": True, "log": logs[r][-3000:]})
+    return reports, [p.returncode for p in procs]
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 4])
+def test_every_collective_every_dtype(tmp_path, world):
+    sizes = "0,1,-1" if world in (1, 2) else "0,1"
+    reports, codes = run_ranks(tmp_path, "collectives", world, sizes, timeout=240)
+    for report in reports:
+        assert report.get("ok"), report
+    assert len({r["sequence"] for r in reports}) == 1
+
+
+@pytest.mark.parametrize("kind", ["size", "op", "dtype"])
+def test_a_mismatched_collective_fails_on_every_rank_naming_both(tmp_path, kind):
+    reports, codes = run_ranks(tmp_path, "mismatch", 2, kind)
+    for report in reports:
+        assert report.get("ok"), report
+        error = report["error"]
+        assert error is not None, report
+        assert "rank 0 called" in error and "rank 1 called" in error, error
+        assert report["elapsed"] < 5, report
+        assert report["after"] == [2.0, 2.0], report
+    if kind == "size":
+        assert "[4]" in reports[0]["error"] and "[5]" in reports[0]["error"]
+    if kind == "op":
+        assert "broadcast" in reports[0]["error"] and "all_reduce" in reports[0]["error"]
+
+
+def test_a_killed_rank_is_named_by_the_survivors(tmp_path):
+    reports, codes = run_ranks(tmp_path, "killed", 3)
+    assert codes[2] == -9
+    for report in reports[:2]:
+        assert report.get("ok"), report
+        assert report["error"] is not None, report
+        assert "rank 2" in report["error"], report["error"]
+        assert report["elapsed"] < 3, report
+
+
+def test_a_stalled_rank_times_out_at_the_configured_time(tmp_path):
+    reports, codes = run_ranks(tmp_path, "stalled", 2, "2", env={"TEST_GROUP_TIMEOUT": "2"})
+    report = reports[0]
+    assert report.get("ok"), report
+    assert report["error"] is not None and "rank 0 of 2" in report["error"], report
+    assert "all_reduce" in report["error"], report["error"]
+    assert 1.8 <= report["elapsed"] <= 4.0, report
+    assert "rank 1" in report["error"], report["error"]
+
+
+def test_bad_operands_fail_at_the_call_naming_them():
+    store = dist.HashStore()
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+    try:
+        import ember
+        with pytest.raises(ValueError, match=r"all_gather on rank 0 of 1: the output must hold world_size"):
+            dist.all_gather_into_tensor(ember.zeros(3), ember.zeros(2))
+        with pytest.raises(ValueError, match=r"root 3 is not a rank|src 3 is not a rank"):
+            dist.broadcast(ember.zeros(3), src=3)
+        with pytest.raises(ValueError, match="AVG needs a floating-point tensor"):
+            dist.all_reduce(ember.zeros(3, dtype=ember.int64), op=dist.ReduceOp.AVG)
+        with pytest.raises(TypeError, match="Expected parameter `tensor` of type ember.Tensor"):
+            dist.all_reduce([1, 2])
+        with pytest.raises(ValueError, match="twice"):
+            dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+        t = ember.arange(4.0)
+        dist.all_reduce(t)
+        assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert dist.get_rank() == 0 and dist.get_world_size() == 1 and dist.get_backend() == "gloo"
+    finally:
+        dist.destroy_process_group()
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        dist.get_rank()
+
+
+def test_an_unknown_engine_is_named():
+    with pytest.raises(ValueError, match=r"no collective engine 'mpi' is loaded \(engines loaded: gloo\)"):
+        dist.init_process_group("mpi", store=dist.HashStore(), rank=0, world_size=1)
+    assert not dist.is_initialized()

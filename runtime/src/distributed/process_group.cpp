@@ -1,0 +1,442 @@
+#include "distributed/process_group.h"
+
+#include <chrono>
+
+#include "core/logging.h"
+#include "distributed/collective_checks.h"
+#include "ember/autograd.h"
+#include "ember/dim_vector.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "plugin/backend_step.h"
+#include "plugin/collective_engine.h"
+#include "plugin/status.h"
+
+namespace ember::distributed {
+
+// Note [Process groups]
+// A group owns one channel (an engine's communicator) per engine it uses,
+// a worker thread that runs its collectives one at a time in the order they
+// were queued, and a watchdog. Every rank queues the same collectives in
+// the same order, so the n-th collective carries sequence number n on
+// every rank; engines derive their tags from it, fingerprints compare it.
+// Operands an engine cannot read in place (another device's memory, a
+// non-contiguous view) are staged: copied into a contiguous CPU tensor
+// before the call and back into the caller's tensor after it. The
+// watchdog aborts the channel of a collective that outlives its timeout,
+// and a rank whose collective failed publishes why under its rank, so that
+// the others can name it; a rank that stopped (killed, stalled) is named
+// by the heartbeat it stopped writing.
+
+namespace {
+
+constexpr auto kHeartbeatPeriod = std::chrono::milliseconds(200);
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+ember_reduce_op engine_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Product: return EMBER_REDUCE_PRODUCT;
+    case ReduceOp::Min: return EMBER_REDUCE_MIN;
+    case ReduceOp::Max: return EMBER_REDUCE_MAX;
+    case ReduceOp::Sum:
+    case ReduceOp::Avg: break;
+  }
+  return EMBER_REDUCE_SUM;
+}
+
+// The store, as the engine sees it: keys scoped to the group and engine.
+struct EngineStore {
+  StorePtr store;
+  std::string prefix;
+  ember_store_api api{};
+
+  static ember_status* set(void* self, const char* key, const void* value, size_t size) {
+    auto* s = static_cast<EngineStore*>(self);
+    try {
+      const auto* bytes = static_cast<const std::uint8_t*>(value);
+      s->store->set(s->prefix + key, Bytes(bytes, bytes + size));
+      return nullptr;
+    } catch (const std::exception& e) {
+      return plugin::make_status(EMBER_STATUS_UNAVAILABLE, e.what());
+    }
+  }
+
+  static ember_status* get(void* self, const char* key, int64_t timeout_ms, ember_byte_sink* out) {
+    auto* s = static_cast<EngineStore*>(self);
+    try {
+      s->store->wait({s->prefix + key}, Milliseconds(timeout_ms > 0 ? timeout_ms : s->store->timeout().count()));
+      const Bytes value = s->store->get(s->prefix + key);
+      return out->write(out, value.data(), value.size());
+    } catch (const Error& e) {
+      return plugin::make_status(
+          e.kind() == ErrorKind::DistributedStore ? EMBER_STATUS_DEADLINE_EXCEEDED : EMBER_STATUS_UNAVAILABLE, e.what());
+    } catch (const std::exception& e) {
+      return plugin::make_status(EMBER_STATUS_UNAVAILABLE, e.what());
+    }
+  }
+
+  static ember_status* add(void* self, const char* key, int64_t delta, int64_t* result) {
+    auto* s = static_cast<EngineStore*>(self);
+    try {
+      *result = s->store->add(s->prefix + key, delta);
+      return nullptr;
+    } catch (const std::exception& e) {
+      return plugin::make_status(EMBER_STATUS_UNAVAILABLE, e.what());
+    }
+  }
+};
+
+Bytes text_bytes(const std::string& text) { return Bytes(text.begin(), text.end()); }
+
+}  // namespace
+
+const char* collective_name(ember_collective_kind kind) {
+  switch (kind) {
+    case EMBER_COLLECTIVE_ALL_REDUCE: return "all_reduce";
+    case EMBER_COLLECTIVE_BROADCAST: return "broadcast";
+    case EMBER_COLLECTIVE_ALL_GATHER: return "all_gather";
+    case EMBER_COLLECTIVE_REDUCE_SCATTER: return "reduce_scatter";
+    case EMBER_COLLECTIVE_REDUCE: return "reduce";
+    case EMBER_COLLECTIVE_GATHER: return "gather";
+    case EMBER_COLLECTIVE_SCATTER: return "scatter";
+    case EMBER_COLLECTIVE_ALL_TO_ALL: return "all_to_all";
+    case EMBER_COLLECTIVE_SEND: return "send";
+    case EMBER_COLLECTIVE_RECV: return "recv";
+    case EMBER_COLLECTIVE_BARRIER: return "barrier";
+  }
+  return "unknown collective";
+}
+
+struct ProcessGroup::Channel {
+  const plugin::CollectiveEngine* engine = nullptr;
+  ember_communicator_t communicator = nullptr;
+  EngineStore store;
+};
+
+struct ProcessGroup::Task {
+  CollectiveArgs args;
+  uint64_t sequence = 0;
+  Channel* channel = nullptr;
+  std::optional<Tensor> input, output;  // what the engine reads and writes
+  std::optional<Tensor> destination;    // the caller's output, when staged
+  std::string description;
+  WorkPtr work;
+};
+
+std::string ProcessGroup::key(const std::string& name) const { return "ember/" + options_.name + "/" + name; }
+
+ProcessGroup::ProcessGroup(StorePtr store, ProcessGroupOptions options)
+    : store_(std::move(store)), options_(std::move(options)) {
+  if (options_.world_size < 1 || options_.rank < 0 || options_.rank >= options_.world_size) {
+    throw_error(ErrorKind::Value, "init_process_group: rank " + std::to_string(options_.rank) +
+                                      " is outside a world of size " + std::to_string(options_.world_size));
+  }
+  if (options_.engines.empty()) options_.engines[""] = "gloo";
+  std::map<std::string, Channel*> by_engine;
+  for (const auto& [device_type, engine_name] : options_.engines) {
+    Channel*& channel = by_engine[engine_name];
+    if (channel == nullptr) {
+      const plugin::CollectiveEngine* engine = plugin::collective_engine(engine_name);
+      if (engine == nullptr) {
+        std::string known;
+        for (const plugin::CollectiveEngine* e : plugin::collective_engines()) known += " " + e->name();
+        throw_error(ErrorKind::Value, "init_process_group: no collective engine '" + engine_name +
+                                          "' is loaded (engines loaded:" + (known.empty() ? " none" : known) +
+                                          "); its plugin must be in the plugin path");
+      }
+      auto owned = std::make_unique<Channel>();
+      owned->engine = engine;
+      owned->store.store = store_;
+      owned->store.prefix = key("engine/" + engine_name + "/");
+      owned->store.api = {sizeof(ember_store_api), &owned->store, &EngineStore::set, &EngineStore::get,
+                          &EngineStore::add};
+      ember_communicator_config config{};
+      config.struct_size = sizeof(config);
+      config.rank = options_.rank;
+      config.world_size = options_.world_size;
+      config.device_type = "cpu";
+      config.hostname = options_.hostname.c_str();
+      config.timeout_ms = options_.timeout.count();
+      config.store = &owned->store.api;
+      owned->communicator = engine->create(config);
+      channel = owned.get();
+      channels_.push_back(std::move(owned));
+    }
+    if (device_type.empty()) {
+      default_channel_ = channel;
+    } else {
+      channel_by_device_[device_type] = channel;
+    }
+  }
+  worker_ = std::thread([this] { worker_loop(); });
+  watchdog_ = std::thread([this] { watchdog_loop(); });
+}
+
+ProcessGroup::~ProcessGroup() { shutdown(); }
+
+std::string ProcessGroup::engine_for(const std::string& device_type) const {
+  auto it = channel_by_device_.find(device_type);
+  const Channel* channel = it != channel_by_device_.end() ? it->second : default_channel_;
+  return channel != nullptr ? channel->engine->name() : "";
+}
+
+ProcessGroup::Channel& ProcessGroup::channel_for(const Tensor& operand) const {
+  const std::string type = operand.device().type_name();
+  auto it = channel_by_device_.find(type);
+  Channel* channel = it != channel_by_device_.end() ? it->second : default_channel_;
+  if (channel == nullptr) {
+    throw_error(ErrorKind::Value, "process group '" + options_.name + "' has no collective engine for " + type +
+                                      " tensors (pass a backend such as \"cpu:gloo," + type + ":gloo\")");
+  }
+  return *channel;
+}
+
+WorkPtr ProcessGroup::run(const CollectiveArgs& args, const std::optional<Tensor>& input,
+                          const std::optional<Tensor>& output) {
+  check_operands(args, input, output, rank(), size());
+  auto task = std::make_unique<Task>();
+  task->args = args;
+  const bool p2p = args.kind == EMBER_COLLECTIVE_SEND || args.kind == EMBER_COLLECTIVE_RECV;
+  const std::optional<Tensor>& any = output && output->defined() ? output : input;
+  if (any && any->defined()) {
+    task->channel = &channel_for(*any);
+    const std::string dtype(dtype_name(any->dtype()));
+    if (!task->channel->engine->moves_dtype(dtype)) {
+      throw_error(ErrorKind::Value, std::string(collective_name(args.kind)) + ": collective engine '" +
+                                        task->channel->engine->name() + "' does not move " + dtype + " tensors");
+    }
+  } else {
+    task->channel = default_channel_ != nullptr ? default_channel_ : channels_.front().get();
+  }
+  const plugin::CollectiveEngine& engine = *task->channel->engine;
+  auto readable = [&](const Tensor& t) { return engine.serves_device(t.device().type_name()) && t.is_contiguous(); };
+  const Device cpu(kCpuDeviceType, 0);
+  if (input && input->defined()) task->input = readable(*input) ? *input : input->to(cpu).contiguous();
+  if (output && output->defined()) {
+    if (readable(*output)) {
+      task->output = *output;
+    } else {
+      task->output = output->to(cpu).contiguous();
+      task->destination = *output;
+    }
+  }
+  std::lock_guard lock(queue_lock_);
+  if (stopping_) {
+    throw_error(ErrorKind::DistributedBackend,
+                std::string(collective_name(args.kind)) + ": the process group was destroyed");
+  }
+  if (!p2p) task->sequence = ++sequence_;
+  task->description = std::string(collective_name(args.kind)) +
+                      (p2p ? " with peer " + std::to_string(args.root) + " (tag " + std::to_string(args.tag) + ")"
+                           : " (sequence " + std::to_string(task->sequence) + ")") +
+                      " on rank " + std::to_string(rank()) + " of " + std::to_string(size()) + ", " +
+                      describe_operand(any);
+  task->work = std::make_shared<Work>(task->description);
+  WorkPtr work = task->work;
+  queue_.push_back(std::move(task));
+  queue_ready_.notify_one();
+  return work;
+}
+
+void ProcessGroup::execute(Task& task) {
+  const Milliseconds timeout = task.args.timeout.count() > 0 ? task.args.timeout : options_.timeout;
+  ember_collective_call call{};
+  call.struct_size = sizeof(call);
+  call.kind = task.args.kind;
+  call.reduce_op = engine_op(task.args.op);
+  call.root = task.args.root;
+  call.user_tag = task.args.tag;
+  call.timeout_ms = timeout.count();
+  const bool p2p = task.args.kind == EMBER_COLLECTIVE_SEND || task.args.kind == EMBER_COLLECTIVE_RECV;
+  running_channel_ = task.channel;
+  running_deadline_ = now_ms() + timeout.count();
+  const plugin::CollectiveEngine& engine = *task.channel->engine;
+  try {
+    if (options_.check_collectives && !p2p && size() > 1) {
+      const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
+      Tensor sent = empty({16}, TensorOptions(DType::Int64));
+      std::copy(mine.begin(), mine.end(), sent.data<int64_t>());
+      Tensor all = empty({16 * size()}, TensorOptions(DType::Int64));
+      DLTensor in = plugin::to_dl_tensor(sent, DLDevice{kDLCPU, 0});
+      DLTensor out = plugin::to_dl_tensor(all, DLDevice{kDLCPU, 0});
+      ember_collective_call exchange = call;
+      exchange.kind = EMBER_COLLECTIVE_ALL_GATHER;
+      exchange.sequence = 2 * task.sequence;
+      exchange.input = &in;
+      exchange.output = &out;
+      engine.run(task.channel->communicator, exchange);
+      std::vector<Fingerprint> gathered(size());
+      for (int r = 0; r < size(); ++r) std::copy_n(all.data<int64_t>() + 16 * r, 16, gathered[r].begin());
+      if (options_.log_collectives) log().info("rank {}: {}", rank(), describe_fingerprint(mine));
+      const std::string mismatch = compare_fingerprints(gathered, size());
+      if (!mismatch.empty()) throw_error(ErrorKind::DistributedBackend, task.description + ": " + mismatch);
+    }
+    std::optional<DLTensor> in, out;
+    if (task.input) in = plugin::to_dl_tensor(*task.input, DLDevice{kDLCPU, 0});
+    if (task.output) out = plugin::to_dl_tensor(*task.output, DLDevice{kDLCPU, 0});
+    call.sequence = 2 * task.sequence + 1;
+    call.input = in ? &*in : nullptr;
+    call.output = out ? &*out : nullptr;
+    if (!call.input && task.args.kind != EMBER_COLLECTIVE_GATHER && task.args.kind != EMBER_COLLECTIVE_SCATTER) {
+      call.input = call.output;
+    }
+    if (task.args.kind == EMBER_COLLECTIVE_ALL_TO_ALL) {
+      // Rows to elements: the engine counts elements.
+      for (auto [splits, operand, field] :
+           {std::tuple{&task.args.input_splits, &task.input, &call.input_splits},
+            std::tuple{&task.args.output_splits, &task.output, &call.output_splits}}) {
+        if (splits->empty()) continue;
+        const int64_t rows = (*operand)->dim() > 0 ? (*operand)->sizes()[0] : 1;
+        const int64_t row = rows > 0 ? (*operand)->numel() / rows : 0;
+        for (int64_t& s : *splits) s *= row;
+        *field = splits->data();
+      }
+    }
+    engine.run(task.channel->communicator, call);
+    running_deadline_ = 0;
+    autograd::NoGradGuard no_grad;
+    if (task.args.op == ReduceOp::Avg && task.output &&
+        (task.args.kind != EMBER_COLLECTIVE_REDUCE || rank() == task.args.root)) {
+      Tensor averaged = div(*task.output, Scalar(static_cast<double>(size())));
+      task.output->copy_(averaged);
+    }
+    if (task.destination) task.destination->copy_(*task.output);
+    task.work->set_result({task.destination ? *task.destination : task.output ? *task.output : Tensor()});
+    task.work->complete();
+  } catch (const Error& e) {
+    running_deadline_ = 0;
+    std::string message = e.what();
+    if (message.rfind(task.description, 0) != 0) message = task.description + ": " + message;
+    if (timed_out_) message += " (the watchdog aborted it after " + std::to_string(timeout.count()) + " ms)";
+    if (e.kind() == ErrorKind::DistributedBackend) {
+      try {
+        store_->set(key("error/" + std::to_string(rank())), text_bytes(message.substr(0, 400)));
+      } catch (const std::exception&) {
+        // The store may be gone with the rank that hosted it.
+      }
+      const std::string diagnosis = diagnose_failure();
+      if (!diagnosis.empty()) message += "; " + diagnosis;
+    }
+    task.work->fail(std::make_exception_ptr(Error(e.kind(), message)));
+  } catch (const std::exception& e) {
+    running_deadline_ = 0;
+    task.work->fail(std::make_exception_ptr(Error(ErrorKind::DistributedBackend, task.description + ": " + e.what())));
+  }
+}
+
+std::string ProcessGroup::diagnose_failure() const {
+  // Two looks at every rank's heartbeat, a few periods apart: a rank whose
+  // count did not move has stopped. Only check() and get() of keys that
+  // exist: a store that is gone must not make this wait.
+  auto beats = [&] {
+    std::vector<std::optional<std::string>> out(size());
+    for (int r = 0; r < size(); ++r) {
+      if (r == rank()) continue;
+      try {
+        const std::string k = key("heartbeat/" + std::to_string(r));
+        if (store_->check({k})) {
+          const Bytes b = store_->get(k);
+          out[r] = std::string(b.begin(), b.end());
+        }
+      } catch (const std::exception&) {
+        return std::vector<std::optional<std::string>>();
+      }
+    }
+    return out;
+  };
+  const auto before = beats();
+  if (before.empty()) return "the store is unreachable too (was it hosted by a rank that stopped?)";
+  std::this_thread::sleep_for(kHeartbeatPeriod * 4);
+  const auto after = beats();
+  std::string text;
+  for (int r = 0; r < size(); ++r) {
+    if (r == rank()) continue;
+    try {
+      const std::string k = key("error/" + std::to_string(r));
+      if (store_->check({k})) {
+        const Bytes b = store_->get(k);
+        text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) +
+                " reported: " + std::string(b.begin(), b.end());
+        continue;
+      }
+    } catch (const std::exception&) {
+    }
+    if (after.empty() || (r < static_cast<int>(after.size()) && after[r] == before[r])) {
+      text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) +
+              " stopped responding (its heartbeat stopped)";
+    }
+  }
+  return text;
+}
+
+void ProcessGroup::worker_loop() {
+  for (;;) {
+    std::unique_ptr<Task> task;
+    {
+      std::unique_lock lock(queue_lock_);
+      queue_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    execute(*task);
+  }
+}
+
+void ProcessGroup::watchdog_loop() {
+  const std::string heartbeat = key("heartbeat/" + std::to_string(rank()));
+  int64_t beat = 0;
+  std::unique_lock lock(watchdog_lock_);
+  for (;;) {
+    if (watchdog_wake_.wait_for(lock, kHeartbeatPeriod, [&] { return stopping_; })) return;
+    try {
+      store_->set(heartbeat, text_bytes(std::to_string(++beat)));
+    } catch (const std::exception&) {
+      // A store that is gone takes no heartbeats; the collectives say why.
+    }
+    const int64_t deadline = running_deadline_;
+    // A grace period past the engine's own timeout, which ends most stalls.
+    if (deadline != 0 && now_ms() > deadline + 1000) {
+      if (Channel* channel = running_channel_) {
+        timed_out_ = true;
+        log().warn("rank {}: a collective outlived its timeout; aborting its engine", rank());
+        channel->engine->abort(channel->communicator);
+        running_deadline_ = 0;
+      }
+    }
+  }
+}
+
+void ProcessGroup::shutdown() {
+  {
+    std::lock_guard lock(queue_lock_);
+    if (stopping_ && !worker_.joinable()) return;
+    stopping_ = true;
+    for (auto& task : queue_) {
+      task->work->fail(std::make_exception_ptr(
+          Error(ErrorKind::DistributedBackend, task->description + ": the process group was destroyed")));
+    }
+    queue_.clear();
+  }
+  queue_ready_.notify_all();
+  {
+    std::lock_guard lock(watchdog_lock_);
+  }
+  watchdog_wake_.notify_all();
+  if (running_deadline_ != 0) {
+    if (Channel* channel = running_channel_) channel->engine->abort(channel->communicator);
+  }
+  if (worker_.joinable()) worker_.join();
+  if (watchdog_.joinable()) watchdog_.join();
+  for (auto& channel : channels_) {
+    channel->engine->destroy(channel->communicator);
+    channel->communicator = nullptr;
+  }
+  channels_.clear();
+}
+
+}  // namespace ember::distributed
