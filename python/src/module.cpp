@@ -23,4 +23,5 @@ PYBIND11_MODULE(_C, m) {
   bind_streams(m);
   bind_compile(m);
   bind_export(m);
+  bind_distributed_stores(m);
 }

@@ -45,14 +45,15 @@ TCPStore::TCPStore(TCPStoreOptions options) : host_(std::move(options.host)), po
   }
   // The master reaches its own server on the loopback address whatever the
   // host names, since it listens on every address.
-  connection_ = connect_tcp(options.is_master ? "127.0.0.1" : host_, port_, timeout_);
+  connect_host_ = options.is_master ? "127.0.0.1" : host_;
+  idle_connections_.push_back(connect_tcp(connect_host_, port_, timeout_));
   add(kJoinedKey, 1);
   if (options.is_master && options.wait_for_workers && options.world_size) wait_for_workers(*options.world_size);
 }
 
 TCPStore::~TCPStore() {
-  // Close the connection before the server stops serving it.
-  connection_ = FileDescriptor();
+  // Close the connections before the server stops serving them.
+  idle_connections_.clear();
   server_.reset();
 }
 
@@ -73,29 +74,44 @@ void TCPStore::wait_for_workers(int world_size) {
   }
 }
 
+FileDescriptor TCPStore::acquire_connection() {
+  {
+    std::lock_guard lock(mutex_);
+    if (lost_) {
+      throw_error(ErrorKind::DistributedStore, describe() + ": the connection to the server was lost");
+    }
+    if (!idle_connections_.empty()) {
+      FileDescriptor connection = std::move(idle_connections_.back());
+      idle_connections_.pop_back();
+      return connection;
+    }
+  }
+  return connect_tcp(connect_host_, port_, timeout());
+}
+
 std::string TCPStore::call(const std::string& what, const std::string& request, Milliseconds waits_for,
                            const std::vector<std::string>& keys) {
-  std::lock_guard lock(mutex_);
-  if (!connection_.valid()) {
-    throw_error(ErrorKind::DistributedStore, describe() + ": " + what + " after the connection to the server was lost");
-  }
+  FileDescriptor connection = acquire_connection();
   const SteadyTime deadline = std::chrono::steady_clock::now() + waits_for + kReplyGrace;
-  auto lost = [&](const char* step) {
-    const std::string reason = std::strerror(errno);
-    connection_ = FileDescriptor();
-    throw_error(ErrorKind::DistributedStore,
-                describe() + ": " + what + " lost the connection to the server while " + step + ": " + reason);
+  auto fail = [&](const std::string& problem) {
+    std::lock_guard lock(mutex_);
+    lost_ = true;
+    throw_error(ErrorKind::DistributedStore, describe() + ": " + what + " " + problem);
   };
-  if (!send_all(connection_.get(), request.data(), request.size(), deadline)) lost("sending");
+  auto lost = [&](const char* step) {
+    fail(std::string("lost the connection to the server while ") + step + ": " + std::strerror(errno));
+  };
+  if (!send_all(connection.get(), request.data(), request.size(), deadline)) lost("sending");
   char length_bytes[kLengthBytes];
-  if (!recv_all(connection_.get(), length_bytes, kLengthBytes, deadline)) lost("receiving");
+  if (!recv_all(connection.get(), length_bytes, kLengthBytes, deadline)) lost("receiving");
   const std::uint32_t length = decode_length(length_bytes);
-  if (length == 0 || length > kMaxMessageBytes) {
-    connection_ = FileDescriptor();
-    throw_error(ErrorKind::DistributedStore, describe() + ": " + what + " got a malformed reply");
-  }
+  if (length == 0 || length > kMaxMessageBytes) fail("got a malformed reply");
   std::string body(length, '\0');
-  if (!recv_all(connection_.get(), body.data(), length, deadline)) lost("receiving");
+  if (!recv_all(connection.get(), body.data(), length, deadline)) lost("receiving");
+  {
+    std::lock_guard lock(mutex_);
+    idle_connections_.push_back(std::move(connection));
+  }
   const auto reply = static_cast<Reply>(body[0]);
   body.erase(0, 1);
   if (reply == Reply::TimedOut) throw_wait_timeout(describe(), keys, waits_for);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "distributed/socket.h"
 #include "distributed/store.h"
@@ -56,11 +57,19 @@ class TCPStore : public Store {
   std::string describe() const;
   void wait_for_workers(int world_size);
 
+  // A connection no other call uses, opened when all are busy.
+  FileDescriptor acquire_connection();
+
   std::string host_;
+  std::string connect_host_;
   std::uint16_t port_ = 0;
   std::unique_ptr<TCPStoreServer> server_;
-  std::mutex mutex_;  // One request on the connection at a time.
-  FileDescriptor connection_;
+  // Note [TCPStore connections]: a Get or Wait holds its connection until
+  // the server answers, so calls from other threads take other connections:
+  // idle ones wait here, and a call that finds none opens one.
+  std::mutex mutex_;
+  std::vector<FileDescriptor> idle_connections_;
+  bool lost_ = false;
 };
 
 }  // namespace ember::distributed
