@@ -23,5 +23,6 @@ PYBIND11_MODULE(_C, m) {
   bind_streams(m);
   bind_compile(m);
   bind_export(m);
+  bind_distributed_stores(m);
   bind_distributed(m);
 }

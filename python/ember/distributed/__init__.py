@@ -1,8 +1,21 @@
-"""ember.distributed: torch.distributed's process groups and collectives."""
+"""ember.distributed: torch.distributed's key-value stores, rendezvous,
+process groups and collectives, and the `ember-run` launcher's worker side.
+
+Stores (`TCPStore`, `FileStore`, `HashStore`, `PrefixStore`) are the
+runtime's own (runtime/src/distributed); `rendezvous` turns an init method
+(`env://`, `tcp://host:port`, `file://path`) into a store, a rank and a
+world size. Process groups run their collectives on engine plugins ("gloo").
+"""
 
 from ember._C import DistBackendError, DistError, DistStoreError
+from ember._C._distributed import FileStore, HashStore, PrefixStore, Store, TCPStore
 
+from ._error_file import install_error_file_hook
 from .distributed_c10d import *  # noqa: F401,F403
 from .distributed_c10d import __all__ as _c10d_all
+from .rendezvous import register_rendezvous_handler, rendezvous
 
-__all__ = ["DistBackendError", "DistError", "DistStoreError"] + _c10d_all
+install_error_file_hook()
+
+__all__ = ["DistBackendError", "DistError", "DistStoreError", "FileStore", "HashStore", "PrefixStore", "Store",
+           "TCPStore", "register_rendezvous_handler", "rendezvous"] + _c10d_all
