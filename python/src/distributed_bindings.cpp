@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "distributed/process_group.h"
 #include "plugin/collective_engine.h"
+#include "plugin/loader.h"
 
 namespace py = pybind11;
 
@@ -104,6 +105,7 @@ void bind_distributed(py::module_& m) {
   d.attr("BARRIER") = static_cast<int>(EMBER_COLLECTIVE_BARRIER);
 
   d.def("collective_engines", [] {
+    plugin::discover_plugins();
     std::vector<py::dict> out;
     for (const plugin::CollectiveEngine* engine : plugin::collective_engines()) {
       py::dict entry;

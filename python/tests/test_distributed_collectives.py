@@ -114,3 +114,37 @@ def test_an_unknown_engine_is_named():
     with pytest.raises(ValueError, match=r"no collective engine 'mpi' is loaded \(engines loaded: gloo\)"):
         dist.init_process_group("mpi", store=dist.HashStore(), rank=0, world_size=1)
     assert not dist.is_initialized()
+
+
+def single_process_params(steps=12):
+    sys.path.insert(0, os.path.dirname(WORKER))
+    try:
+        import worker
+    finally:
+        sys.path.pop(0)
+    return worker.train(worker.make_mlp(seed=0), world=1, rank=0, steps=steps)
+
+
+@pytest.mark.parametrize("world,mode", [(2, "plain"), (4, "plain"), (2, "small_buckets"), (2, "bucket_view"),
+                                        (2, "no_sync")])
+def test_ddp_ranks_agree_bitwise_and_match_one_process(tmp_path, world, mode):
+    import numpy as np
+    reports, codes = run_ranks(tmp_path, "ddp", world, mode, timeout=180)
+    for report in reports:
+        assert report.get("ok"), report
+    for report in reports[1:]:
+        assert report["params"] == reports[0]["params"], "ranks differ"
+    if mode == "small_buckets":
+        assert reports[0]["buckets"] > 1
+    reference = single_process_params()
+    for got, want in zip(reports[0]["params"], reference):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+def test_ddp_names_unused_parameters(tmp_path):
+    reports, codes = run_ranks(tmp_path, "ddp", 2, "unused")
+    for report in reports:
+        assert report.get("ok"), report
+        assert "unused.weight" in report["error"] and "unused.bias" in report["error"], report["error"]
+        assert "find_unused_parameters=True" in report["error"]
+        assert report["tolerant_grad"] != 0.0

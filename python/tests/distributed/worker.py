@@ -182,7 +182,77 @@ def stalled(rank, world, report, timeout):
     report["elapsed"] = time.monotonic() - start
 
 
-SCENARIOS = {"collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+def digits_like(n=192, seed=0):
+    """A fixed classification set of 8x8 "images" (no download, no sklearn)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 10)).astype(np.float32)
+    return x, (x @ w).argmax(1).astype(np.int64)
+
+
+def make_mlp(seed):
+    ember.manual_seed(seed)
+    return ember.nn.Sequential(ember.nn.Linear(64, 32), ember.nn.ReLU(), ember.nn.Linear(32, 10))
+
+
+def train(model, world, rank, steps, global_batch=32, micro=1, no_sync=None):
+    """SGD on rank's share of each global batch; the loss is scaled so that
+    the gradient is the global batch's mean whatever the world and micro."""
+    x, y = digits_like()
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    local = global_batch // world
+    for step in range(steps):
+        start = (step * global_batch) % len(x) + rank * local
+        opt.zero_grad()
+        chunk = local // micro
+        for m in range(micro):
+            xb = ember.tensor(x[start + m * chunk:start + (m + 1) * chunk])
+            yb = ember.tensor(y[start + m * chunk:start + (m + 1) * chunk])
+            loss = ember.nn.functional.cross_entropy(model(xb), yb, reduction="sum") / (local * world)
+            loss = loss * world  # DDP averages over ranks
+            if no_sync is not None and m < micro - 1:
+                with no_sync():
+                    loss.backward()
+            else:
+                loss.backward()
+        opt.step()
+    return [p.detach().numpy().ravel().tolist() for p in model.parameters()]
+
+
+def ddp(rank, world, report, mode):
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    model = make_mlp(seed=rank)  # rank 0's weights win at construction
+    if mode == "unused":
+        class WithUnused(ember.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = make_mlp(0)
+                self.unused = ember.nn.Linear(10, 3)
+
+            def forward(self, x):
+                return self.body(x)
+        wrapped = DDP(WithUnused())
+        x, y = digits_like()
+        loss = ember.nn.functional.cross_entropy(wrapped(ember.tensor(x[:8])), ember.tensor(y[:8]))
+        try:
+            loss.backward()
+            report["error"] = None
+        except RuntimeError as error:
+            report["error"] = str(error)
+        tolerant = DDP(WithUnused(), find_unused_parameters=True)
+        loss = ember.nn.functional.cross_entropy(tolerant(ember.tensor(x[:8])), ember.tensor(y[:8]))
+        loss.backward()
+        report["tolerant_grad"] = tolerant.module.body[0].weight.grad.sum().item()
+        return
+    wrapped = DDP(model, bucket_cap_mb=0.001 if mode == "small_buckets" else None,
+                  gradient_as_bucket_view=mode == "bucket_view")
+    micro = 2 if mode == "no_sync" else 1
+    report["params"] = train(wrapped, world, rank, steps=12, micro=micro,
+                             no_sync=wrapped.no_sync if mode == "no_sync" else None)
+    report["buckets"] = len(wrapped._buckets)
+
+
+SCENARIOS = {"ddp": ddp, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
 def main():

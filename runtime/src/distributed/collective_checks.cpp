@@ -75,7 +75,13 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
       }
       break;
     case EMBER_COLLECTIVE_ALL_TO_ALL: {
-      const auto check_splits = [&](const std::vector<int64_t>& splits, int64_t numel, const char* name) {
+      // Split sizes count rows (the first dimension), as torch's do.
+      const auto rows_of = [](const std::optional<Tensor>& t) -> int64_t {
+        if (!t || !t->defined()) return 0;
+        return t->dim() > 0 ? t->sizes()[0] : 1;
+      };
+      const auto check_splits = [&](const std::vector<int64_t>& splits, int64_t numel, int64_t rows,
+                                    const char* name) {
         if (splits.empty()) {
           need(numel % world_size == 0, std::string("the ") + name + " must split into world_size (" +
                                             std::to_string(world_size) + ") equal blocks");
@@ -88,10 +94,11 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
           need(s >= 0, std::string(name) + "_split_sizes must not be negative");
           sum += s;
         }
-        need(sum == numel, std::string(name) + "_split_sizes must add up to the " + name + "'s elements");
+        need(sum == rows, std::string(name) + "_split_sizes must add up to the " + name + "'s " +
+                              std::to_string(rows) + " rows");
       };
-      check_splits(args.input_splits, in, "input");
-      check_splits(args.output_splits, out, "output");
+      check_splits(args.input_splits, in, rows_of(input), "input");
+      check_splits(args.output_splits, out, rows_of(output), "output");
       if (args.input_splits.empty() && args.output_splits.empty()) need(in == out, "input and output must match");
       break;
     }

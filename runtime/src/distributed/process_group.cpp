@@ -10,6 +10,7 @@
 #include "ember/ops.h"
 #include "plugin/backend_step.h"
 #include "plugin/collective_engine.h"
+#include "plugin/loader.h"
 #include "plugin/status.h"
 
 namespace ember::distributed {
@@ -25,8 +26,10 @@ namespace ember::distributed {
 // before the call and back into the caller's tensor after it. The
 // watchdog aborts the channel of a collective that outlives its timeout,
 // and a rank whose collective failed publishes why under its rank, so that
-// the others can name it; a rank that stopped (killed, stalled) is named
-// by the heartbeat it stopped writing.
+// the others can name it. Each rank's heartbeat carries a count and the
+// last sequence number it queued: a rank that stopped (killed, hung in
+// native code) is named by the count it stopped writing, a rank that never
+// called the collective (stalled in its own code) by its sequence number.
 
 namespace {
 
@@ -136,6 +139,7 @@ ProcessGroup::ProcessGroup(StorePtr store, ProcessGroupOptions options)
                                       " is outside a world of size " + std::to_string(options_.world_size));
   }
   if (options_.engines.empty()) options_.engines[""] = "gloo";
+  plugin::discover_plugins();
   std::map<std::string, Channel*> by_engine;
   for (const auto& [device_type, engine_name] : options_.engines) {
     Channel*& channel = by_engine[engine_name];
@@ -318,7 +322,7 @@ void ProcessGroup::execute(Task& task) {
       } catch (const std::exception&) {
         // The store may be gone with the rank that hosted it.
       }
-      const std::string diagnosis = diagnose_failure();
+      const std::string diagnosis = diagnose_failure(task.sequence);
       if (!diagnosis.empty()) message += "; " + diagnosis;
     }
     task.work->fail(std::make_exception_ptr(Error(e.kind(), message)));
@@ -328,7 +332,7 @@ void ProcessGroup::execute(Task& task) {
   }
 }
 
-std::string ProcessGroup::diagnose_failure() const {
+std::string ProcessGroup::diagnose_failure(uint64_t failed_sequence) const {
   // Two looks at every rank's heartbeat, a few periods apart: a rank whose
   // count did not move has stopped. Only check() and get() of keys that
   // exist: a store that is gone must not make this wait.
@@ -365,9 +369,17 @@ std::string ProcessGroup::diagnose_failure() const {
       }
     } catch (const std::exception&) {
     }
-    if (after.empty() || (r < static_cast<int>(after.size()) && after[r] == before[r])) {
+    if (after.empty() || after[r] == before[r]) {
       text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) +
               " stopped responding (its heartbeat stopped)";
+      continue;
+    }
+    // "<count> <sequence>"
+    const std::string& beat = *after[r];
+    const uint64_t queued = std::stoull(beat.substr(beat.find(' ') + 1));
+    if (failed_sequence != 0 && queued < failed_sequence) {
+      text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) +
+              " has not called it (its last collective is sequence " + std::to_string(queued) + ")";
     }
   }
   return text;
@@ -394,7 +406,7 @@ void ProcessGroup::watchdog_loop() {
   for (;;) {
     if (watchdog_wake_.wait_for(lock, kHeartbeatPeriod, [&] { return stopping_; })) return;
     try {
-      store_->set(heartbeat, text_bytes(std::to_string(++beat)));
+      store_->set(heartbeat, text_bytes(std::to_string(++beat) + " " + std::to_string(sequence_.load())));
     } catch (const std::exception&) {
       // A store that is gone takes no heartbeats; the collectives say why.
     }

@@ -91,7 +91,7 @@ class ProcessGroup {
   void worker_loop();
   void watchdog_loop();
   void execute(Task& task);
-  std::string diagnose_failure() const;
+  std::string diagnose_failure(uint64_t failed_sequence) const;
   std::string key(const std::string& name) const;
 
   StorePtr store_;
@@ -99,7 +99,7 @@ class ProcessGroup {
   std::vector<std::unique_ptr<Channel>> channels_;
   std::map<std::string, Channel*> channel_by_device_;
   Channel* default_channel_ = nullptr;
-  uint64_t sequence_ = 0;  // collectives queued; p2p calls do not count
+  std::atomic<uint64_t> sequence_{0};  // collectives queued; p2p calls do not count
 
   std::mutex queue_lock_;
   std::condition_variable queue_ready_;

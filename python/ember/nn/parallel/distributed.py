@@ -9,8 +9,8 @@ from ... import _C
 from ..modules.module import Module
 
 # Note [DDP buckets]
-# Parameters are grouped into buckets (the first of bucket_cap_mb 1 MiB, the
-# rest 25 MiB, of one dtype and device each), in reverse order of
+# Parameters are grouped into buckets (the first of at most 1 MiB, the
+# rest of bucket_cap_mb, 25 MiB by default, of one dtype and device each), in reverse order of
 # registration, roughly the order the backward produces their gradients.
 # A hook after each parameter's gradient accumulation marks it ready; when
 # every parameter of a bucket is ready, its gradients are copied into the
@@ -121,7 +121,7 @@ class DistributedDataParallel(Module):
     def _build_buckets(self, order):
         self._buckets = []
         self._bucket_of = {}
-        current, size, cap = [], 0, _FIRST_BUCKET_BYTES
+        current, size, cap = [], 0, min(_FIRST_BUCKET_BYTES, self._bucket_bytes)
         for i in order:
             p = self._params[i]
             if current:
