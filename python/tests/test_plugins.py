@@ -62,7 +62,8 @@ def plugin_wheels(tmp_path):
     bogus = tmp_path / "libember_plugin_bogus.so"
     bogus.write_bytes(b"garbage")
     (tmp_path / "good_spec.py").write_text(f"def spec():\n    return {{'path': {str(bogus)!r}, 'abi_major': 1}}\n")
-    (tmp_path / "future_spec.py").write_text(f"spec = {{'path': {str(bogus)!r}, 'abi_major': 99}}\n")
+    (tmp_path / "future_spec.py").write_text(f"spec = {{'path': {str(bogus)!r}, 'abi_major': 99, 'abi_minor': 4, "
+                                             "'distribution': 'ember-future', 'version': '99.1.0'}\n")
     dist = tmp_path / "fake_plugins-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-plugins\nVersion: 1.0\n")
@@ -84,8 +85,17 @@ def test_entry_points_autoload_lazily_and_never_break_import(plugin_wheels):
     out = result.stdout
     assert "imported [2.0]" in out
     assert "missing False" in out and "no_such_module" in out
-    assert "future False needs plugin ABI 99.x" in out
+    major, minor = ember._C.ABI_VERSION
+    assert (f"future False needs plugin ABI 99.4 (ember-future 99.1.0), but this core (ember {ember.__version__}) "
+            f"has plugin ABI {major}.{minor}") in out
     assert "libember_plugin_bogus.so" in out and "cpu True" in out
+
+
+def test_the_version_is_the_version_file():
+    version_file = os.path.join(os.path.dirname(__file__), "..", "..", "VERSION")
+    with open(version_file) as f:
+        version = f.read().strip()
+    assert ember.__version__ == ember._C.__version__ == version
 
 
 def test_autoload_can_be_turned_off(plugin_wheels):
