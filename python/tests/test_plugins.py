@@ -3,6 +3,7 @@ entry-point autoload that a broken plugin can never break, ember.info."""
 
 import ast
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -96,6 +97,25 @@ def test_the_version_is_the_version_file():
     with open(version_file) as f:
         version = f.read().strip()
     assert ember.__version__ == ember._C.__version__ == version
+
+
+TOY_PLUGIN = pathlib.Path(ember._C.__file__).resolve().parents[2] / "test_plugins" / "libtoy.so"
+
+
+@pytest.mark.skipif(not TOY_PLUGIN.exists(), reason=f"the toy test plugin is not built ({TOY_PLUGIN} is missing)")
+def test_moving_a_tensor_to_a_wheels_device_loads_its_plugin(tmp_path):
+    (tmp_path / "toy_spec.py").write_text(f"spec = {{'path': {str(TOY_PLUGIN)!r}, 'abi_major': 1}}\n")
+    dist = tmp_path / "toy_wheel-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-wheel\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[ember.plugins]\ntoy = toy_spec:spec\n")
+    result = run_python("""
+        import ember
+        model = ember.nn.Linear(2, 2).to("toy")
+        print(ember.ones(2).to("toy:1").device, model.weight.device)
+        """, {"EMBER_PLUGIN_AUTOLOAD": "1"}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["toy:1", "toy:0"]
 
 
 def test_autoload_can_be_turned_off(plugin_wheels):
