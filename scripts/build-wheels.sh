@@ -32,9 +32,14 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${EMBER_BUILD_JOBS:-2}
 
 mkdir -p "$dist"
 for name in "${names[@]}"; do
+  exclude=()
   case $name in
     core) source_dir=$root; distribution=ember ;;
-    xpu|cuda|rocm) source_dir=$root/plugins/$name; distribution=ember_$name ;;
+    xpu|rocm) source_dir=$root/plugins/$name; distribution=ember_$name ;;
+    # cuBLAS and NVRTC come from NVIDIA's wheels at run time (ember-cuda's
+    # dependencies), so the repair leaves them out.
+    cuda) source_dir=$root/plugins/cuda; distribution=ember_cuda
+          exclude=(--exclude 'libcublas*.so.*' --exclude 'libnvrtc*.so.*') ;;
     *) echo "build-wheels.sh: unknown wheel '$name' (expected core, xpu, cuda or rocm)" >&2; exit 2 ;;
   esac
   raw=$work/raw/$name
@@ -43,7 +48,7 @@ for name in "${names[@]}"; do
   # from the Python running this script, and the build tree is reused.
   "$python" -m pip wheel "$source_dir" --no-build-isolation --no-deps -q -w "$raw" -C build-dir="$work/build/$name"
   rm -f "$dist/$distribution"-*.whl
-  if ! log=$("$python" -m auditwheel repair -w "$dist" "$raw"/*.whl 2>&1); then
+  if ! log=$("$python" -m auditwheel repair "${exclude[@]}" -w "$dist" "$raw"/*.whl 2>&1); then
     echo "$log" >&2
     echo "build-wheels.sh: auditwheel could not repair the $name wheel" >&2
     exit 1

@@ -4,8 +4,8 @@ plugins, devices, and autoload of pip-installed plugin wheels.
 A plugin wheel declares an entry point in the group ``ember.plugins`` whose
 object is a function returning a dict: ``{"path": <the .so>, "abi_major": 1}``
 (or just the path), optionally with ``abi_minor``, ``distribution`` and
-``version`` for the messages. Entry points load lazily, at the first question about
-plugins or devices; ``EMBER_PLUGIN_AUTOLOAD=0`` turns that off. A plugin whose
+``version`` for the messages. Entry points load lazily, at the first question
+about plugins or devices; ``EMBER_PLUGIN_AUTOLOAD=0`` turns that off. A plugin whose
 entry point fails, whose ABI major differs, or whose library fails to load is
 reported by plugins() with the reason and never breaks ``import ember``.
 """
