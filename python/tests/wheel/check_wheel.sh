@@ -58,14 +58,18 @@ for wheel in "${wheels[@]}"; do
   echo "$(basename "$wheel"): $tag"
 done
 
-# The libraries the repair bundled, by the names the system has them under:
-# each loads here, and none may load where only Python is.
+# The libraries the repair bundled, by the names the system has them under
+# (the file's, and its SONAME, such as libdnnl.so.2): each loads here, and
+# none may load where only Python is.
 bundled=()
 for name in $(for wheel in "${wheels[@]}"; do "$python" -m zipfile -l "$wheel"; done |
               sed -n 's|^[^ ]*\.libs/\(lib[^ ]*\)-[0-9a-f]\{8\}\(\.so[^ ]*\) .*|\1\2|p' | sort -u); do
-  "$python" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$name" ||
-    { echo "FAILED: the bundled $name is not the system's library of that name"; exit 1; }
-  bundled+=("$name")
+  soname=$(readelf -d "/usr/lib/x86_64-linux-gnu/$name" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  for system_name in "$name" $soname; do
+    "$python" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$system_name" ||
+      { echo "FAILED: the bundled $name is not the system's library $system_name"; exit 1; }
+    bundled+=("$system_name")
+  done
 done
 
 rm -rf "$work_dir/venv" "$work_dir/alone"
