@@ -17,3 +17,16 @@ set(EMBER_BUILD_TESTS OFF)
 # The SDK's kernel IR library (sdk/kernel_ir), for a plugin's code
 # generator; built only where the plugin links it.
 add_subdirectory("${CMAKE_CURRENT_LIST_DIR}/../sdk/kernel_ir" "${CMAKE_BINARY_DIR}/ember_sdk_kernel_ir" EXCLUDE_FROM_ALL)
+
+# The wheel's package learns from the build which version it is and which
+# plugin ABI its library speaks: its entry point declares that ABI, which the
+# core checks before it opens the library (python/ember/_plugins.py).
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../sdk/include/ember/ember_plugin.h" _ember_abi_defines
+  REGEX "^#define EMBER_ABI_VERSION_(MAJOR|MINOR) [0-9]+$")
+string(REGEX REPLACE ".*MAJOR ([0-9]+).*" "\\1" EMBER_ABI_VERSION_MAJOR "${_ember_abi_defines}")
+string(REGEX REPLACE ".*MINOR ([0-9]+).*" "\\1" EMBER_ABI_VERSION_MINOR "${_ember_abi_defines}")
+if(SKBUILD)
+  file(CONFIGURE OUTPUT "${CMAKE_BINARY_DIR}/wheel_package/_build_info.py" CONTENT
+    "# Written by the wheel's build (cmake/EmberPluginFromCheckout.cmake).\nversion = \"${PROJECT_VERSION}\"\nabi_major = ${EMBER_ABI_VERSION_MAJOR}\nabi_minor = ${EMBER_ABI_VERSION_MINOR}\n")
+  install(FILES "${CMAKE_BINARY_DIR}/wheel_package/_build_info.py" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()

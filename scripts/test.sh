@@ -12,5 +12,7 @@ if [ "${EMBER_SANITIZE:-0}" = "1" ]; then
 else
   build_dir="$root/build"
   "$root/scripts/build.sh" "$build_dir"
+  # The wheels python_wheel installs and runs (dist/).
+  "$root/scripts/build-wheels.sh"
 fi
 ctest --test-dir "$build_dir" --output-on-failure -j 2

@@ -101,7 +101,7 @@ short = int16
 int = int32
 long = int64
 
-__version__ = "1.0.0"
+__version__ = _C.__version__
 
 
 def is_tensor(obj):

@@ -3,8 +3,9 @@ plugins, devices, and autoload of pip-installed plugin wheels.
 
 A plugin wheel declares an entry point in the group ``ember.plugins`` whose
 object is a function returning a dict: ``{"path": <the .so>, "abi_major": 1}``
-(or just the path). Entry points load lazily, at the first question about
-plugins or devices; ``EMBER_PLUGIN_AUTOLOAD=0`` turns that off. A plugin whose
+(or just the path), optionally with ``abi_minor``, ``distribution`` and
+``version`` for the messages. Entry points load lazily, at the first question
+about plugins or devices; ``EMBER_PLUGIN_AUTOLOAD=0`` turns that off. A plugin whose
 entry point fails, whose ABI major differs, or whose library fails to load is
 reported by plugins() with the reason and never breaks ``import ember``.
 """
@@ -47,12 +48,23 @@ def _plugin_spec(entry_point):
     return spec
 
 
+def _check_abi(spec):
+    """Refuses, before its library is opened, a plugin built for another ABI
+    major: majors must match, and the minors are negotiated by the loader."""
+    abi_major = spec.get("abi_major", _C.ABI_VERSION[0])
+    if abi_major == _C.ABI_VERSION[0]:
+        return
+    plugin_abi = f"{abi_major}.{spec['abi_minor']}" if "abi_minor" in spec else f"{abi_major}.x"
+    built = f"{spec['distribution']} {spec.get('version', '')}".rstrip() if "distribution" in spec else spec["path"]
+    core_abi = f"{_C.ABI_VERSION[0]}.{_C.ABI_VERSION[1]}"
+    raise RuntimeError(f"needs plugin ABI {plugin_abi} ({built}), but this core (ember {_C.__version__}) has "
+                       f"plugin ABI {core_abi}; install the plugin's release for ABI {_C.ABI_VERSION[0]}")
+
+
 def _load_entry_point(entry_point):
     try:
         spec = _plugin_spec(entry_point)
-        abi_major = spec.get("abi_major", _C.ABI_VERSION[0])
-        if abi_major != _C.ABI_VERSION[0]:
-            raise RuntimeError(f"needs plugin ABI {abi_major}.x, the core has {_C.ABI_VERSION[0]}.{_C.ABI_VERSION[1]}")
+        _check_abi(spec)
         _C.load_plugin(spec["path"])
     except Exception as error:  # a broken plugin must never break ember
         _entry_point_failures.append(EntryPointFailure(entry_point.name, entry_point.value, str(error)))

@@ -7,6 +7,7 @@ import weakref
 
 from . import _C
 from ._C import Tensor
+from ._plugins import autoload
 
 
 class Size(tuple):
@@ -45,6 +46,7 @@ def parse_to_arguments(args, kwargs):
         else:
             raise TypeError(f"to() takes a dtype, a device or a tensor, got {type(arg).__name__}")
     if isinstance(target_device, str):
+        autoload()  # the device's plugin may come from an installed wheel
         target_device = _C.device(target_device)
     return target_device, target_dtype, copy
 

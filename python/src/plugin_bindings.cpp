@@ -39,6 +39,8 @@ void bind_plugins(py::module_& m) {
       });
 
   m.attr("ABI_VERSION") = py::make_tuple(EMBER_ABI_VERSION_MAJOR, EMBER_ABI_VERSION_MINOR);
+  // The VERSION file's, as the wheel's metadata has it (cmake/EmberVersion.cmake).
+  m.attr("__version__") = EMBER_VERSION;
   // Loading runs a plugin's init, which may take long: no GIL held.
   const auto no_gil = py::call_guard<py::gil_scoped_release>();
   m.def("load_plugin", &load_plugin, py::arg("path"), no_gil);

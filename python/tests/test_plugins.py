@@ -3,6 +3,7 @@ entry-point autoload that a broken plugin can never break, ember.info."""
 
 import ast
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -62,7 +63,8 @@ def plugin_wheels(tmp_path):
     bogus = tmp_path / "libember_plugin_bogus.so"
     bogus.write_bytes(b"garbage")
     (tmp_path / "good_spec.py").write_text(f"def spec():\n    return {{'path': {str(bogus)!r}, 'abi_major': 1}}\n")
-    (tmp_path / "future_spec.py").write_text(f"spec = {{'path': {str(bogus)!r}, 'abi_major': 99}}\n")
+    (tmp_path / "future_spec.py").write_text(f"spec = {{'path': {str(bogus)!r}, 'abi_major': 99, 'abi_minor': 4, "
+                                             "'distribution': 'ember-future', 'version': '99.1.0'}\n")
     dist = tmp_path / "fake_plugins-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-plugins\nVersion: 1.0\n")
@@ -84,8 +86,36 @@ def test_entry_points_autoload_lazily_and_never_break_import(plugin_wheels):
     out = result.stdout
     assert "imported [2.0]" in out
     assert "missing False" in out and "no_such_module" in out
-    assert "future False needs plugin ABI 99.x" in out
+    major, minor = ember._C.ABI_VERSION
+    assert (f"future False needs plugin ABI 99.4 (ember-future 99.1.0), but this core (ember {ember.__version__}) "
+            f"has plugin ABI {major}.{minor}") in out
     assert "libember_plugin_bogus.so" in out and "cpu True" in out
+
+
+def test_the_version_is_the_version_file():
+    version_file = os.path.join(os.path.dirname(__file__), "..", "..", "VERSION")
+    with open(version_file) as f:
+        version = f.read().strip()
+    assert ember.__version__ == ember._C.__version__ == version
+
+
+TOY_PLUGIN = pathlib.Path(ember._C.__file__).resolve().parents[2] / "test_plugins" / "libtoy.so"
+
+
+@pytest.mark.skipif(not TOY_PLUGIN.exists(), reason=f"the toy test plugin is not built ({TOY_PLUGIN} is missing)")
+def test_moving_a_tensor_to_a_wheels_device_loads_its_plugin(tmp_path):
+    (tmp_path / "toy_spec.py").write_text(f"spec = {{'path': {str(TOY_PLUGIN)!r}, 'abi_major': 1}}\n")
+    dist = tmp_path / "toy_wheel-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-wheel\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[ember.plugins]\ntoy = toy_spec:spec\n")
+    result = run_python("""
+        import ember
+        model = ember.nn.Linear(2, 2).to("toy")
+        print(ember.ones(2).to("toy:1").device, model.weight.device)
+        """, {"EMBER_PLUGIN_AUTOLOAD": "1"}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["toy:1", "toy:0"]
 
 
 def test_autoload_can_be_turned_off(plugin_wheels):

@@ -5,6 +5,7 @@ must find the plugin through its entry point alone, load it from the
 package's folder, and its device must compute."""
 
 import importlib
+import importlib.metadata
 import pathlib
 import sys
 
@@ -16,6 +17,11 @@ plugin = plugins[device_type]
 assert plugin.loaded, plugin.error
 package = pathlib.Path(importlib.import_module(package_name).__file__).parent.resolve()
 assert pathlib.Path(plugin.path).resolve().is_relative_to(package), plugin.path
+
+# The package, its wheel's metadata and the plugin library report one version.
+module = importlib.import_module(package_name)
+distribution = package_name.replace("_", "-")
+assert plugin.version == module.__version__ == importlib.metadata.version(distribution), plugin.version
 
 device_types = [info.device.type for info in ember.devices()]
 assert device_type in device_types, device_types

@@ -1,6 +1,7 @@
 """Run by check_wheel.sh inside a fresh virtual environment holding only the
 installed wheel: the CPU plugin must come from the package itself."""
 
+import importlib.metadata
 import os
 import pathlib
 import subprocess
@@ -36,7 +37,10 @@ for header in ("ember_plugin.h", "tensor.h", "ops.h"):
     assert (headers / header).is_file(), header
 assert (package / "lib" / "cmake" / "EmberSDK").is_dir()
 
+# One version: the wheel's metadata, the package and the runtime it reports.
+assert importlib.metadata.version("ember") == ember.__version__ == ember._C.__version__, ember.__version__
+
 info = subprocess.run([sys.executable, "-m", "ember.info"], capture_output=True, text=True, check=True,
                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-assert "cpu 1.0.0" in info.stdout, info.stdout
+assert f"ember: {ember.__version__}" in info.stdout and f"cpu {ember.__version__}" in info.stdout, info.stdout
 print("wheel ok:", package)

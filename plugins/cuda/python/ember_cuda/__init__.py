@@ -3,16 +3,47 @@ pip package.
 
 ``ember`` finds it through the ``ember.plugins`` entry point, which names
 :func:`plugin`; nothing needs importing by hand. The plugin needs an NVIDIA
-driver (the CUDA runtime is linked in; cuBLAS comes from the CUDA toolkit or
-pip's nvidia-cublas). Without a GPU it loads and reports no device.
+driver; the CUDA runtime is linked in, and cuBLAS and NVRTC come from
+NVIDIA's wheels (``nvidia-cublas``, ``nvidia-cuda-nvrtc``), which this wheel
+depends on and which install into ``site-packages/nvidia/cu13/lib``, where
+the plugin's library looks (its RUNPATH). Without a GPU it loads and reports
+no device.
 """
 
 import os
 
-__version__ = "1.0.0"
+from . import _build_info
+
+__version__ = _build_info.version
+
+# The NVIDIA wheels whose libraries the plugin's library links, and the file
+# each one puts into nvidia/cu13/lib.
+VENDOR_LIBRARIES = {"nvidia-cublas": "libcublas.so.13", "nvidia-cuda-nvrtc": "libnvrtc.so.13"}
+
+
+def vendor_library_folder():
+    """Where NVIDIA's wheels put their libraries in this environment."""
+    site_packages = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(site_packages, "nvidia", "cu13", "lib")
+
+
+def missing_vendor_libraries():
+    """The NVIDIA wheels whose library is not in this environment."""
+    folder = vendor_library_folder()
+    return {wheel: library for wheel, library in VENDOR_LIBRARIES.items()
+            if not os.path.isfile(os.path.join(folder, library))}
 
 
 def plugin():
-    """Where the plugin library is and which ABI major it was built for."""
+    """Where the plugin library is and the plugin ABI it speaks, which the core
+    checks before it opens the library; a missing NVIDIA wheel is named
+    instead of leaving the loader's bare 'cannot open shared object file'."""
+    missing = missing_vendor_libraries()
+    if missing:
+        named = ", ".join(f"{library} (from the wheel {wheel})" for wheel, library in missing.items())
+        raise RuntimeError(f"ember-cuda needs {named}, not found in {vendor_library_folder()}; "
+                           f"pip install {' '.join(missing)}")
     here = os.path.dirname(os.path.abspath(__file__))
-    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_cuda.so"), "abi_major": 1}
+    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_cuda.so"),
+            "abi_major": _build_info.abi_major, "abi_minor": _build_info.abi_minor,
+            "distribution": "ember-cuda", "version": __version__}

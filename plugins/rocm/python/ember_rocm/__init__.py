@@ -8,10 +8,15 @@ and reports no device.
 
 import os
 
-__version__ = "1.0.0"
+from . import _build_info
+
+__version__ = _build_info.version
 
 
 def plugin():
-    """Where the plugin library is and which ABI major it was built for."""
+    """Where the plugin library is and the plugin ABI it speaks, which the core
+    checks before it opens the library."""
     here = os.path.dirname(os.path.abspath(__file__))
-    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_rocm.so"), "abi_major": 1}
+    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_rocm.so"),
+            "abi_major": _build_info.abi_major, "abi_minor": _build_info.abi_minor,
+            "distribution": "ember-rocm", "version": __version__}
