@@ -148,3 +148,49 @@ def test_ddp_names_unused_parameters(tmp_path):
         assert "unused.weight" in report["error"] and "unused.bias" in report["error"], report["error"]
         assert "find_unused_parameters=True" in report["error"]
         assert report["tolerant_grad"] != 0.0
+
+
+def test_the_ddp_sample_trains_under_ember_run(tmp_path):
+    pytest.importorskip("sklearn", reason="the digits come from scikit-learn")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", "2",
+                             os.path.join(root, "samples", "train_digits_ddp.py"), "--epochs", "4",
+                             "--min-accuracy", "0.8"], capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "parameters identical across ranks: True" in result.stdout
+
+
+def test_xpu_tensors_are_staged_through_host_memory(tmp_path):
+    """The xpu plugin has no native handles: its tensors go through Gloo by
+    host staging."""
+    import pathlib
+    import ember
+    plugin = pathlib.Path(ember._C.__file__).resolve().parents[2] / "plugins" / "xpu" / "libember_plugin_xpu.so"
+    if not plugin.exists():
+        pytest.skip(f"the xpu plugin is not built ({plugin} is missing)")
+    reports, codes = run_ranks(tmp_path, "staged", 2, "xpu", env={"EMBER_PLUGIN_PATH": str(plugin.parent)})
+    for report in reports:
+        assert report.get("ok"), report
+        assert report["sum"] == [3.0, 3.0, 3.0] and report["device"].startswith("xpu"), report
+
+
+def test_post_accumulate_grad_hooks_and_backward_callbacks_run_in_order():
+    import ember
+    events = []
+    w = ember.ones(3, requires_grad=True)
+    handle = w.register_post_accumulate_grad_hook(lambda p: events.append(("hook", p.grad.tolist())))
+
+    def first_hook(p):
+        ember._C._queue_callback(lambda: events.append(("callback", w.grad.tolist())))
+
+    second = w.register_post_accumulate_grad_hook(first_hook)
+    (w * 2).sum().backward()
+    assert events == [("hook", [2.0, 2.0, 2.0]), ("callback", [2.0, 2.0, 2.0])]
+    handle.remove()
+    second.remove()
+    (w * 2).sum().backward()
+    assert len(events) == 2
+    with pytest.raises(RuntimeError, match="only be called during the backward pass"):
+        ember._C._queue_callback(lambda: None)
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (w * 2).register_post_accumulate_grad_hook(lambda p: None)

@@ -252,7 +252,14 @@ def ddp(rank, world, report, mode):
     report["buckets"] = len(wrapped._buckets)
 
 
-SCENARIOS = {"ddp": ddp, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+def staged(rank, world, report, device):
+    t = ember.full((3,), float(rank + 1), device=device)
+    dist.all_reduce(t)
+    report["sum"] = t.cpu().tolist()
+    report["device"] = str(t.device)
+
+
+SCENARIOS = {"ddp": ddp, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
 def main():
