@@ -5,6 +5,7 @@
 //
 // prints one line per size: "<bytes> <median seconds per all-reduce>".
 #include <gloo/allreduce.h>
+#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>

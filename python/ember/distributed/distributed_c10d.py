@@ -293,12 +293,12 @@ def _check_tensor(name, tensor):
 
 
 def _run(group, kind, *, op=ReduceOp.SUM, root=0, tag=0, input=None, output=None, input_splits=(),
-         output_splits=(), async_op=False, tensors=None, finish=None, timeout=None):
+         output_splits=(), async_op=False, tensors=None, finish=None, timeout=None, check=True):
     group = _group(group)
     if isinstance(op, str):
         op = getattr(ReduceOp, op.upper())
     handle = group._handle.run(kind, op, root, tag, list(input_splits), list(output_splits),
-                               0.0 if timeout is None else _seconds(timeout), input, output)
+                               0.0 if timeout is None else _seconds(timeout), input, output, check)
     work = Work(handle, tensors, finish)
     if async_op:
         return work

@@ -260,7 +260,7 @@ void ProcessGroup::execute(Task& task) {
   running_deadline_ = now_ms() + timeout.count();
   const plugin::CollectiveEngine& engine = *task.channel->engine;
   try {
-    if (options_.check_collectives && !p2p && size() > 1) {
+    if (options_.check_collectives && task.args.check && !p2p && size() > 1) {
       const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
       Tensor sent = empty({16}, TensorOptions(DType::Int64));
       std::copy(mine.begin(), mine.end(), sent.data<int64_t>());

@@ -53,6 +53,9 @@ struct CollectiveArgs {
   uint32_t tag = 0;
   std::vector<int64_t> input_splits, output_splits;  // all_to_all, in rows
   Milliseconds timeout{0};                           // 0: the group's
+  // false: skip the fingerprint comparison for this call, for a caller
+  // that checked its collectives' agreement already (DDP's buckets).
+  bool check = true;
 };
 
 const char* collective_name(ember_collective_kind kind);

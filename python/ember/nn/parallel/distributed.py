@@ -22,7 +22,9 @@ from ..modules.module import Module
 # .grad (with gradient_as_bucket_view, .grad is a view of the bucket and
 # nothing is copied). After the first iteration the buckets are rebuilt once
 # in the order gradients actually became ready on rank 0, which every rank
-# adopts.
+# adopts. Their all-reduces are compared across ranks (Note [Collective
+# fingerprints]) in the first two synced iterations, before and after the
+# rebuild, and not after: the layout no longer changes.
 
 _FIRST_BUCKET_BYTES = 1024 * 1024
 
@@ -78,6 +80,8 @@ class DistributedDataParallel(Module):
         self._rebuilt = False
         self._in_backward = False
         self._next_bucket = 0
+        self._synced_iterations = 0
+        self._check_buckets = True
         self._handles = [p.register_post_accumulate_grad_hook(self._hook_for(i)) for i, p in enumerate(self._params)]
 
     # -- construction -------------------------------------------------------
@@ -169,6 +173,8 @@ class DistributedDataParallel(Module):
                 bucket.work = None
             self._next_bucket = 0
             self._in_backward = False
+            self._check_buckets = self._synced_iterations < 2
+            self._synced_iterations += 1
         if self.broadcast_buffers:
             buffers = list(self.module.buffers())
             if buffers and self._world_size > 1:
@@ -199,7 +205,11 @@ class DistributedDataParallel(Module):
                     view.zero_()
                 elif not (self.gradient_as_bucket_view and p.grad.data_ptr() == view.data_ptr()):
                     view.copy_(p.grad)
-        bucket.work = self._dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
+        # Buckets are compared across ranks on the first synced iteration
+        # and after their rebuild; from then on their layout is fixed.
+        bucket.work = self._dist.distributed_c10d._run(self.process_group, _C._distributed.ALL_REDUCE,
+                                                       output=bucket.buffer, async_op=True,
+                                                       tensors=[bucket.buffer], check=self._check_buckets)
 
     def _launch_ready_buckets(self):
         while self._next_bucket < len(self._buckets) and not self._buckets[self._next_bucket].pending:
