@@ -68,10 +68,14 @@ void reduce_bools(void* out, const void* a, const void* b, size_t n, bool all) {
 template <class T>
 ReduceFn reduce_function(ember_reduce_op op) {
   switch (op) {
-    case EMBER_REDUCE_SUM: return &reduce_elements<T, EMBER_REDUCE_SUM>;
-    case EMBER_REDUCE_PRODUCT: return &reduce_elements<T, EMBER_REDUCE_PRODUCT>;
-    case EMBER_REDUCE_MIN: return &reduce_elements<T, EMBER_REDUCE_MIN>;
-    case EMBER_REDUCE_MAX: return &reduce_elements<T, EMBER_REDUCE_MAX>;
+    case EMBER_REDUCE_SUM:
+      return &reduce_elements<T, EMBER_REDUCE_SUM>;
+    case EMBER_REDUCE_PRODUCT:
+      return &reduce_elements<T, EMBER_REDUCE_PRODUCT>;
+    case EMBER_REDUCE_MIN:
+      return &reduce_elements<T, EMBER_REDUCE_MIN>;
+    case EMBER_REDUCE_MAX:
+      return &reduce_elements<T, EMBER_REDUCE_MAX>;
   }
   sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "gloo: unknown reduction " + std::to_string(op));
 }
@@ -154,7 +158,9 @@ void run_typed(Communicator& communicator, const ember_collective_call& call) {
       gloo::allgather(options);
       return;
     }
-    case EMBER_COLLECTIVE_REDUCE_SCATTER: reduce_scatter<T>(communicator, call); return;
+    case EMBER_COLLECTIVE_REDUCE_SCATTER:
+      reduce_scatter<T>(communicator, call);
+      return;
     case EMBER_COLLECTIVE_REDUCE: {
       gloo::ReduceOptions options(context);
       options.setRoot(call.root);
@@ -229,17 +235,28 @@ void run_typed(Communicator& communicator, const ember_collective_call& call) {
 
 const char* kind_name(ember_collective_kind kind) {
   switch (kind) {
-    case EMBER_COLLECTIVE_ALL_REDUCE: return "all_reduce";
-    case EMBER_COLLECTIVE_BROADCAST: return "broadcast";
-    case EMBER_COLLECTIVE_ALL_GATHER: return "all_gather";
-    case EMBER_COLLECTIVE_REDUCE_SCATTER: return "reduce_scatter";
-    case EMBER_COLLECTIVE_REDUCE: return "reduce";
-    case EMBER_COLLECTIVE_GATHER: return "gather";
-    case EMBER_COLLECTIVE_SCATTER: return "scatter";
-    case EMBER_COLLECTIVE_ALL_TO_ALL: return "all_to_all";
-    case EMBER_COLLECTIVE_SEND: return "send";
-    case EMBER_COLLECTIVE_RECV: return "recv";
-    case EMBER_COLLECTIVE_BARRIER: return "barrier";
+    case EMBER_COLLECTIVE_ALL_REDUCE:
+      return "all_reduce";
+    case EMBER_COLLECTIVE_BROADCAST:
+      return "broadcast";
+    case EMBER_COLLECTIVE_ALL_GATHER:
+      return "all_gather";
+    case EMBER_COLLECTIVE_REDUCE_SCATTER:
+      return "reduce_scatter";
+    case EMBER_COLLECTIVE_REDUCE:
+      return "reduce";
+    case EMBER_COLLECTIVE_GATHER:
+      return "gather";
+    case EMBER_COLLECTIVE_SCATTER:
+      return "scatter";
+    case EMBER_COLLECTIVE_ALL_TO_ALL:
+      return "all_to_all";
+    case EMBER_COLLECTIVE_SEND:
+      return "send";
+    case EMBER_COLLECTIVE_RECV:
+      return "recv";
+    case EMBER_COLLECTIVE_BARRIER:
+      return "barrier";
   }
   return "unknown collective";
 }
@@ -257,16 +274,26 @@ void run_collective(Communicator& communicator, const ember_collective_call& cal
   const std::string what = std::string(kind_name(call.kind)) + " (sequence " + std::to_string(call.sequence) + ")";
   run_guarded(communicator, what, [&] {
     switch (dtype) {
-      case EMBER_DTYPE_BOOL: return run_typed<bool>(communicator, call);
-      case EMBER_DTYPE_UINT8: return run_typed<uint8_t>(communicator, call);
-      case EMBER_DTYPE_INT8: return run_typed<int8_t>(communicator, call);
-      case EMBER_DTYPE_INT16: return run_typed<int16_t>(communicator, call);
-      case EMBER_DTYPE_INT32: return run_typed<int32_t>(communicator, call);
-      case EMBER_DTYPE_INT64: return run_typed<int64_t>(communicator, call);
-      case EMBER_DTYPE_FLOAT16: return run_typed<sdk::float16>(communicator, call);
-      case EMBER_DTYPE_BFLOAT16: return run_typed<sdk::bfloat16>(communicator, call);
-      case EMBER_DTYPE_FLOAT32: return run_typed<float>(communicator, call);
-      case EMBER_DTYPE_FLOAT64: return run_typed<double>(communicator, call);
+      case EMBER_DTYPE_BOOL:
+        return run_typed<bool>(communicator, call);
+      case EMBER_DTYPE_UINT8:
+        return run_typed<uint8_t>(communicator, call);
+      case EMBER_DTYPE_INT8:
+        return run_typed<int8_t>(communicator, call);
+      case EMBER_DTYPE_INT16:
+        return run_typed<int16_t>(communicator, call);
+      case EMBER_DTYPE_INT32:
+        return run_typed<int32_t>(communicator, call);
+      case EMBER_DTYPE_INT64:
+        return run_typed<int64_t>(communicator, call);
+      case EMBER_DTYPE_FLOAT16:
+        return run_typed<sdk::float16>(communicator, call);
+      case EMBER_DTYPE_BFLOAT16:
+        return run_typed<sdk::bfloat16>(communicator, call);
+      case EMBER_DTYPE_FLOAT32:
+        return run_typed<float>(communicator, call);
+      case EMBER_DTYPE_FLOAT64:
+        return run_typed<double>(communicator, call);
     }
     sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "gloo: unsupported dtype " + std::to_string(dtype));
   });

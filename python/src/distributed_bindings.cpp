@@ -80,7 +80,8 @@ void bind_distributed(py::module_& m) {
             return self.run(args, input, output);
           },
           py::arg("kind"), py::arg("op"), py::arg("root"), py::arg("tag"), py::arg("input_splits"),
-          py::arg("output_splits"), py::arg("timeout_seconds"), py::arg("input"), py::arg("output"), py::arg("check") = true)
+          py::arg("output_splits"), py::arg("timeout_seconds"), py::arg("input"), py::arg("output"),
+          py::arg("check") = true)
       .def("shutdown",
            [](ProcessGroup& self) {
              py::gil_scoped_release release;

@@ -29,8 +29,8 @@ std::string describe_operand(const std::optional<Tensor>& t) {
   return std::string(dtype_name(t->dtype())) + " " + shape_str(t->sizes()) + " on " + t->device().str();
 }
 
-void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& input,
-                    const std::optional<Tensor>& output, int rank, int world_size) {
+void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& input, const std::optional<Tensor>& output,
+                    int rank, int world_size) {
   const bool rooted = args.kind == EMBER_COLLECTIVE_BROADCAST || args.kind == EMBER_COLLECTIVE_REDUCE ||
                       args.kind == EMBER_COLLECTIVE_GATHER || args.kind == EMBER_COLLECTIVE_SCATTER;
   const bool p2p = args.kind == EMBER_COLLECTIVE_SEND || args.kind == EMBER_COLLECTIVE_RECV;
@@ -41,12 +41,12 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
   if (p2p && args.root == rank) bad(args, rank, world_size, "a rank cannot send to or receive from itself");
   if (input && output && input->defined() && output->defined()) {
     if (input->dtype() != output->dtype()) {
-      bad(args, rank, world_size, "input " + describe_operand(input) + " and output " + describe_operand(output) +
-                                      " differ in dtype");
+      bad(args, rank, world_size,
+          "input " + describe_operand(input) + " and output " + describe_operand(output) + " differ in dtype");
     }
     if (!(input->device() == output->device())) {
-      bad(args, rank, world_size, "input " + describe_operand(input) + " and output " + describe_operand(output) +
-                                      " are on different devices");
+      bad(args, rank, world_size,
+          "input " + describe_operand(input) + " and output " + describe_operand(output) + " are on different devices");
     }
   }
   const int64_t in = input && input->defined() ? input->numel() : 0;
@@ -80,8 +80,7 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
         if (!t || !t->defined()) return 0;
         return t->dim() > 0 ? t->sizes()[0] : 1;
       };
-      const auto check_splits = [&](const std::vector<int64_t>& splits, int64_t numel, int64_t rows,
-                                    const char* name) {
+      const auto check_splits = [&](const std::vector<int64_t>& splits, int64_t numel, int64_t rows, const char* name) {
         if (splits.empty()) {
           need(numel % world_size == 0, std::string("the ") + name + " must split into world_size (" +
                                             std::to_string(world_size) + ") equal blocks");
@@ -94,8 +93,8 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
           need(s >= 0, std::string(name) + "_split_sizes must not be negative");
           sum += s;
         }
-        need(sum == rows, std::string(name) + "_split_sizes must add up to the " + name + "'s " +
-                              std::to_string(rows) + " rows");
+        need(sum == rows,
+             std::string(name) + "_split_sizes must add up to the " + name + "'s " + std::to_string(rows) + " rows");
       };
       check_splits(args.input_splits, in, rows_of(input), "input");
       check_splits(args.output_splits, out, rows_of(output), "output");
@@ -173,7 +172,8 @@ std::string compare_fingerprints(const std::vector<Fingerprint>& all, int world_
   }
   if (same) return {};
   std::string text = "ranks called different collectives (or the same with other operands):";
-  for (int r = 0; r < world_size; ++r) text += " rank " + std::to_string(r) + " called " + describe_fingerprint(all[r]) + ";";
+  for (int r = 0; r < world_size; ++r)
+    text += " rank " + std::to_string(r) + " called " + describe_fingerprint(all[r]) + ";";
   text.pop_back();
   return text;
 }

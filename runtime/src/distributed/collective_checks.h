@@ -17,8 +17,8 @@ std::string describe_operand(const std::optional<Tensor>& t);
 
 // Throws ErrorKind::Value naming the collective, rank, shapes and dtypes
 // when the operands cannot go together on this rank.
-void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& input,
-                    const std::optional<Tensor>& output, int rank, int world_size);
+void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& input, const std::optional<Tensor>& output,
+                    int rank, int world_size);
 
 // Note [Collective fingerprints]
 // Gloo terminates the process when a peer sends more bytes than a buffer

@@ -42,11 +42,15 @@ int64_t now_ms() {
 
 ember_reduce_op engine_op(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Product: return EMBER_REDUCE_PRODUCT;
-    case ReduceOp::Min: return EMBER_REDUCE_MIN;
-    case ReduceOp::Max: return EMBER_REDUCE_MAX;
+    case ReduceOp::Product:
+      return EMBER_REDUCE_PRODUCT;
+    case ReduceOp::Min:
+      return EMBER_REDUCE_MIN;
+    case ReduceOp::Max:
+      return EMBER_REDUCE_MAX;
     case ReduceOp::Sum:
-    case ReduceOp::Avg: break;
+    case ReduceOp::Avg:
+      break;
   }
   return EMBER_REDUCE_SUM;
 }
@@ -76,7 +80,8 @@ struct EngineStore {
       return out->write(out, value.data(), value.size());
     } catch (const Error& e) {
       return plugin::make_status(
-          e.kind() == ErrorKind::DistributedStore ? EMBER_STATUS_DEADLINE_EXCEEDED : EMBER_STATUS_UNAVAILABLE, e.what());
+          e.kind() == ErrorKind::DistributedStore ? EMBER_STATUS_DEADLINE_EXCEEDED : EMBER_STATUS_UNAVAILABLE,
+          e.what());
     } catch (const std::exception& e) {
       return plugin::make_status(EMBER_STATUS_UNAVAILABLE, e.what());
     }
@@ -99,17 +104,28 @@ Bytes text_bytes(const std::string& text) { return Bytes(text.begin(), text.end(
 
 const char* collective_name(ember_collective_kind kind) {
   switch (kind) {
-    case EMBER_COLLECTIVE_ALL_REDUCE: return "all_reduce";
-    case EMBER_COLLECTIVE_BROADCAST: return "broadcast";
-    case EMBER_COLLECTIVE_ALL_GATHER: return "all_gather";
-    case EMBER_COLLECTIVE_REDUCE_SCATTER: return "reduce_scatter";
-    case EMBER_COLLECTIVE_REDUCE: return "reduce";
-    case EMBER_COLLECTIVE_GATHER: return "gather";
-    case EMBER_COLLECTIVE_SCATTER: return "scatter";
-    case EMBER_COLLECTIVE_ALL_TO_ALL: return "all_to_all";
-    case EMBER_COLLECTIVE_SEND: return "send";
-    case EMBER_COLLECTIVE_RECV: return "recv";
-    case EMBER_COLLECTIVE_BARRIER: return "barrier";
+    case EMBER_COLLECTIVE_ALL_REDUCE:
+      return "all_reduce";
+    case EMBER_COLLECTIVE_BROADCAST:
+      return "broadcast";
+    case EMBER_COLLECTIVE_ALL_GATHER:
+      return "all_gather";
+    case EMBER_COLLECTIVE_REDUCE_SCATTER:
+      return "reduce_scatter";
+    case EMBER_COLLECTIVE_REDUCE:
+      return "reduce";
+    case EMBER_COLLECTIVE_GATHER:
+      return "gather";
+    case EMBER_COLLECTIVE_SCATTER:
+      return "scatter";
+    case EMBER_COLLECTIVE_ALL_TO_ALL:
+      return "all_to_all";
+    case EMBER_COLLECTIVE_SEND:
+      return "send";
+    case EMBER_COLLECTIVE_RECV:
+      return "recv";
+    case EMBER_COLLECTIVE_BARRIER:
+      return "barrier";
   }
   return "unknown collective";
 }
@@ -290,9 +306,8 @@ void ProcessGroup::execute(Task& task) {
     }
     if (task.args.kind == EMBER_COLLECTIVE_ALL_TO_ALL) {
       // Rows to elements: the engine counts elements.
-      for (auto [splits, operand, field] :
-           {std::tuple{&task.args.input_splits, &task.input, &call.input_splits},
-            std::tuple{&task.args.output_splits, &task.output, &call.output_splits}}) {
+      for (auto [splits, operand, field] : {std::tuple{&task.args.input_splits, &task.input, &call.input_splits},
+                                            std::tuple{&task.args.output_splits, &task.output, &call.output_splits}}) {
         if (splits->empty()) continue;
         const int64_t rows = (*operand)->dim() > 0 ? (*operand)->sizes()[0] : 1;
         const int64_t row = rows > 0 ? (*operand)->numel() / rows : 0;
@@ -435,9 +450,7 @@ void ProcessGroup::shutdown() {
     queue_.clear();
   }
   queue_ready_.notify_all();
-  {
-    std::lock_guard lock(watchdog_lock_);
-  }
+  { std::lock_guard lock(watchdog_lock_); }
   watchdog_wake_.notify_all();
   if (running_deadline_ != 0) {
     if (Channel* channel = running_channel_) channel->engine->abort(channel->communicator);

@@ -34,8 +34,8 @@ void check(ember_status* status, const std::string& context) {
   if (status == nullptr) return;
   std::unique_ptr<ember_status> owned(status);
   const char* what = owned->code == EMBER_STATUS_DEADLINE_EXCEEDED ? "timed out"
-                     : owned->code == EMBER_STATUS_UNAVAILABLE      ? "lost a peer"
-                                                                    : "failed";
+                     : owned->code == EMBER_STATUS_UNAVAILABLE     ? "lost a peer"
+                                                                   : "failed";
   throw Error(ErrorKind::DistributedBackend, context + " " + what + ": " + owned->message);
 }
 
