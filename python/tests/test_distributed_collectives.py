@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(not dist.is_gloo_available(), reason="the gloo p
 
 
 def run_ranks(tmp_path, scenario, world, arg=None, timeout=120, env=None):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     store = tmp_path / "store"
     outs = [tmp_path / f"rank{r}.json" for r in range(world)]
     environment = dict(os.environ, OMP_NUM_THREADS="1", **(env or {}))
@@ -194,3 +195,14 @@ def test_post_accumulate_grad_hooks_and_backward_callbacks_run_in_order():
         ember._C._queue_callback(lambda: None)
     with pytest.raises(RuntimeError, match="non-leaf"):
         (w * 2).register_post_accumulate_grad_hook(lambda p: None)
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one_bitwise(tmp_path):
+    checkpoint = tmp_path / "checkpoint.safetensors"
+    straight, _ = run_ranks(tmp_path / "straight", "resume", 2, f"straight:{checkpoint}")
+    _, codes = run_ranks(tmp_path / "killed", "resume", 2, f"kill:{checkpoint}")
+    assert codes == [-9, -9] and checkpoint.exists()
+    resumed, _ = run_ranks(tmp_path / "resumed", "resume", 2, f"resume:{checkpoint}")
+    for a, b in zip(straight, resumed):
+        assert a.get("ok") and b.get("ok"), (a, b)
+        assert a["params"] == b["params"]

@@ -10,6 +10,7 @@ world size. Process groups run their collectives on engine plugins ("gloo").
 from ember._C import DistBackendError, DistError, DistStoreError
 from ember._C._distributed import FileStore, HashStore, PrefixStore, Store, TCPStore
 
+from . import checkpoint
 from ._error_file import install_error_file_hook
 from .distributed_c10d import *  # noqa: F401,F403
 from .distributed_c10d import __all__ as _c10d_all
@@ -18,4 +19,4 @@ from .rendezvous import register_rendezvous_handler, rendezvous
 install_error_file_hook()
 
 __all__ = ["DistBackendError", "DistError", "DistStoreError", "FileStore", "HashStore", "PrefixStore", "Store",
-           "TCPStore", "register_rendezvous_handler", "rendezvous"] + _c10d_all
+           "TCPStore", "checkpoint", "register_rendezvous_handler", "rendezvous"] + _c10d_all

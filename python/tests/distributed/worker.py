@@ -259,7 +259,34 @@ def staged(rank, world, report, device):
     report["device"] = str(t.device)
 
 
-SCENARIOS = {"ddp": ddp, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+def resume(rank, world, report, arg):
+    """Trains 10 steps of DDP, saving model and optimizer at step 5. `arg`
+    is "kill" (die right after the checkpoint), "resume" (start from it) or
+    "straight" (no interruption)."""
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    phase, path = arg.split(":", 1)
+    model = DDP(make_mlp(seed=0))
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = digits_like()
+    first = 0
+    if phase == "resume":
+        state = dist.checkpoint.load(path)
+        model.module.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        first = 5
+    for step in range(first, 10):
+        if step == 5 and phase == "kill":
+            dist.checkpoint.save({"model": model.module.state_dict(), "optimizer": opt.state_dict()}, path)
+            os.kill(os.getpid(), 9)
+        xb = ember.tensor(x[step * 16 + rank * 8:step * 16 + rank * 8 + 8])
+        yb = ember.tensor(y[step * 16 + rank * 8:step * 16 + rank * 8 + 8])
+        opt.zero_grad()
+        ember.nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+    report["params"] = [p.detach().numpy().ravel().tolist() for p in model.parameters()]
+
+
+SCENARIOS = {"ddp": ddp, "resume": resume, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
 def main():
