@@ -40,6 +40,10 @@ mkdir -p "$work_dir"
 cd "$work_dir"
 smoke_env=(env -u PYTHONPATH -u EMBER_PLUGIN_PATH -u EMBER_PLUGIN_AUTOLOAD -u EMBER_PLUGINS)
 "${smoke_env[@]}" "$work_dir/venv/bin/python" "$source_dir/python/tests/wheel/wheel_smoke.py"
+# The wheel's ember-run console script launches a worker that reaches its store.
+printf 'import ember.distributed as d\nstore, rank, size = d.rendezvous("env://")\nstore.set("ok", "1")\n' \
+  >"$work_dir/run_worker.py"
+"${smoke_env[@]}" "$work_dir/venv/bin/ember-run" --nproc-per-node 2 "$work_dir/run_worker.py"
 site_packages=$("$work_dir/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 "$source_dir/python/tests/wheel/check_relocatable.sh" "$site_packages/ember" "$source_dir" "$work_dir" /tmp/
 # run_kit <kit arguments...>: the kit from the wheel; its whole report on
