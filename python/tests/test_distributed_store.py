@@ -3,7 +3,6 @@ as str or bytes and out as bytes, timeouts as timedelta), shared across
 processes, and rendezvous for each init method."""
 
 import datetime
-import os
 import subprocess
 import sys
 import textwrap
