@@ -6,9 +6,11 @@
 #include <pybind11/chrono.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <string>
 
 #include "bindings.h"
+#include "distributed/deadline.h"
 #include "distributed/file_store.h"
 #include "distributed/hash_store.h"
 #include "distributed/prefix_store.h"
@@ -41,6 +43,19 @@ Bytes value_argument(const char* method, const char* name, const py::handle& val
                          Py_TYPE(value.ptr())->tp_name);
   }
   return Bytes(data, data + size);
+}
+
+// pybind11's chrono caster overflows on timedeltas past 292 years (such as
+// timedelta.max): convert through total_seconds and cap at the longest wait.
+Milliseconds timeout_argument(const char* method, const py::handle& timeout) {
+  static const py::handle timedelta = py::object(py::module_::import("datetime").attr("timedelta")).release();
+  if (!py::isinstance(timeout, timedelta)) {
+    throw py::type_error(std::string(method) + ": timeout must be a datetime.timedelta, got " +
+                         Py_TYPE(timeout.ptr())->tp_name);
+  }
+  const double milliseconds = timeout.attr("total_seconds")().cast<double>() * 1000.0;
+  const auto longest = static_cast<double>(distributed::kLongestWait.count());
+  return Milliseconds(static_cast<std::int64_t>(std::clamp(milliseconds, 0.0, longest)));
 }
 
 py::bytes to_python(const Bytes& value) { return py::bytes(reinterpret_cast<const char*>(value.data()), value.size()); }
@@ -98,9 +113,10 @@ void bind_store_methods(py::class_<Store, std::shared_ptr<Store>>& store) {
           py::arg("keys"), "Waits up to the store's timeout until every key exists.")
       .def(
           "wait",
-          [](Store& self, const std::vector<std::string>& keys, Milliseconds timeout) {
+          [](Store& self, const std::vector<std::string>& keys, const py::object& timeout) {
+            const Milliseconds waited = timeout_argument("Store.wait", timeout);
             released([&] {
-              self.wait(keys, timeout);
+              self.wait(keys, waited);
               return 0;
             });
           },
@@ -112,7 +128,12 @@ void bind_store_methods(py::class_<Store, std::shared_ptr<Store>>& store) {
       .def(
           "num_keys", [](Store& self) { return released([&] { return self.num_keys(); }); },
           "The number of keys the store holds.")
-      .def("set_timeout", &Store::set_timeout, py::arg("timeout"), "Sets the timeout of get and wait.")
+      .def(
+          "set_timeout",
+          [](Store& self, const py::object& timeout) {
+            self.set_timeout(timeout_argument("Store.set_timeout", timeout));
+          },
+          py::arg("timeout"), "Sets the timeout of get and wait.")
       .def_property_readonly("timeout", &Store::timeout, "The timeout of get and wait, as a datetime.timedelta.");
 }
 
@@ -143,7 +164,7 @@ void bind_distributed_stores(py::module_& m) {
   py::class_<distributed::TCPStore, Store, std::shared_ptr<distributed::TCPStore>>(
       d, "TCPStore", "A store served over TCP by the master process and reached by every other.")
       .def(py::init([](const std::string& host_name, int port, std::optional<int> world_size, bool is_master,
-                       Milliseconds timeout, bool wait_for_workers, bool multi_tenant,
+                       const py::object& timeout, bool wait_for_workers, bool multi_tenant,
                        const std::optional<int>& master_listen_fd, bool /*use_libuv*/) {
              if (port < 0 || port > 65535) {
                throw py::value_error("TCPStore: port must be in [0, 65535], got " + std::to_string(port));
@@ -153,13 +174,16 @@ void bind_distributed_stores(py::module_& m) {
                            "TCPStore: multi_tenant and master_listen_fd are not supported; each master listens "
                            "on a port of its own");
              }
-             distributed::TCPStoreOptions options{
-                 host_name, static_cast<std::uint16_t>(port), world_size, is_master, timeout, wait_for_workers};
+             distributed::TCPStoreOptions options{host_name, static_cast<std::uint16_t>(port),      world_size,
+                                                  is_master, timeout_argument("TCPStore", timeout), wait_for_workers};
              return released([&] { return std::make_shared<distributed::TCPStore>(std::move(options)); });
            }),
            py::arg("host_name"), py::arg("port"), py::arg("world_size") = py::none(), py::arg("is_master") = false,
-           py::arg("timeout") = distributed::kDefaultStoreTimeout, py::arg("wait_for_workers") = true,
-           py::arg("multi_tenant") = false, py::arg("master_listen_fd") = py::none(), py::arg("use_libuv") = true)
+           py::arg("timeout") =
+               py::module_::import("datetime")
+                   .attr("timedelta")(py::arg("milliseconds") = distributed::kDefaultStoreTimeout.count()),
+           py::arg("wait_for_workers") = true, py::arg("multi_tenant") = false,
+           py::arg("master_listen_fd") = py::none(), py::arg("use_libuv") = true)
       .def_property_readonly("host", &distributed::TCPStore::host)
       .def_property_readonly("port", &distributed::TCPStore::port);
 }

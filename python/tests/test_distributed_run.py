@@ -111,15 +111,16 @@ def test_a_worker_killed_by_a_signal_is_named(tmp_path):
 
 def test_a_stalled_gang_is_stopped_when_one_fails_and_nothing_survives(tmp_path):
     script = write_worker(tmp_path, """
+        if rank == 1:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Needs the SIGKILL after --kill-timeout.
         (out / f"{rank}.pid").write_text(str(os.getpid()))
         if rank == 0:
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
             (out / "grandchild.pid").write_text(str(child.pid))
             time.sleep(60)
         if rank == 1:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Needs the SIGKILL after --kill-timeout.
             time.sleep(60)
-        while not (out / "grandchild.pid").exists():
+        while not ((out / "grandchild.pid").exists() and (out / "1.pid").exists()):
             time.sleep(0.01)
         sys.exit(3)
     """)
@@ -141,7 +142,9 @@ def test_max_restarts_reruns_the_gang_once(tmp_path):
         store, _, _ = dist.rendezvous("env://")
         # A fresh prefix per attempt: no key of the failed attempt is seen.
         assert not store.check(["failed"]), "a key of the previous attempt"
-        if attempt == "0":
+        store.set(f"started{rank}", "")
+        store.wait(["started0", "started1"])
+        if attempt == "0" and rank == 0:
             store.set("failed", "1")
             sys.exit(1)
     """)

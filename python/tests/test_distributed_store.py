@@ -3,7 +3,6 @@ as str or bytes and out as bytes, timeouts as timedelta), shared across
 processes, and rendezvous for each init method."""
 
 import datetime
-import os
 import subprocess
 import sys
 import textwrap
@@ -92,6 +91,8 @@ def test_timeouts_are_timedeltas_and_name_the_keys(store):
     assert 0.27 <= time.monotonic() - start <= 0.5
     with pytest.raises(dist.DistStoreError, match=r"a', '.*b'\].*timed out after 200 ms"):
         store.wait(["a", "b"], datetime.timedelta(milliseconds=200))
+    with pytest.raises(TypeError, match="Store.wait: timeout must be a datetime.timedelta, got int"):
+        store.wait(["a"], 5)
 
 
 def test_waiting_releases_the_gil(store):

@@ -144,6 +144,15 @@ TEST_P(StoreSemantics, WaitReturnsWhenAnotherThreadSets) {
   setter.join();
 }
 
+TEST_P(StoreSemantics, AnEndlessTimeoutWaitsInsteadOfOverflowing) {
+  std::thread setter([&] {
+    std::this_thread::sleep_for(50ms);
+    pair_.second->set("eventually", bytes(""));
+  });
+  pair_.first->wait({"eventually"}, Milliseconds::max());
+  setter.join();
+}
+
 TEST_P(StoreSemantics, GetAndWaitTimeOutWithinTenPercentNamingKeys) {
   // Long enough that a loaded machine's scheduling delays stay inside 10%.
   pair_.first->set_timeout(1000ms);

@@ -83,6 +83,12 @@ purelib=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"]
 cd "$work_dir"
 smoke_env=(env -u PYTHONPATH -u EMBER_PLUGIN_PATH -u EMBER_PLUGIN_AUTOLOAD -u EMBER_PLUGINS)
 "${smoke_env[@]}" "$work_dir/venv/bin/python" "$here/wheel_smoke.py"
+# The wheel's ember-run console script launches workers that reach its store
+# and all-reduce through the wheel's gloo plugin.
+printf '%s
+' 'import ember, ember.distributed as d' 'd.init_process_group("gloo")' 't = ember.ones(2)' \
+  'd.all_reduce(t)' 'assert t.tolist() == [2.0, 2.0], t' >"$work_dir/run_worker.py"
+"${smoke_env[@]}" "$work_dir/venv/bin/ember-run" --nproc-per-node 2 "$work_dir/run_worker.py"
 site_packages=$("$work_dir/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 "$here/check_relocatable.sh" "$site_packages/ember" "$source_dir" "$work_dir" /tmp/
 

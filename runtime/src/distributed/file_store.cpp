@@ -17,6 +17,7 @@
 #include <cstring>
 #include <thread>
 
+#include "distributed/deadline.h"
 #include "distributed/store_errors.h"
 #include "ember/error.h"
 
@@ -177,7 +178,7 @@ void FileStore::set(const std::string& key, const Bytes& value) {
 
 Bytes FileStore::get(const std::string& key) {
   const Milliseconds waited = timeout();
-  const auto deadline = std::chrono::steady_clock::now() + waited;
+  const SteadyTime deadline = deadline_after(waited);
   for (;;) {
     {
       std::lock_guard lock(mutex_);
@@ -216,7 +217,7 @@ bool FileStore::check(const std::vector<std::string>& keys) {
 }
 
 void FileStore::wait(const std::vector<std::string>& keys, Milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const SteadyTime deadline = deadline_after(timeout);
   while (!check(keys)) {
     if (std::chrono::steady_clock::now() >= deadline) throw_wait_timeout("FileStore", keys, timeout);
     std::this_thread::sleep_for(kPollInterval);

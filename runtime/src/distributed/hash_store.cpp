@@ -1,5 +1,6 @@
 #include "distributed/hash_store.h"
 
+#include "distributed/deadline.h"
 #include "distributed/store_errors.h"
 
 namespace ember::distributed {
@@ -15,7 +16,7 @@ void HashStore::set(const std::string& key, const Bytes& value) {
 Bytes HashStore::get(const std::string& key) {
   const Milliseconds waited = timeout();
   std::unique_lock lock(mutex_);
-  if (!changed_.wait_for(lock, waited, [&] { return entries_.find(key) != nullptr; })) {
+  if (!changed_.wait_until(lock, deadline_after(waited), [&] { return entries_.find(key) != nullptr; })) {
     throw_wait_timeout("HashStore", {key}, waited);
   }
   return *entries_.find(key);
@@ -48,7 +49,7 @@ bool HashStore::check(const std::vector<std::string>& keys) {
 
 void HashStore::wait(const std::vector<std::string>& keys, Milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  if (!changed_.wait_for(lock, timeout, [&] { return entries_.contains_all(keys); })) {
+  if (!changed_.wait_until(lock, deadline_after(timeout), [&] { return entries_.contains_all(keys); })) {
     throw_wait_timeout("HashStore", keys, timeout);
   }
 }

@@ -112,7 +112,7 @@ std::uint16_t local_port(int fd) {
 
 FileDescriptor connect_tcp(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout) {
   const auto start = std::chrono::steady_clock::now();
-  const SteadyTime deadline = start + timeout;
+  const SteadyTime deadline = deadline_after(timeout);
   std::string reason = "no attempt finished";
   auto backoff = std::chrono::milliseconds(10);
   for (;;) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "distributed/deadline.h"
+
 namespace ember::distributed {
 
 // Owns a file descriptor; closes it once.
@@ -25,8 +27,6 @@ class FileDescriptor {
  private:
   int fd_ = -1;
 };
-
-using SteadyTime = std::chrono::steady_clock::time_point;
 
 // A non-blocking socket listening on every IPv4 address at `port` (0: one
 // the OS picks). Throws ErrorKind::DistributedStore naming host:port and the

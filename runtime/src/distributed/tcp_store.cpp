@@ -1,9 +1,11 @@
 #include "distributed/tcp_store.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
 
+#include "distributed/deadline.h"
 #include "distributed/key_value_map.h"
 #include "distributed/store_errors.h"
 #include "distributed/tcp_store_protocol.h"
@@ -16,8 +18,8 @@ namespace {
 // Every store adds one here when it joins (c10d's "init/" key).
 const std::string kJoinedKey = std::string(kInternalKeyPrefix) + "tcp_store/joined";
 
-// How long past a wait's own timeout the client gives the server to answer
-// before it calls the connection dead.
+// The least time past a wait's own timeout the client gives the server to
+// answer before it calls the connection dead.
 constexpr Milliseconds kReplyGrace{5000};
 // How often the master looks at the join count.
 constexpr Milliseconds kJoinPollInterval{10};
@@ -92,7 +94,9 @@ FileDescriptor TCPStore::acquire_connection() {
 std::string TCPStore::call(const std::string& what, const std::string& request, Milliseconds waits_for,
                            const std::vector<std::string>& keys) {
   FileDescriptor connection = acquire_connection();
-  const SteadyTime deadline = std::chrono::steady_clock::now() + waits_for + kReplyGrace;
+  // A server slower than the store's timeout to answer is as good as lost.
+  const SteadyTime deadline =
+      deadline_after(std::clamp(waits_for, Milliseconds(0), kLongestWait) + std::max(kReplyGrace, timeout()));
   auto fail = [&](const std::string& problem) {
     std::lock_guard lock(mutex_);
     lost_ = true;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/logging.h"
+#include "distributed/deadline.h"
 #include "ember/error.h"
 
 namespace ember::distributed {
@@ -120,7 +121,7 @@ void TCPStoreServer::handle_requests(Connection& connection) {
     }
     connection.received.erase(0, kLengthBytes + length);
     if (!execute(connection, request)) {
-      const SteadyTime deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(request.number);
+      const SteadyTime deadline = deadline_after(Milliseconds(request.number));
       connection.pending = PendingWait{std::move(request), deadline};
     }
   }
