@@ -312,3 +312,38 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     if driver == "gels":
         rank = ember.zeros(0, dtype=ember.int64, device=A.device)
     return linalg_lstsq(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
+
+
+# The top-level and Tensor spellings programs use (torch.inverse, torch.det,
+# Tensor.inverse, torch.cholesky_solve, the older torch.svd).
+torch_return_svd = namedtuple("svd", "U S V")
+
+
+def logdet(A):  # noqa: N803
+    """log det A: NaN where det A < 0, -inf where it is 0."""
+    sign, logabsdet = slogdet(A)
+    return ember.where(sign < 0, ember.full_like(logabsdet, float("nan")), logabsdet)
+
+
+def cholesky_solve(B, L, upper=False):  # noqa: N803
+    """X with A X = B given A's Cholesky factor L (A = L L^T, or U^T U with upper)."""
+    lower = _matrix_t(L) if upper else L
+    return _ops.solve_triangular(_matrix_t(lower), _ops.solve_triangular(lower, B, False, True, False), True, True,
+                                 False)
+
+
+def svd_reduced_or_full(A, some=True, compute_uv=True):  # noqa: N803
+    """torch.svd: (U, S, V) with V, not Vh; some=False gives the full bases."""
+    U, S, Vh = svd(A, full_matrices=not some)  # noqa: N806
+    if not compute_uv:
+        return torch_return_svd(ember.zeros_like(U), S, ember.zeros_like(_matrix_t(Vh)))
+    return torch_return_svd(U, S, _matrix_t(Vh))
+
+
+Tensor = _C.Tensor
+Tensor.inverse = inv
+Tensor.det = det
+Tensor.logdet = logdet
+Tensor.slogdet = slogdet
+Tensor.cholesky_solve = cholesky_solve
+Tensor.svd = svd_reduced_or_full
