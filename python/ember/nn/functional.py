@@ -3,10 +3,12 @@ composite ops (ember._C._nn), which are differentiable wherever their parts are.
 
 from .. import _C
 from .._C import _nn
+from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = [
+    "interpolate",
     "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
     "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm", "embedding",
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
