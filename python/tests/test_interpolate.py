@@ -44,7 +44,8 @@ def test_upsample_modules_match_pytorch(torch):
                          (ember.nn.Upsample(size=(5, 5), mode="bilinear", align_corners=False),
                           torch.nn.Upsample(size=(5, 5), mode="bilinear", align_corners=False)),
                          (ember.nn.UpsamplingNearest2d(size=(6, 2)), torch.nn.UpsamplingNearest2d(size=(6, 2))),
-                         (ember.nn.UpsamplingBilinear2d(scale_factor=3), torch.nn.UpsamplingBilinear2d(scale_factor=3))]:
+                         (ember.nn.UpsamplingBilinear2d(scale_factor=3),
+                          torch.nn.UpsamplingBilinear2d(scale_factor=3))]:
         assert_close(ours(ember.tensor(array)), theirs(torch.tensor(array)), rtol=1e-10, atol=1e-12)
 
 
