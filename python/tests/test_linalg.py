@@ -262,7 +262,7 @@ def test_gradients_match_pytorch(torch):
 
 
 def test_second_derivatives_see_the_factorization_again(torch):
-    # Note [Factorization outputs under create_graph]: d/dA sum(d det / dA) as torch's.
+    # d/dA sum(d det / dA) as torch's (Note [Factorization outputs under create_graph]).
     array = general((3, 3), 50)
     x = leaf(array)
     (g,) = ember.autograd.grad(L.det(x), x, create_graph=True)

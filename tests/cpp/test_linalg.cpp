@@ -132,8 +132,8 @@ TEST(Linalg, DerivativesMatchFiniteDifferences) {
       {tall}, "svd");
 }
 
-// Note [Factorization outputs under create_graph]: the backward factors
-// again, so its own gradient is not that of a constant. The gradient of
+// The backward factors again (Note [Factorization outputs under
+// create_graph]), so its own gradient is not that of a constant. The gradient of
 // sum(f^3) as a differentiable function of the input, grad mode on even
 // while gradcheck's finite differences run.
 testing::Fn cubed_gradient_of(testing::Fn f) {
