@@ -3,6 +3,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev libssl-dev nlohmann-json3-dev
           libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
+          # The CPU plugin's linear algebra: LAPACK (OpenBLAS's build).
+          liblapack-dev libopenblas-dev
           # The CPU code generator: EKIR is JSON, blobs carry a CRC-32.
           nlohmann-json3-dev zlib1g-dev
           # Compiled training's minimum cut (Boost.Graph, header-only).

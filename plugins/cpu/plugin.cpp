@@ -26,6 +26,7 @@ void register_kernels(ember_registrar* registrar) {
   register_layer_norm_kernels(r);
   register_attention_kernels(r);
   register_cross_entropy_kernels(r);
+  register_linalg_kernels(r);
 }
 
 ember_plugin describe_plugin() {

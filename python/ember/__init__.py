@@ -83,6 +83,8 @@ from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, linalg, nn, optim, utils
+from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, slogdet
+from ._linalg_factorizations import svd_reduced_or_full as svd
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._determinism import (
     use_deterministic_algorithms,

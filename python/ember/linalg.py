@@ -1,17 +1,15 @@
-"""ember.linalg: PyTorch's torch.linalg. The norms that need no
-factorization are here, composed of reductions. The factorizations (solve,
-inv, det, slogdet, cholesky, qr, eigh, svd, lstsq) and the matrix norms that
-need singular values (ord 2, -2, "nuc", which raise NotImplementedError)
-wait for LAPACK kernels in the CPU plugin."""
+"""ember.linalg: PyTorch's torch.linalg. The norms are composed of
+reductions (and, for ord 2, -2 and "nuc", of singular values); the
+factorizations come from ember._linalg_factorizations, composed of the
+catalogue's primitives (sdk/docs/ops.md "Linear algebra")."""
 
 import math
 import numbers
 
 from . import _C
-
-
-class LinAlgError(RuntimeError):
-    """A linear-algebra routine failed on its input (torch.linalg.LinAlgError)."""
+from ._linalg_factorizations import (  # noqa: F401  (ember.linalg's public names)
+    LinAlgError, cholesky, cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, lu_factor, lu_factor_ex, lu_solve,
+    matrix_rank, pinv, qr, slogdet, solve, solve_ex, solve_triangular, svd, svdvals)
 
 
 def _dtype_name(dtype):
@@ -60,8 +58,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     if ord == "fro":
         return _C.norm(A, 2.0, [rows, columns], keepdim)
     if ord == "nuc" or ord in (2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the singular values (linalg.svd), for "
-                                  f"which Ember has no LAPACK kernel yet")
+        values = svdvals(A.movedim((rows, columns), (-2, -1)))
+        result = values.sum(-1) if ord == "nuc" else values.amax(-1) if ord == 2 else values.amin(-1)
+        return result.unsqueeze(min(rows, columns)).unsqueeze(max(rows, columns)) if keepdim else result
     if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
         _unsupported_order("matrix_norm", ord)
     # ord 1 sums each column (over the rows), ord inf each row (over the columns).

@@ -31,6 +31,7 @@ void bind_plugins(pybind11::module_& m);
 void bind_threads(pybind11::module_& m);
 void bind_buffers(pybind11::module_& m);
 void bind_functional(pybind11::module_& m);
+void bind_linalg(pybind11::module_& m);
 void bind_foreach(pybind11::module_& m);
 void bind_catalogue(pybind11::module_& m);
 void bind_streams(pybind11::module_& m);

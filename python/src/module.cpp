@@ -18,6 +18,7 @@ PYBIND11_MODULE(_C, m) {
   bind_threads(m);
   bind_buffers(m);
   bind_functional(m);
+  bind_linalg(m);
   bind_foreach(m);
   bind_catalogue(m);
   bind_streams(m);

@@ -1,5 +1,5 @@
 """ember.linalg's norms against torch.linalg's: vector norms of every order,
-the matrix norms that need no factorization, linalg.norm's choice between
+the matrix norms (those of singular values on the CPU), linalg.norm's choice between
 them, gradients, and errors."""
 
 import math
@@ -68,7 +68,10 @@ def test_bad_arguments_are_runtime_errors(torch, call):
             eval(call, {"T": library, "L": library.linalg})  # noqa: S307 - fixed test data
 
 
-def test_singular_value_norms_say_what_is_missing():
-    with pytest.raises(NotImplementedError, match="svd"):
-        ember.linalg.matrix_norm(ember.ones(2, 2), 2)
-    assert issubclass(ember.linalg.LinAlgError, RuntimeError)
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+def test_singular_value_norms_match_pytorch(torch, ord):
+    # The CPU plugin's svd; other devices' coverage is the conformance kit's.
+    x, tx = pair(torch, RNG.standard_normal((2, 3, 4)), "cpu")
+    assert_close(ember.linalg.matrix_norm(x, ord), torch.linalg.matrix_norm(tx, ord))
+    assert_close(ember.linalg.matrix_norm(x, ord, dim=(0, 2), keepdim=True),
+                 torch.linalg.matrix_norm(tx, ord, dim=(0, 2), keepdim=True))

@@ -80,12 +80,36 @@ class _RealVector(Constraint):
         return (value == value).all(-1)
 
 
+class _LowerCholesky(Constraint):
+    """Lower-triangular with a positive diagonal."""
+
+    def check(self, value):
+        lower = (value.tril() == value).all(-1).all(-1)
+        return lower & ((value * _eye_like(value)).sum(-1) > 0).all(-1)
+
+
+class _PositiveDefinite(Constraint):
+    """Symmetric, with a Cholesky factorization."""
+
+    def check(self, value):
+        from .. import linalg
+        symmetric = ((value - value.mT).abs() <= 1e-6 * value.abs().amax((-2, -1), keepdim=True)).all(-1).all(-1)
+        return symmetric & (linalg.cholesky_ex(value).info == 0)
+
+
+def _eye_like(value):
+    from .. import _factories
+    return _factories.eye(value.shape[-1], dtype=value.dtype, device=value.device)
+
+
 real = _Real()
 real_vector = _RealVector()
 positive = _GreaterThan(0.0)
 unit_interval = _Interval(0.0, 1.0)
 boolean = _Boolean()
 simplex = _Simplex()
+lower_cholesky = _LowerCholesky()
+positive_definite = _PositiveDefinite()
 greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval

@@ -3,9 +3,12 @@ composite ops (ember._C._nn), which are differentiable wherever their parts are.
 
 from .. import _C
 from .._C import _nn
+from .functional_interpolate import interpolate
+from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = [
+    "interpolate",
     "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
     "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm", "embedding",
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
@@ -202,9 +205,15 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def pad(input, pad, mode="constant", value=None):
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode '{mode}' is not supported (only 'constant')")
-    return _nn.pad(input, list(pad), 0 if value is None else value)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode == "constant":
+        return _nn.pad(input, list(pad), 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    return pad_by_index(input, [int(p) for p in pad], mode)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):

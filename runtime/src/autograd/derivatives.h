@@ -74,6 +74,14 @@ BackwardFn d_layer_norm(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_cross_entropy(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_scaled_dot_product_attention(const dispatch::OpCall&, std::vector<Tensor>&);
 
+// autograd/linalg_derivatives.cpp
+BackwardFn d_linalg_cholesky(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_linalg_lu_factor(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_linalg_solve_triangular(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_linalg_qr(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_linalg_eigh(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_linalg_svd(const dispatch::OpCall&, std::vector<Tensor>&);
+
 // Views (autograd/view_derivatives.cpp).
 BackwardFn d_view(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_permute(const dispatch::OpCall&, std::vector<Tensor>&);

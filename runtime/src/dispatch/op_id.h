@@ -91,6 +91,13 @@ enum class OpId : uint16_t {
   CrossEntropy,
   ScaledDotProductAttention,
   ScaledDotProductAttentionBackward,
+  // Linear algebra through LAPACK-style factorizations.
+  LinalgCholeskyEx,
+  LinalgLuFactorEx,
+  LinalgSolveTriangular,
+  LinalgQr,
+  LinalgEigh,
+  LinalgSvd,
   // Views: the core's own aliasing.
   View,
   Permute,

@@ -4,6 +4,8 @@
 // meta function only derives output metadata.
 #include "ops/meta_functions.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -312,6 +314,49 @@ void meta_as_strided(const OpCall& call, TensorMeta* out) {
   TensorMeta& meta = view_meta(call, out, call.attr_int("as_strided", "storage_offset"));
   meta.sizes = call.attr_ints("as_strided", "sizes");
   meta.strides = call.attr_ints("as_strided", "strides");
+}
+
+// The factorizations see a batch of matrices: every dim but the last two.
+static DimVector with_trailing(const Tensor& matrices, std::initializer_list<int64_t> trailing) {
+  DimVector sizes(IntArrayRef(matrices.sizes().begin(), static_cast<size_t>(matrices.dim() - 2)));
+  for (int64_t size : trailing) sizes.push_back(size);
+  return sizes;
+}
+
+void meta_linalg_cholesky(const OpCall& call, TensorMeta* out) {
+  const Tensor& a = call.inputs[0];
+  out[0] = {a.sizes(), a.dtype()};
+  out[1] = {with_trailing(a, {}), DType::Int32};
+}
+
+void meta_linalg_lu_factor(const OpCall& call, TensorMeta* out) {
+  const Tensor& a = call.inputs[0];
+  out[0] = {a.sizes(), a.dtype()};
+  out[1] = {with_trailing(a, {std::min(a.size(-2), a.size(-1))}), DType::Int32};
+  out[2] = {with_trailing(a, {}), DType::Int32};
+}
+
+void meta_linalg_qr(const OpCall& call, TensorMeta* out) {
+  const Tensor& a = call.inputs[0];
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
+  const int64_t mode = call.attr_int("linalg_qr", "mode");
+  out[0] = {mode == 2 ? DimVector{0} : with_trailing(a, {m, mode == 1 ? m : k}), a.dtype()};
+  out[1] = {with_trailing(a, {mode == 1 ? m : k, n}), a.dtype()};
+}
+
+void meta_linalg_eigh(const OpCall& call, TensorMeta* out) {
+  const Tensor& a = call.inputs[0];
+  out[0] = {with_trailing(a, {a.size(-1)}), a.dtype()};
+  out[1] = {a.sizes(), a.dtype()};
+}
+
+void meta_linalg_svd(const OpCall& call, TensorMeta* out) {
+  const Tensor& a = call.inputs[0];
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
+  const bool full = call.attr_int("linalg_svd", "full_matrices") != 0;
+  out[0] = {with_trailing(a, {m, full ? m : k}), a.dtype()};
+  out[1] = {with_trailing(a, {k}), a.dtype()};
+  out[2] = {with_trailing(a, {full ? n : k, n}), a.dtype()};
 }
 
 }  // namespace ember::ops

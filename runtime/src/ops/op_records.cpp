@@ -44,8 +44,18 @@ constexpr OpRecord primitive(OpId id, const char* name, int num_inputs, int num_
 constexpr OpRecord composite(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
                              MetaFn meta, DerivativeMaker derivative, int abi_minor = 0,
                              bool derivative_reads_outputs = false) {
-  return {id,   name,       num_inputs,        num_outputs,       attributes,         meta,
-          derivative, DTypeRule::Custom, OpKind::Composite, abi_minor, 0, derivative_reads_outputs};
+  return {id,
+          name,
+          num_inputs,
+          num_outputs,
+          attributes,
+          meta,
+          derivative,
+          DTypeRule::Custom,
+          OpKind::Composite,
+          abi_minor,
+          0,
+          derivative_reads_outputs};
 }
 
 constexpr OpRecord view(OpId id, const char* name, const char* attributes, MetaFn meta, DerivativeMaker derivative) {
@@ -143,8 +153,8 @@ constexpr OpRecord kComposites[] = {
               meta_input_sizes, kNoGradient),
     composite(OpId::Conv2dBackwardWeight, "conv2d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
               meta_weight_sizes, kNoGradient),
-    composite(OpId::MaxPool2d, "max_pool2d", 1, 2, "kernel_size stride padding dilation", meta_max_pool2d,
-              d_max_pool2d, /*abi_minor=*/1),
+    composite(OpId::MaxPool2d, "max_pool2d", 1, 2, "kernel_size stride padding dilation", meta_max_pool2d, d_max_pool2d,
+              /*abi_minor=*/1),
     composite(OpId::MaxPool2dBackward, "max_pool2d_backward", 2, 1, "kernel_size stride padding dilation",
               meta_like_input1, kNoGradient, /*abi_minor=*/1),
     composite(OpId::AvgPool2d, "avg_pool2d", 1, 1, "kernel_size stride padding count_include_pad", meta_avg_pool2d,
@@ -156,11 +166,40 @@ constexpr OpRecord kComposites[] = {
               /*abi_minor=*/1),
     composite(OpId::CrossEntropy, "cross_entropy", 2, 1, "ignore_index reduction label_smoothing", meta_cross_entropy,
               d_cross_entropy, /*abi_minor=*/1),
-    composite(OpId::ScaledDotProductAttention, "scaled_dot_product_attention", -1, 2, "is_causal scale",
-              meta_attention, d_scaled_dot_product_attention, /*abi_minor=*/2,
+    composite(OpId::ScaledDotProductAttention, "scaled_dot_product_attention", -1, 2, "is_causal scale", meta_attention,
+              d_scaled_dot_product_attention, /*abi_minor=*/2,
               /*derivative_reads_outputs=*/true),
     composite(OpId::ScaledDotProductAttentionBackward, "scaled_dot_product_attention_backward", -1, 3,
               "is_causal scale", meta_attention_backward, kNoGradient, /*abi_minor=*/2),
+};
+
+// Outputs after the first that are integers (info, pivots) carry no gradient;
+// each derivative reads the outputs it needs (Note [Derivatives that read
+// outputs]).
+constexpr OpRecord factorization(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
+                                 MetaFn meta, DerivativeMaker derivative) {
+  return {id,
+          name,
+          num_inputs,
+          num_outputs,
+          attributes,
+          meta,
+          derivative,
+          DTypeRule::Custom,
+          OpKind::Primitive,
+          /*abi_minor=*/3,
+          0,
+          /*derivative_reads_outputs=*/true};
+}
+
+constexpr OpRecord kFactorizations[] = {
+    factorization(OpId::LinalgCholeskyEx, "linalg_cholesky_ex", 1, 2, "", meta_linalg_cholesky, d_linalg_cholesky),
+    factorization(OpId::LinalgLuFactorEx, "linalg_lu_factor_ex", 1, 3, "", meta_linalg_lu_factor, d_linalg_lu_factor),
+    factorization(OpId::LinalgSolveTriangular, "linalg_solve_triangular", 2, 1, "upper unitriangular", meta_like_input1,
+                  d_linalg_solve_triangular),
+    factorization(OpId::LinalgQr, "linalg_qr", 1, 2, "mode", meta_linalg_qr, d_linalg_qr),
+    factorization(OpId::LinalgEigh, "linalg_eigh", 1, 2, "upper", meta_linalg_eigh, d_linalg_eigh),
+    factorization(OpId::LinalgSvd, "linalg_svd", 1, 3, "full_matrices", meta_linalg_svd, d_linalg_svd),
 };
 
 // view, squeeze and unsqueeze keep the elements in order: one derivative.
@@ -182,7 +221,7 @@ std::vector<OpRecord> all_records() {
        {std::span<const OpRecord>(kUnary), std::span<const OpRecord>(kBinary),
         std::span<const OpRecord>(kCopyAndFactories), std::span<const OpRecord>(kReductionsScansSorting),
         std::span<const OpRecord>(kLinalgAndIndexing), std::span<const OpRecord>(kComposites),
-        std::span<const OpRecord>(kViews)}) {
+        std::span<const OpRecord>(kFactorizations), std::span<const OpRecord>(kViews)}) {
     all.insert(all.end(), family.begin(), family.end());
   }
   return all;

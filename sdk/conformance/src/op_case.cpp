@@ -21,7 +21,7 @@ std::vector<DType> floating_dtypes() { return {DType::Float16, DType::BFloat16, 
 
 std::vector<OpCase> all_op_cases() {
   std::vector<OpCase> cases = elementwise_cases();
-  for (auto* family : {&structured_cases, &composite_cases}) {
+  for (auto* family : {&structured_cases, &composite_cases, &linalg_cases}) {
     for (OpCase& c : family()) cases.push_back(std::move(c));
   }
   return cases;

@@ -68,6 +68,7 @@ std::vector<DType> floating_dtypes();
 std::vector<OpCase> elementwise_cases();
 std::vector<OpCase> structured_cases();   // factories, reductions, products, indexing, scans
 std::vector<OpCase> composite_cases();
+std::vector<OpCase> linalg_cases();      // the factorizations
 std::vector<OpCase> all_op_cases();
 
 // Common views.
