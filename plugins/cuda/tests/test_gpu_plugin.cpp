@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ const PluginInfo& gpu_plugin() {
 Device gpu() { return Device(EMBER_GPU_DEVICE_TYPE); }
 Device cpu() { return Device("cpu"); }
 
+// The factorizations the CPU plugin runs on LAPACK have no GPU kernels yet
+// (cuSOLVER and rocSOLVER are the libraries for them): exactly these
+// primitives are missing, so a kernel that lands must leave this list.
+const std::set<std::string> kNotOnGpuYet = {"linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_solve_triangular",
+                                            "linalg_qr",          "linalg_eigh",         "linalg_svd"};
+
 TEST(GpuPluginWithoutDevice, LoadsAndServesEveryPrimitiveTheCpuServes) {
   const PluginInfo& info = gpu_plugin();
   ASSERT_TRUE(info.loaded) << info.error;
@@ -37,6 +44,10 @@ TEST(GpuPluginWithoutDevice, LoadsAndServesEveryPrimitiveTheCpuServes) {
     const auto op = std::find_if(catalogue_ops().begin(), catalogue_ops().end(),
                                  [&](const CatalogueOp& c) { return c.name == cpu_kernels.op; });
     if (op == catalogue_ops().end() || op->composite) continue;  // fused overrides are optional
+    if (kNotOnGpuYet.count(cpu_kernels.op) != 0) {
+      EXPECT_EQ(served.count(cpu_kernels.op), 0u) << cpu_kernels.op << " now has a kernel: take it off kNotOnGpuYet";
+      continue;
+    }
     for (DType dtype : cpu_kernels.dtypes) {
       const std::vector<DType>& dtypes = served[cpu_kernels.op];
       EXPECT_TRUE(std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end())

@@ -64,7 +64,11 @@ done
 bundled=()
 for name in $(for wheel in "${wheels[@]}"; do "$python" -m zipfile -l "$wheel"; done |
               sed -n 's|^[^ ]*\.libs/\(lib[^ ]*\)-[0-9a-f]\{8\}\(\.so[^ ]*\) .*|\1\2|p' | sort -u); do
-  soname=$(readelf -d "/usr/lib/x86_64-linux-gnu/$name" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  # Debian installs most libraries in the multiarch folder, a few (libgloo)
+  # in /usr/lib itself.
+  system_file=/usr/lib/x86_64-linux-gnu/$name
+  [ -e "$system_file" ] || system_file=/usr/lib/$name
+  soname=$(readelf -d "$system_file" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p' || true)
   for system_name in "$name" $soname; do
     "$python" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$system_name" ||
       { echo "FAILED: the bundled $name is not the system's library $system_name"; exit 1; }

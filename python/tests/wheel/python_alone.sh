@@ -15,7 +15,9 @@
 # fmt, libgomp, the OpenCL ICD loader, CLBlast, OpenSSL's libcrypto unless
 # the interpreter itself links it) are not there. The command runs with the
 # same environment, as the same user, and PYTHON_ALONE_VISIBLE naming the
-# file that lists the library folder's files it sees.
+# file that lists the library folder's files it sees. Libraries some packages
+# install straight into /usr/lib (Debian's libgloo) are covered one by one
+# with an empty file, which no loader accepts.
 set -euo pipefail
 python=$1
 scratch=$2
@@ -62,14 +64,18 @@ done | sort -u >"$list"
 
 exec unshare --mount --propagation private -- bash -c '
   set -euo pipefail
-  list=$1 tmpfs=$2 libdir=$3
-  shift 3
+  list=$1 tmpfs=$2 libdir=$3 scratch_empty=$4
+  shift 4
   mount -t tmpfs -o mode=0755 ember-python-alone "$tmpfs"
   while IFS= read -r file; do
     relative=${file#"$libdir"/}
     mkdir -p "$tmpfs/$(dirname "$relative")"
     if [ -d "$file" ] && [ ! -L "$file" ]; then mkdir -p "$tmpfs/$relative"; else cp -a "$file" "$tmpfs/$relative"; fi
   done <"$list"
+  : >"$scratch_empty"
+  for library in /usr/lib/lib*.so*; do
+    if [ -f "$library" ]; then mount --bind "$scratch_empty" "$library"; fi
+  done
   mount --bind "$tmpfs" "$libdir"
   PYTHON_ALONE_VISIBLE=$list exec "$@"
-' python_alone "$list" "$scratch/tmpfs" "$libdir" "$@"
+' python_alone "$list" "$scratch/tmpfs" "$libdir" "$scratch/empty-library" "$@"
