@@ -217,6 +217,13 @@ ProcessGroup::Channel& ProcessGroup::channel_for(const Tensor& operand) const {
 
 WorkPtr ProcessGroup::run(const CollectiveArgs& args, const std::optional<Tensor>& input,
                           const std::optional<Tensor>& output) {
+  {
+    std::lock_guard lock(queue_lock_);
+    if (stopping_) {
+      throw_error(ErrorKind::DistributedBackend,
+                  std::string(collective_name(args.kind)) + ": the process group was destroyed");
+    }
+  }
   check_operands(args, input, output, rank(), size());
   auto task = std::make_unique<Task>();
   task->args = args;
@@ -457,11 +464,12 @@ void ProcessGroup::shutdown() {
   }
   if (worker_.joinable()) worker_.join();
   if (watchdog_.joinable()) watchdog_.join();
+  // The channels themselves stay until the group is destroyed: a call that
+  // races with the shutdown still finds them (and then stopping_).
   for (auto& channel : channels_) {
-    channel->engine->destroy(channel->communicator);
+    if (channel->communicator != nullptr) channel->engine->destroy(channel->communicator);
     channel->communicator = nullptr;
   }
-  channels_.clear();
 }
 
 }  // namespace ember::distributed
