@@ -1,5 +1,7 @@
 #include "collectives.h"
 
+#include <ember/sdk/collectives.hpp>
+
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -233,34 +235,6 @@ void run_typed(Communicator& communicator, const ember_collective_call& call) {
   sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "gloo: unknown collective " + std::to_string(call.kind));
 }
 
-const char* kind_name(ember_collective_kind kind) {
-  switch (kind) {
-    case EMBER_COLLECTIVE_ALL_REDUCE:
-      return "all_reduce";
-    case EMBER_COLLECTIVE_BROADCAST:
-      return "broadcast";
-    case EMBER_COLLECTIVE_ALL_GATHER:
-      return "all_gather";
-    case EMBER_COLLECTIVE_REDUCE_SCATTER:
-      return "reduce_scatter";
-    case EMBER_COLLECTIVE_REDUCE:
-      return "reduce";
-    case EMBER_COLLECTIVE_GATHER:
-      return "gather";
-    case EMBER_COLLECTIVE_SCATTER:
-      return "scatter";
-    case EMBER_COLLECTIVE_ALL_TO_ALL:
-      return "all_to_all";
-    case EMBER_COLLECTIVE_SEND:
-      return "send";
-    case EMBER_COLLECTIVE_RECV:
-      return "recv";
-    case EMBER_COLLECTIVE_BARRIER:
-      return "barrier";
-  }
-  return "unknown collective";
-}
-
 }  // namespace
 
 const char* moved_dtypes() { return "bool uint8 int8 int16 int32 int64 float16 bfloat16 float32 float64"; }
@@ -271,7 +245,8 @@ void run_collective(Communicator& communicator, const ember_collective_call& cal
   // Gloo divides by the element count; nothing to move is nothing to do
   // (the core's fingerprints make sure every rank agrees on that).
   if (call.kind != EMBER_COLLECTIVE_BARRIER && numel(call.input) == 0 && numel(call.output) == 0) return;
-  const std::string what = std::string(kind_name(call.kind)) + " (sequence " + std::to_string(call.sequence) + ")";
+  const std::string what =
+      std::string(sdk::collective_name(call.kind)) + " (sequence " + std::to_string(call.sequence) + ")";
   run_guarded(communicator, what, [&] {
     switch (dtype) {
       case EMBER_DTYPE_BOOL:

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <ember/sdk/collectives.hpp>
+
 #include "core/logging.h"
 #include "distributed/collective_checks.h"
 #include "ember/autograd.h"
@@ -102,33 +104,7 @@ Bytes text_bytes(const std::string& text) { return Bytes(text.begin(), text.end(
 
 }  // namespace
 
-const char* collective_name(ember_collective_kind kind) {
-  switch (kind) {
-    case EMBER_COLLECTIVE_ALL_REDUCE:
-      return "all_reduce";
-    case EMBER_COLLECTIVE_BROADCAST:
-      return "broadcast";
-    case EMBER_COLLECTIVE_ALL_GATHER:
-      return "all_gather";
-    case EMBER_COLLECTIVE_REDUCE_SCATTER:
-      return "reduce_scatter";
-    case EMBER_COLLECTIVE_REDUCE:
-      return "reduce";
-    case EMBER_COLLECTIVE_GATHER:
-      return "gather";
-    case EMBER_COLLECTIVE_SCATTER:
-      return "scatter";
-    case EMBER_COLLECTIVE_ALL_TO_ALL:
-      return "all_to_all";
-    case EMBER_COLLECTIVE_SEND:
-      return "send";
-    case EMBER_COLLECTIVE_RECV:
-      return "recv";
-    case EMBER_COLLECTIVE_BARRIER:
-      return "barrier";
-  }
-  return "unknown collective";
-}
+const char* collective_name(ember_collective_kind kind) { return sdk::collective_name(kind); }
 
 struct ProcessGroup::Channel {
   const plugin::CollectiveEngine* engine = nullptr;
