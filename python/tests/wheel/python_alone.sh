@@ -10,7 +10,8 @@
 #  - what <python>, its extension modules, the shell and its basic tools
 #    (grep, sed, coreutils) link,
 #  - the OpenCL drivers /etc/OpenCL/vendors registers (their packages' files
-#    and what those link), as a GPU machine has its vendor's driver;
+#    and what those link, and for PoCL what the linker it runs links), as a
+#    GPU machine has its vendor's driver;
 # so the libraries of everything else Ember builds against (oneDNN, spdlog,
 # fmt, libgomp, the OpenCL ICD loader, CLBlast, OpenSSL's libcrypto unless
 # the interpreter itself links it) are not there. The command runs with the
@@ -52,6 +53,14 @@ for icd in /etc/OpenCL/vendors/*.icd; do
   files=$(dpkg -L "$package" | in_libdir)
   keep+=$'\n'$files$'\n'$(linked_by $(grep '\.so' <<<"$files"))
 done
+# PoCL links the kernels it compiles with the system's linker, which it runs
+# as a program, against the C library's link files (libc6-dev): both are
+# part of this driver, as a vendor's toolchain is of theirs (a warm kernel
+# cache hides the need; a fresh machine has none).
+if ls /etc/OpenCL/vendors/*pocl*.icd >/dev/null 2>&1 && [ -e /usr/bin/ld ]; then
+  keep+=$'\n'$(linked_by "$(readlink -f /usr/bin/ld)")
+  keep+=$'\n'$(dpkg -L libc6-dev 2>/dev/null | in_libdir)
+fi
 
 # Each kept name is copied with the file its symbolic links end at.
 list=$scratch/visible-libraries.txt
