@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ember builds against; a no-op when present.
 set -euo pipefail
-packages=(build-essential cmake ninja-build pkg-config libdnnl-dev libspdlog-dev libfmt-dev libssl-dev nlohmann-json3-dev
+packages=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libspdlog-dev libfmt-dev libssl-dev nlohmann-json3-dev
           libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
           # The CPU plugin's linear algebra: LAPACK (OpenBLAS's build).
           liblapack-dev libopenblas-dev
@@ -48,4 +48,10 @@ done
 if [ ${#missing_python[@]} -gt 0 ]; then
   echo "Installing: ${missing_python[*]}"
   python3 -m pip install -q "${missing_python[@]}"
+fi
+# The NCCL collective engine (plugins/nccl) builds where nvcc is, against
+# NVIDIA's NCCL wheel; its tests skip without a GPU.
+if command -v nvcc >/dev/null && ! python3 -c "import nvidia.nccl" 2>/dev/null; then
+  echo "Installing: nvidia-nccl-cu13"
+  python3 -m pip install -q nvidia-nccl-cu13
 fi

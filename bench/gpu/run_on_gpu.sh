@@ -3,9 +3,9 @@
 # run, on a machine with an NVIDIA GPU, CUDA's nvcc and PyTorch but without
 # Ember's Debian dependencies (fetch_debs.sh brings them as packages).
 # Builds the core, the CPU and CUDA plugins (sm_90) and the Python module,
-# then writes to the results folder: the CUDA plugin's tests, the
-# conformance kit's report, the digits demo on cuda, and gpu_bench.py's
-# table beside PyTorch.
+# then writes to the results folder: the CUDA and NCCL plugins' tests (NCCL
+# where the toolkit has it), the conformance kit's report, the digits demo
+# on cuda, and gpu_bench.py's table beside PyTorch.
 set -uo pipefail
 debs=$(cd "${1:?usage: run_on_gpu.sh <debs folder> <results folder>}" && pwd)
 results=${2:?usage: run_on_gpu.sh <debs folder> <results folder>}
@@ -25,7 +25,7 @@ build="$root/build-gpu"
     cmake --build "$build" -j 16
 } 2>&1 | tail -40 >"$results/build.log"
 plugins="$build/plugins/cuda"
-(cd "$build" && ctest -R "cuda" --output-on-failure) >"$results/tests.log" 2>&1
+(cd "$build" && ctest -R "cuda|nccl" --output-on-failure) >"$results/tests.log" 2>&1
 cp "$build/plugins/cuda/tests/conformance_cuda.json" "$results/" 2>/dev/null
 export EMBER_PLUGIN_PATH="$plugins" PYTHONPATH="$root/python:$build/python" PYTHONUNBUFFERED=1
 timeout 240 python3 "$root/samples/train_digits.py" --device cuda >"$results/digits.log" 2>&1

@@ -5,6 +5,7 @@
 #include "device_api.h"
 #include "host_staging.h"
 #include "kernels/kernels.h"
+#include "native_handles.h"
 #include "runtime_error.h"
 
 namespace ember::gpu {
@@ -37,6 +38,7 @@ ember_plugin describe_plugin() {
   plugin.device = device_api();
   plugin.register_kernels = sdk::fenced<register_kernels>;
   plugin.shutdown = shutdown;
+  plugin.extension = &native_handles_extension().header;
   return plugin;
 }
 

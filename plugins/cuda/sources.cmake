@@ -6,6 +6,7 @@ set(EMBER_GPU_HOST_SOURCES
   runtime_error.cpp
   devices.cpp
   device_api.cpp
+  native_handles.cpp
   host_staging.cpp)
 set(EMBER_GPU_KERNEL_SOURCES
   kernels/unary.cu

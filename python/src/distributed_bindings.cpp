@@ -66,7 +66,7 @@ void bind_distributed(py::module_& m) {
           "run",
           [](ProcessGroup& self, int kind, ReduceOp op, int root, uint32_t tag, std::vector<int64_t> input_splits,
              std::vector<int64_t> output_splits, double timeout_seconds, std::optional<Tensor> input,
-             std::optional<Tensor> output, bool check) {
+             std::optional<Tensor> output, bool check, bool blocking) {
             distributed::CollectiveArgs args;
             args.kind = static_cast<ember_collective_kind>(kind);
             args.op = op;
@@ -76,12 +76,13 @@ void bind_distributed(py::module_& m) {
             args.output_splits = std::move(output_splits);
             args.timeout = distributed::Milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
             args.check = check;
+            args.blocking = blocking;
             py::gil_scoped_release release;
             return self.run(args, input, output);
           },
           py::arg("kind"), py::arg("op"), py::arg("root"), py::arg("tag"), py::arg("input_splits"),
           py::arg("output_splits"), py::arg("timeout_seconds"), py::arg("input"), py::arg("output"),
-          py::arg("check") = true)
+          py::arg("check") = true, py::arg("blocking") = false)
       .def("shutdown",
            [](ProcessGroup& self) {
              py::gil_scoped_release release;

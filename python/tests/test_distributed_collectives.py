@@ -142,13 +142,24 @@ def test_ddp_ranks_agree_bitwise_and_match_one_process(tmp_path, world, mode):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
-def test_ddp_names_unused_parameters(tmp_path):
+def test_a_blocking_collective_waits_behind_queued_asynchronous_ones(tmp_path):
+    reports, codes = run_ranks(tmp_path, "mixed", 2)
+    for report in reports:
+        assert report.get("ok"), report
+        assert report["small"] == [1.0] * 4
+        assert report["large"] == [1.0, 3.0, 5.0] * 2
+        assert report["again"] == [2.0] * 4
+
+
+def test_ddp_names_unused_parameters_and_leaves_their_gradients_none(tmp_path):
     reports, codes = run_ranks(tmp_path, "ddp", 2, "unused")
     for report in reports:
         assert report.get("ok"), report
         assert "unused.weight" in report["error"] and "unused.bias" in report["error"], report["error"]
         assert "find_unused_parameters=True" in report["error"]
         assert report["tolerant_grad"] != 0.0
+        # No rank used it: its gradient stays None, as torch leaves it.
+        assert report["unused_grad_is_none"] is True
 
 
 def test_the_ddp_sample_trains_under_ember_run(tmp_path):

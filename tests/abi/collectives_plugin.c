@@ -4,8 +4,13 @@
  * key through the host's store and reads it back. A reduce-scatter fails
  * with DEADLINE_EXCEEDED, so that the core's wording of an engine's timeout
  * can be tested. Built several ways: COLLECTIVES_MINOR sets the minor it
- * declares, COLLECTIVES_BROKEN leaves run NULL.
+ * declares, COLLECTIVES_BROKEN leaves run NULL, COLLECTIVES_DEVICE_TYPES
+ * makes it an engine that reads those devices' memory in place (the toy
+ * devices' memory is host memory): its all-reduce of float32 writes what
+ * it was lent instead of reducing (the native device ordinal, the native
+ * stream, the DLPack device type and index of the output).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +31,20 @@ static ember_status* write_probe(ember_byte_sink* sink, const void* data, size_t
   return NULL;
 }
 
+#ifndef COLLECTIVES_DEVICE_TYPES
+#define COLLECTIVES_DEVICE_TYPES "cpu"
+#endif
+
+typedef struct {
+  int32_t device_index;
+  int64_t ordinal; /* -1: no native handles were lent */
+  const ember_native_handles_extension* handles;
+} fake_communicator;
+
 static ember_status* create(const ember_communicator_config* config, ember_communicator_t* out) {
+  if (strcmp(config->device_type, COLLECTIVES_DEVICE_TYPES) != 0) {
+    return g_host->status_create(EMBER_STATUS_INTERNAL, "connected for another device type");
+  }
   if (config->world_size != 1) {
     return g_host->status_create(EMBER_STATUS_UNIMPLEMENTED, "this engine serves a world of one rank");
   }
@@ -39,7 +57,19 @@ static ember_status* create(const ember_communicator_config* config, ember_commu
   if (probe.size != 5 || memcmp(probe.value, "hello", 5) != 0) {
     return g_host->status_create(EMBER_STATUS_INTERNAL, "the store gave back another value");
   }
-  *out = (ember_communicator_t)malloc(1);
+  fake_communicator* communicator = (fake_communicator*)calloc(1, sizeof(fake_communicator));
+  communicator->device_index = config->device_index;
+  communicator->ordinal = -1;
+  for (const ember_extension* e = config->extension; e != NULL; e = e->next) {
+    if (e->type != EMBER_EXTENSION_NATIVE_HANDLES) continue;
+    communicator->handles = (const ember_native_handles_extension*)e;
+    status = communicator->handles->native_device(config->device_index, &communicator->ordinal);
+    if (status != NULL) {
+      free(communicator);
+      return status;
+    }
+  }
+  *out = (ember_communicator_t)communicator;
   return NULL;
 }
 
@@ -49,8 +79,26 @@ static size_t bytes_of(const DLTensor* t) {
   return n;
 }
 
-static ember_status* run(ember_communicator_t communicator, const ember_collective_call* call) {
-  (void)communicator;
+static ember_status* report_what_was_lent(fake_communicator* communicator, const ember_collective_call* call) {
+  void* native = NULL;
+  if (communicator->handles != NULL) {
+    ember_status* status = communicator->handles->native_stream(communicator->device_index, call->stream, &native);
+    if (status != NULL) return status;
+  }
+  float* values = (float*)((char*)call->output->data + call->output->byte_offset);
+  values[0] = (float)communicator->ordinal;
+  values[1] = (float)(uintptr_t)native;
+  values[2] = (float)call->output->device.device_type;
+  values[3] = (float)call->output->device.device_id;
+  return NULL;
+}
+
+static ember_status* run(ember_communicator_t handle, const ember_collective_call* call) {
+  fake_communicator* communicator = (fake_communicator*)handle;
+  if (strcmp(COLLECTIVES_DEVICE_TYPES, "cpu") != 0 && call->kind == EMBER_COLLECTIVE_ALL_REDUCE &&
+      call->output->dtype.code == kDLFloat && bytes_of(call->output) >= 4 * sizeof(float)) {
+    return report_what_was_lent(communicator, call);
+  }
   if (call->kind == EMBER_COLLECTIVE_REDUCE_SCATTER) {
     return g_host->status_create(EMBER_STATUS_DEADLINE_EXCEEDED, "fake engine: waited 1 ms for nobody");
   }
@@ -78,7 +126,7 @@ EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, 
   g_collectives.header.struct_size = sizeof(g_collectives);
   g_collectives.header.type = EMBER_EXTENSION_COLLECTIVES;
   g_collectives.engine = COLLECTIVES_ENGINE;
-  g_collectives.device_types = "cpu";
+  g_collectives.device_types = COLLECTIVES_DEVICE_TYPES;
   g_collectives.dtypes = "float32 int64";
   g_collectives.create_communicator = create;
 #ifndef COLLECTIVES_BROKEN

@@ -33,19 +33,6 @@ struct BrokenPlugin {
 
 std::ostream& operator<<(std::ostream& os, const BrokenPlugin& p) { return os << p.file; }
 
-// Message of the ember::Error that load_plugin throws; fails the test if it
-// does not throw one.
-std::string load_error(const std::string& path) {
-  try {
-    load_plugin(path);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
-    return e.what();
-  }
-  ADD_FAILURE() << "loading " << path << " did not fail";
-  return {};
-}
-
 PluginInfo find_plugin(const std::string& path) {
   for (const PluginInfo& info : plugins()) {
     if (info.path == path) return info;

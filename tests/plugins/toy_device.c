@@ -13,6 +13,9 @@
  *                         it was called on into every element of its output,
  *                         after taking TOY_SCRATCH_BYTES of scratch memory
  *   TOY_REFUSES_OPS       optional: a supports_op that says no to everything
+ *   TOY_NATIVE_HANDLES    optional (with TOY_STREAMS): native handles (ABI
+ *                         1.3) of API "toy": stream n is native 1000 + n,
+ *                         device d is ordinal 10 + d
  * It has two devices of TOY_CAPACITY bytes each, declares nothing
  * thread-safe, and answers a concurrent call into its allocator with an
  * error, so a test can see whether the core serialises calls.
@@ -238,6 +241,29 @@ static ember_status* toy_register_kernels(ember_registrar* registrar) {
 #endif
 }
 
+#ifdef TOY_NATIVE_HANDLES
+static ember_status* toy_native_stream(int32_t device, ember_stream_t stream, void** native) {
+  ember_status* status = bad_device(device);
+  if (status != NULL) return status;
+  *native = (void*)(1000 + (uintptr_t)stream);
+  return NULL;
+}
+
+static ember_status* toy_native_device(int32_t device, int64_t* ordinal) {
+  ember_status* status = bad_device(device);
+  if (status != NULL) return status;
+  *ordinal = 10 + device;
+  return NULL;
+}
+
+static const ember_native_handles_extension g_native_handles = {
+    .header = {sizeof(ember_native_handles_extension), EMBER_EXTENSION_NATIVE_HANDLES, NULL},
+    .api = "toy",
+    .native_stream = toy_native_stream,
+    .native_device = toy_native_device,
+};
+#endif
+
 EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, ember_plugin* plugin) {
   g_host = host;
   plugin->abi_major = EMBER_ABI_VERSION_MAJOR;
@@ -246,5 +272,8 @@ EMBER_PLUGIN_EXPORT ember_status* ember_plugin_init(const ember_host_api* host, 
   plugin->version = "0.1";
   plugin->device = &g_device;
   plugin->register_kernels = toy_register_kernels;
+#ifdef TOY_NATIVE_HANDLES
+  plugin->extension = &g_native_handles.header;
+#endif
   return NULL;
 }

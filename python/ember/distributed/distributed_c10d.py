@@ -298,7 +298,8 @@ def _run(group, kind, *, op=ReduceOp.SUM, root=0, tag=0, input=None, output=None
     if isinstance(op, str):
         op = getattr(ReduceOp, op.upper())
     handle = group._handle.run(kind, op, root, tag, list(input_splits), list(output_splits),
-                               0.0 if timeout is None else _seconds(timeout), input, output, check)
+                               0.0 if timeout is None else _seconds(timeout), input, output, check,
+                               not async_op)
     work = Work(handle, tensors, finish)
     if async_op:
         return work

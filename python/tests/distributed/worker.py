@@ -243,6 +243,7 @@ def ddp(rank, world, report, mode):
         loss = ember.nn.functional.cross_entropy(tolerant(ember.tensor(x[:8])), ember.tensor(y[:8]))
         loss.backward()
         report["tolerant_grad"] = tolerant.module.body[0].weight.grad.sum().item()
+        report["unused_grad_is_none"] = tolerant.module.unused.weight.grad is None
         return
     wrapped = DDP(model, bucket_cap_mb=0.001 if mode == "small_buckets" else None,
                   gradient_as_bucket_view=mode == "bucket_view")
@@ -250,6 +251,21 @@ def ddp(rank, world, report, mode):
     report["params"] = train(wrapped, world, rank, steps=12, micro=micro,
                              no_sync=wrapped.no_sync if mode == "no_sync" else None)
     report["buckets"] = len(wrapped._buckets)
+
+
+def mixed(rank, world, report, _):
+    """Asynchronous all-reduces queued on the group's worker, then a
+    blocking one, which must wait its turn rather than run beside them."""
+    large = [ember.full((70000,), float(rank + i)) for i in range(3)]
+    works = [dist.all_reduce(t, async_op=True) for t in large]
+    small = ember.full((4,), float(rank))
+    dist.all_reduce(small)
+    report["small"] = small.tolist()
+    for work in works:
+        work.wait()
+    report["large"] = [t[0].item() for t in large] + [t[-1].item() for t in large]
+    dist.all_reduce(small)  # and with nothing queued, on this thread
+    report["again"] = small.tolist()
 
 
 def staged(rank, world, report, device):
@@ -286,7 +302,7 @@ def resume(rank, world, report, arg):
     report["params"] = [p.detach().numpy().ravel().tolist() for p in model.parameters()]
 
 
-SCENARIOS = {"ddp": ddp, "resume": resume, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+SCENARIOS = {"ddp": ddp, "mixed": mixed, "resume": resume, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
 def main():

@@ -11,22 +11,25 @@ namespace ember {
 
 // What the core knows about one plugin it tried to load.
 struct PluginInfo {
-  std::string name;          // from the plugin, or the file name if it never said
-  std::string path;          // the shared library
-  std::string version;       // the plugin's own version string
-  uint32_t abi_major = 0;    // what the plugin was built against
+  std::string name;        // from the plugin, or the file name if it never said
+  std::string path;        // the shared library
+  std::string version;     // the plugin's own version string
+  uint32_t abi_major = 0;  // what the plugin was built against
   uint32_t abi_minor = 0;
   uint32_t negotiated_minor = 0;  // min(core minor, plugin minor)
-  std::string device_type;   // empty for a plugin without a device
+  std::string device_type;        // empty for a plugin without a device
   // The device type whose code the plugin generates (ABI 1.2 codegen
   // extension); empty for a plugin without one.
   std::string codegen_device_type;
   // The collective engine the plugin provides (ABI 1.3), "gloo"; empty for
   // a plugin without one.
   std::string collective_engine;
-  bool loaded = false;       // false: quarantined, see `error`
-  std::string error;         // why it was quarantined
-  int64_t num_kernels = 0;   // kernels registered
+  // The native API whose stream and device handles the device plugin lends
+  // collective engines (ABI 1.3), "cuda"; empty for a plugin without them.
+  std::string native_api;
+  bool loaded = false;      // false: quarantined, see `error`
+  std::string error;        // why it was quarantined
+  int64_t num_kernels = 0;  // kernels registered
   // Ops the plugin registered kernels for that this core's catalogue does
   // not know (a newer catalogue's): skipped with a warning, in the order
   // first registered.
@@ -54,7 +57,7 @@ std::vector<PluginInfo> plugins();
 // a plugin may register kernels for.
 struct CatalogueOp {
   std::string name;
-  int num_inputs = 0;      // -1: any number (cat)
+  int num_inputs = 0;  // -1: any number (cat)
   int num_outputs = 1;
   bool composite = false;  // decomposed by the core; a kernel is an optional fused override
   int abi_minor = 0;       // the ABI minor 1.<abi_minor> that introduced the op
@@ -91,11 +94,11 @@ void synchronize(Device device);
 
 // Caching-allocator statistics of one device, in bytes.
 struct MemoryStats {
-  uint64_t allocated = 0;       // in tensors now
-  uint64_t reserved = 0;        // held from the plugin (allocated + cached)
-  uint64_t peak_allocated = 0;  // since start or reset_peak_memory_stats
-  uint64_t num_allocs = 0;      // requests served
-  uint64_t num_cache_hits = 0;  // requests served from the cache
+  uint64_t allocated = 0;          // in tensors now
+  uint64_t reserved = 0;           // held from the plugin (allocated + cached)
+  uint64_t peak_allocated = 0;     // since start or reset_peak_memory_stats
+  uint64_t num_allocs = 0;         // requests served
+  uint64_t num_cache_hits = 0;     // requests served from the cache
   uint64_t num_device_allocs = 0;  // requests that reached the plugin
 };
 MemoryStats memory_stats(Device device);

@@ -12,6 +12,7 @@
 #include "ember/ops.h"
 #include "plugin/backend_step.h"
 #include "plugin/collective_engine.h"
+#include "plugin/device_registry.h"
 #include "plugin/loader.h"
 #include "plugin/status.h"
 
@@ -23,8 +24,13 @@ namespace ember::distributed {
 // were queued, and a watchdog. Every rank queues the same collectives in
 // the same order, so the n-th collective carries sequence number n on
 // every rank; engines derive their tags from it, fingerprints compare it.
-// Operands an engine cannot read in place (another device's memory, a
-// non-contiguous view) are staged: copied into a contiguous CPU tensor
+// An engine that reads a device's memory in place (NCCL) gets the
+// device's tensors and the caller's current stream, with the device
+// plugin's native handles lent at connection; its communicator for a
+// device is connected at the first collective on that device, which every
+// rank reaches together. Operands an engine cannot read in place (another
+// device's memory, a non-contiguous view) are staged: copied into a
+// contiguous tensor (on the host, or on the device for a device engine)
 // before the call and back into the caller's tensor after it. The
 // watchdog aborts the channel of a collective that outlives its timeout,
 // and a rank whose collective failed publishes why under its rank, so that
@@ -102,20 +108,52 @@ struct EngineStore {
 
 Bytes text_bytes(const std::string& text) { return Bytes(text.begin(), text.end()); }
 
+// An engine of devices only (NCCL) needs one of them here, as
+// ProcessGroupNCCL needs a GPU: say so when the group is made, not at its
+// first collective.
+void require_devices(const plugin::CollectiveEngine& engine) {
+  std::string loaded;
+  for (const plugin::DeviceBackend* backend : plugin::DeviceRegistry::get().all()) {
+    if (engine.serves_device(backend->type_name) && backend->device_count > 0) return;
+    loaded += (loaded.empty() ? "" : ", ") + backend->type_name;
+  }
+  throw_error(ErrorKind::DistributedBackend,
+              "init_process_group: collective engine '" + engine.name() + "' reads " + engine.device_types() +
+                  " tensors, but no such device is available (device types with devices here: " +
+                  (loaded.empty() ? "none" : loaded) + ")");
+}
+
+DLDevice dl_device_of(const std::optional<Device>& device) {
+  if (!device) return DLDevice{kDLCPU, 0};
+  return DLDevice{plugin::backend_for(*device).api->dl_device_type, device->index};
+}
+
 }  // namespace
 
 const char* collective_name(ember_collective_kind kind) { return sdk::collective_name(kind); }
 
+struct ProcessGroup::Communicator {
+  const plugin::CollectiveEngine* engine = nullptr;
+  ember_communicator_t handle = nullptr;
+  std::optional<Device> device;  // nullopt: host memory
+  EngineStore store;
+};
+
 struct ProcessGroup::Channel {
   const plugin::CollectiveEngine* engine = nullptr;
-  ember_communicator_t communicator = nullptr;
-  EngineStore store;
+  // Reads host memory: connected with the group.
+  std::unique_ptr<Communicator> host;
+  // Reads a device type's memory in place: connected at first use. One
+  // device of a type per process, as every rank keys the store alike.
+  std::map<std::string, std::unique_ptr<Communicator>> by_device_type;
 };
 
 struct ProcessGroup::Task {
   CollectiveArgs args;
   uint64_t sequence = 0;
   Channel* channel = nullptr;
+  std::optional<Device> engine_device;  // where the engine reads; nullopt: host memory
+  std::optional<Stream> stream;         // the caller's current stream of engine_device
   std::optional<Tensor> input, output;  // what the engine reads and writes
   std::optional<Tensor> destination;    // the caller's output, when staged
   std::string description;
@@ -146,19 +184,11 @@ ProcessGroup::ProcessGroup(StorePtr store, ProcessGroupOptions options)
       }
       auto owned = std::make_unique<Channel>();
       owned->engine = engine;
-      owned->store.store = store_;
-      owned->store.prefix = key("engine/" + engine_name + "/");
-      owned->store.api = {sizeof(ember_store_api), &owned->store, &EngineStore::set, &EngineStore::get,
-                          &EngineStore::add};
-      ember_communicator_config config{};
-      config.struct_size = sizeof(config);
-      config.rank = options_.rank;
-      config.world_size = options_.world_size;
-      config.device_type = "cpu";
-      config.hostname = options_.hostname.c_str();
-      config.timeout_ms = options_.timeout.count();
-      config.store = &owned->store.api;
-      owned->communicator = engine->create(config);
+      if (engine->serves_device("cpu")) {
+        owned->host = connect(*engine, std::nullopt);
+      } else {
+        require_devices(*engine);
+      }
       channel = owned.get();
       channels_.push_back(std::move(owned));
     }
@@ -173,6 +203,56 @@ ProcessGroup::ProcessGroup(StorePtr store, ProcessGroupOptions options)
 }
 
 ProcessGroup::~ProcessGroup() { shutdown(); }
+
+std::unique_ptr<ProcessGroup::Communicator> ProcessGroup::connect(const plugin::CollectiveEngine& engine,
+                                                                  const std::optional<Device>& device) {
+  auto communicator = std::make_unique<Communicator>();
+  communicator->engine = &engine;
+  communicator->device = device;
+  const std::string device_type = device ? device->type_name() : "cpu";
+  communicator->store.store = store_;
+  communicator->store.prefix = key("engine/" + engine.name() + "/" + (device ? device_type + "/" : ""));
+  communicator->store.api = {sizeof(ember_store_api), &communicator->store, &EngineStore::set, &EngineStore::get,
+                             &EngineStore::add};
+  ember_communicator_config config{};
+  config.struct_size = sizeof(config);
+  config.rank = options_.rank;
+  config.world_size = options_.world_size;
+  config.device_type = device_type.c_str();
+  config.device_index = device ? device->index : 0;
+  if (device) {
+    const plugin::DeviceBackend& backend = plugin::backend_for(*device);
+    if (backend.native_handles) config.extension = &backend.native_handles->header;
+  }
+  config.hostname = options_.hostname.c_str();
+  config.timeout_ms = options_.timeout.count();
+  config.store = &communicator->store.api;
+  communicator->handle = engine.create(config);
+  return communicator;
+}
+
+Device ProcessGroup::barrier_device(const plugin::CollectiveEngine& engine) const {
+  for (const plugin::DeviceBackend* backend : plugin::DeviceRegistry::get().all()) {
+    if (engine.serves_device(backend->type_name) && backend->device_count > 0) {
+      return Device(backend->type, static_cast<int32_t>(rank() % backend->device_count));
+    }
+  }
+  throw_error(ErrorKind::DistributedBackend, "barrier: collective engine '" + engine.name() + "' has no device here");
+}
+
+ProcessGroup::Communicator& ProcessGroup::communicator_for(Channel& channel, const std::optional<Device>& device,
+                                                           bool any_index) {
+  if (!device) return *channel.host;
+  std::unique_ptr<Communicator>& slot = channel.by_device_type[device->type_name()];
+  if (slot == nullptr) {
+    slot = connect(*channel.engine, device);
+  } else if (!any_index && !(*slot->device == *device)) {
+    throw_error(ErrorKind::Value, "process group '" + options_.name + "' runs its " + device->type_name() +
+                                      " collectives on " + slot->device->str() + "; one on " + device->str() +
+                                      " needs a group of its own");
+  }
+  return *slot;
+}
 
 std::string ProcessGroup::engine_for(const std::string& device_type) const {
   auto it = channel_by_device_.find(device_type);
@@ -216,18 +296,37 @@ WorkPtr ProcessGroup::run(const CollectiveArgs& args, const std::optional<Tensor
     task->channel = default_channel_ != nullptr ? default_channel_ : channels_.front().get();
   }
   const plugin::CollectiveEngine& engine = *task->channel->engine;
-  auto readable = [&](const Tensor& t) { return engine.serves_device(t.device().type_name()) && t.is_contiguous(); };
-  const Device cpu(kCpuDeviceType, 0);
-  if (input && input->defined()) task->input = readable(*input) ? *input : input->to(cpu).contiguous();
+  const bool has_operand = any && any->defined();
+  if (has_operand && !any->device().is_cpu() && engine.serves_device(any->device().type_name())) {
+    task->engine_device = any->device();
+  } else if (!has_operand && !engine.serves_device("cpu")) {
+    task->engine_device = barrier_device(engine);
+  } else if (!engine.serves_device("cpu")) {
+    const std::string type = any && any->defined() ? any->device().type_name() : "cpu";
+    throw_error(ErrorKind::Value, std::string(collective_name(args.kind)) + ": collective engine '" + engine.name() +
+                                      "' reads " + engine.device_types() + " tensors, not " + type +
+                                      " ones (pass a backend such as \"cpu:gloo," + engine.device_types() + ":" +
+                                      engine.name() + "\")");
+  }
+  if (task->engine_device) task->stream = current_stream(*task->engine_device);
+  // In place where the engine reads the memory, else a contiguous copy
+  // where it does: on the device or on the host.
+  auto readable = [&](const Tensor& t) {
+    return (task->engine_device ? t.device() == *task->engine_device : t.device().is_cpu()) && t.is_contiguous();
+  };
+  auto staged = [&](const Tensor& t) {
+    return task->engine_device ? t.contiguous() : t.to(Device(kCpuDeviceType, 0)).contiguous();
+  };
+  if (input && input->defined()) task->input = readable(*input) ? *input : staged(*input);
   if (output && output->defined()) {
     if (readable(*output)) {
       task->output = *output;
     } else {
-      task->output = output->to(cpu).contiguous();
+      task->output = staged(*output);
       task->destination = *output;
     }
   }
-  std::lock_guard lock(queue_lock_);
+  std::unique_lock lock(queue_lock_);
   if (stopping_) {
     throw_error(ErrorKind::DistributedBackend,
                 std::string(collective_name(args.kind)) + ": the process group was destroyed");
@@ -240,6 +339,15 @@ WorkPtr ProcessGroup::run(const CollectiveArgs& args, const std::optional<Tensor
                       describe_operand(any);
   task->work = std::make_shared<Work>(task->description);
   WorkPtr work = task->work;
+  if (args.blocking && queue_.empty() && !busy_) {
+    busy_ = true;
+    lock.unlock();
+    execute(*task);
+    lock.lock();
+    busy_ = false;
+    queue_ready_.notify_all();
+    return work;
+  }
   queue_.push_back(std::move(task));
   queue_ready_.notify_one();
   return work;
@@ -255,32 +363,45 @@ void ProcessGroup::execute(Task& task) {
   call.user_tag = task.args.tag;
   call.timeout_ms = timeout.count();
   const bool p2p = task.args.kind == EMBER_COLLECTIVE_SEND || task.args.kind == EMBER_COLLECTIVE_RECV;
-  running_channel_ = task.channel;
-  running_deadline_ = now_ms() + timeout.count();
   const plugin::CollectiveEngine& engine = *task.channel->engine;
   try {
+    // The device's work after the call (an average, a copy back) follows
+    // it on the caller's stream.
+    std::optional<StreamGuard> on_callers_stream;
+    if (task.stream) {
+      on_callers_stream.emplace(*task.stream);
+      call.stream = static_cast<ember_stream_t>(task.stream->native_handle());
+    }
+    Communicator& communicator = communicator_for(*task.channel, task.engine_device,
+                                                  /*any_index=*/!task.input && !task.output);
+    const DLDevice dl_device = dl_device_of(communicator.device);
+    running_ = &communicator;
+    running_deadline_ = now_ms() + timeout.count();
     if (options_.check_collectives && task.args.check && !p2p && size() > 1) {
       const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
-      Tensor sent = empty({16}, TensorOptions(DType::Int64));
-      std::copy(mine.begin(), mine.end(), sent.data<int64_t>());
-      Tensor all = empty({16 * size()}, TensorOptions(DType::Int64));
-      DLTensor in = plugin::to_dl_tensor(sent, DLDevice{kDLCPU, 0});
-      DLTensor out = plugin::to_dl_tensor(all, DLDevice{kDLCPU, 0});
+      Tensor sent_host = empty({16}, TensorOptions(DType::Int64));
+      std::copy(mine.begin(), mine.end(), sent_host.data<int64_t>());
+      const Device where = communicator.device.value_or(Device(kCpuDeviceType, 0));
+      Tensor sent = sent_host.to(where);
+      Tensor all = empty({16 * size()}, TensorOptions(DType::Int64, where));
+      DLTensor in = plugin::to_dl_tensor(sent, dl_device);
+      DLTensor out = plugin::to_dl_tensor(all, dl_device);
       ember_collective_call exchange = call;
       exchange.kind = EMBER_COLLECTIVE_ALL_GATHER;
       exchange.sequence = 2 * task.sequence;
       exchange.input = &in;
       exchange.output = &out;
-      engine.run(task.channel->communicator, exchange);
+      engine.run(communicator.handle, exchange);
+      const Tensor all_host = all.to(Device(kCpuDeviceType, 0));
       std::vector<Fingerprint> gathered(size());
-      for (int r = 0; r < size(); ++r) std::copy_n(all.data<int64_t>() + 16 * r, 16, gathered[r].begin());
+      for (int r = 0; r < size(); ++r) std::copy_n(all_host.data<int64_t>() + 16 * r, 16, gathered[r].begin());
       if (options_.log_collectives) log().info("rank {}: {}", rank(), describe_fingerprint(mine));
       const std::string mismatch = compare_fingerprints(gathered, size());
       if (!mismatch.empty()) throw_error(ErrorKind::DistributedBackend, task.description + ": " + mismatch);
     }
     std::optional<DLTensor> in, out;
-    if (task.input) in = plugin::to_dl_tensor(*task.input, DLDevice{kDLCPU, 0});
-    if (task.output) out = plugin::to_dl_tensor(*task.output, DLDevice{kDLCPU, 0});
+    if (task.input) in = plugin::to_dl_tensor(*task.input, dl_device);
+    if (task.output) out = plugin::to_dl_tensor(*task.output, dl_device);
     call.sequence = 2 * task.sequence + 1;
     call.input = in ? &*in : nullptr;
     call.output = out ? &*out : nullptr;
@@ -298,7 +419,7 @@ void ProcessGroup::execute(Task& task) {
         *field = splits->data();
       }
     }
-    engine.run(task.channel->communicator, call);
+    engine.run(communicator.handle, call);
     running_deadline_ = 0;
     autograd::NoGradGuard no_grad;
     if (task.args.op == ReduceOp::Avg && task.output &&
@@ -388,12 +509,15 @@ void ProcessGroup::worker_loop() {
     std::unique_ptr<Task> task;
     {
       std::unique_lock lock(queue_lock_);
-      queue_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      queue_ready_.wait(lock, [&] { return stopping_ || (!queue_.empty() && !busy_); });
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();
+      busy_ = true;
     }
     execute(*task);
+    std::lock_guard lock(queue_lock_);
+    busy_ = false;
   }
 }
 
@@ -411,10 +535,10 @@ void ProcessGroup::watchdog_loop() {
     const int64_t deadline = running_deadline_;
     // A grace period past the engine's own timeout, which ends most stalls.
     if (deadline != 0 && now_ms() > deadline + 1000) {
-      if (Channel* channel = running_channel_) {
+      if (Communicator* communicator = running_) {
         timed_out_ = true;
         log().warn("rank {}: a collective outlived its timeout; aborting its engine", rank());
-        channel->engine->abort(channel->communicator);
+        communicator->engine->abort(communicator->handle);
         running_deadline_ = 0;
       }
     }
@@ -436,15 +560,25 @@ void ProcessGroup::shutdown() {
   { std::lock_guard lock(watchdog_lock_); }
   watchdog_wake_.notify_all();
   if (running_deadline_ != 0) {
-    if (Channel* channel = running_channel_) channel->engine->abort(channel->communicator);
+    if (Communicator* communicator = running_) communicator->engine->abort(communicator->handle);
   }
   if (worker_.joinable()) worker_.join();
   if (watchdog_.joinable()) watchdog_.join();
+  {
+    // A blocking call running on its caller's thread ends (aborted above).
+    std::unique_lock lock(queue_lock_);
+    queue_ready_.wait(lock, [&] { return !busy_; });
+  }
   // The channels themselves stay until the group is destroyed: a call that
   // races with the shutdown still finds them (and then stopping_).
   for (auto& channel : channels_) {
-    if (channel->communicator != nullptr) channel->engine->destroy(channel->communicator);
-    channel->communicator = nullptr;
+    auto release = [](Communicator* communicator) {
+      if (communicator == nullptr || communicator->handle == nullptr) return;
+      communicator->engine->destroy(communicator->handle);
+      communicator->handle = nullptr;
+    };
+    release(channel->host.get());
+    for (auto& [type, communicator] : channel->by_device_type) release(communicator.get());
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "distributed/store.h"
 #include "distributed/work.h"
+#include "ember/stream.h"
 #include "ember/tensor.h"
 
 namespace ember::plugin {
@@ -56,6 +57,9 @@ struct CollectiveArgs {
   // false: skip the fingerprint comparison for this call, for a caller
   // that checked its collectives' agreement already (DDP's buckets).
   bool check = true;
+  // The caller waits for it at once: when nothing is queued or running it
+  // runs on the caller's thread, without the hand-off to the worker.
+  bool blocking = false;
 };
 
 const char* collective_name(ember_collective_kind kind);
@@ -87,10 +91,20 @@ class ProcessGroup {
   void shutdown();
 
  private:
-  struct Channel;  // one engine's communicator
+  struct Communicator;  // one engine's, for host memory or for one device
+  struct Channel;       // one engine and its communicators
   struct Task;
 
   Channel& channel_for(const Tensor& operand) const;
+  // The channel's communicator for `device` (nullopt: host memory), created
+  // on first use for a device (a collective call of its own). `any_index`:
+  // a call without operands (a barrier) takes the one of the device type
+  // already connected, whatever its index.
+  Communicator& communicator_for(Channel& channel, const std::optional<Device>& device, bool any_index);
+  // A barrier's device on an engine of devices only: as ProcessGroupNCCL
+  // guesses it, the rank modulo the device count.
+  Device barrier_device(const plugin::CollectiveEngine& engine) const;
+  std::unique_ptr<Communicator> connect(const plugin::CollectiveEngine& engine, const std::optional<Device>& device);
   void worker_loop();
   void watchdog_loop();
   void execute(Task& task);
@@ -108,10 +122,11 @@ class ProcessGroup {
   std::condition_variable queue_ready_;
   std::deque<std::unique_ptr<Task>> queue_;
   bool stopping_ = false;
+  bool busy_ = false;  // a task is executing, on the worker or a caller's thread
   // The deadline of the collective running now (steady clock ms, 0: none)
-  // and its channel, for the watchdog.
+  // and its communicator, for the watchdog.
   std::atomic<int64_t> running_deadline_{0};
-  std::atomic<Channel*> running_channel_{nullptr};
+  std::atomic<Communicator*> running_{nullptr};
   std::atomic<bool> timed_out_{false};
   std::thread worker_, watchdog_;
   std::mutex watchdog_lock_;

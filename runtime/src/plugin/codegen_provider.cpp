@@ -6,6 +6,7 @@
 #include "core/logging.h"
 #include "ember/error.h"
 #include "plugin/device_call.h"
+#include "plugin/extension_chain.h"
 #include "plugin/status.h"
 
 namespace ember::plugin {
@@ -166,31 +167,22 @@ std::vector<const CodegenProvider*> codegen_providers() {
 }
 
 const ember_codegen_extension* find_codegen_extension(const ember_plugin& plugin, uint32_t negotiated_minor) {
-  if (negotiated_minor < 2) return nullptr;
-  int guard = 0;
-  for (const ember_extension* e = plugin.extension; e != nullptr; e = e->next) {
-    if (++guard > 64) throw_error(ErrorKind::Runtime, "the extension chain has more than 64 records (a cycle?)");
-    if (e->type != EMBER_EXTENSION_CODEGEN) continue;
-    if (e->struct_size < EMBER_STRUCT_SIZE(ember_codegen_extension, unload)) {
-      throw_error(ErrorKind::Runtime, "codegen extension struct_size " + std::to_string(e->struct_size) +
-                                          " is smaller than ABI 1.2's " +
-                                          std::to_string(EMBER_STRUCT_SIZE(ember_codegen_extension, unload)));
-    }
-    const auto* table = reinterpret_cast<const ember_codegen_extension*>(e);
-    if (table->device_type == nullptr || *table->device_type == '\0') {
-      throw_error(ErrorKind::Runtime, "codegen extension names no device type");
-    }
-    if (!table->fingerprint || !table->compile || !table->load || !table->launch || !table->unload) {
-      throw_error(ErrorKind::Runtime,
-                  "codegen extension for '" + std::string(table->device_type) + "' leaves a required function NULL");
-    }
-    if (const CodegenProvider* other = codegen_for(table->device_type)) {
-      throw_error(ErrorKind::Runtime, "device type '" + std::string(table->device_type) +
-                                          "' already has a code generator, plugin '" + other->plugin_name() + "'");
-    }
-    return table;
+  const ember_extension* e = find_extension(plugin.extension, EMBER_EXTENSION_CODEGEN, negotiated_minor, 2,
+                                            EMBER_STRUCT_SIZE(ember_codegen_extension, unload), "codegen");
+  if (e == nullptr) return nullptr;
+  const auto* table = reinterpret_cast<const ember_codegen_extension*>(e);
+  if (table->device_type == nullptr || *table->device_type == '\0') {
+    throw_error(ErrorKind::Runtime, "codegen extension names no device type");
   }
-  return nullptr;
+  if (!table->fingerprint || !table->compile || !table->load || !table->launch || !table->unload) {
+    throw_error(ErrorKind::Runtime,
+                "codegen extension for '" + std::string(table->device_type) + "' leaves a required function NULL");
+  }
+  if (const CodegenProvider* other = codegen_for(table->device_type)) {
+    throw_error(ErrorKind::Runtime, "device type '" + std::string(table->device_type) +
+                                        "' already has a code generator, plugin '" + other->plugin_name() + "'");
+  }
+  return table;
 }
 
 void add_codegen_provider(const std::string& plugin_name, const std::string& version, uint32_t abi_minor,

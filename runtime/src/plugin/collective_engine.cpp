@@ -8,6 +8,7 @@
 #include "core/logging.h"
 #include "ember/error.h"
 #include "plugin/device_call.h"
+#include "plugin/extension_chain.h"
 #include "plugin/status.h"
 
 namespace ember::plugin {
@@ -103,31 +104,23 @@ std::vector<const CollectiveEngine*> collective_engines() {
 }
 
 const ember_collectives_extension* find_collectives_extension(const ember_plugin& plugin, uint32_t negotiated_minor) {
-  if (negotiated_minor < 3) return nullptr;
-  int guard = 0;
-  for (const ember_extension* e = plugin.extension; e != nullptr; e = e->next) {
-    if (++guard > 64) throw_error(ErrorKind::Runtime, "the extension chain has more than 64 records (a cycle?)");
-    if (e->type != EMBER_EXTENSION_COLLECTIVES) continue;
-    const size_t needed = EMBER_STRUCT_SIZE(ember_collectives_extension, destroy_communicator);
-    if (e->struct_size < needed) {
-      throw_error(ErrorKind::Runtime, "collectives extension struct_size " + std::to_string(e->struct_size) +
-                                          " is smaller than ABI 1.3's " + std::to_string(needed));
-    }
-    const auto* table = reinterpret_cast<const ember_collectives_extension*>(e);
-    if (table->engine == nullptr || *table->engine == '\0') {
-      throw_error(ErrorKind::Runtime, "collectives extension names no engine");
-    }
-    if (!table->create_communicator || !table->run || !table->abort || !table->destroy_communicator) {
-      throw_error(ErrorKind::Runtime,
-                  "collectives extension '" + std::string(table->engine) + "' leaves a required function NULL");
-    }
-    if (const CollectiveEngine* other = collective_engine(table->engine)) {
-      throw_error(ErrorKind::Runtime, "collective engine '" + std::string(table->engine) +
-                                          "' is already provided by plugin '" + other->plugin_name() + "'");
-    }
-    return table;
+  const ember_extension* e =
+      find_extension(plugin.extension, EMBER_EXTENSION_COLLECTIVES, negotiated_minor, 3,
+                     EMBER_STRUCT_SIZE(ember_collectives_extension, destroy_communicator), "collectives");
+  if (e == nullptr) return nullptr;
+  const auto* table = reinterpret_cast<const ember_collectives_extension*>(e);
+  if (table->engine == nullptr || *table->engine == '\0') {
+    throw_error(ErrorKind::Runtime, "collectives extension names no engine");
   }
-  return nullptr;
+  if (!table->create_communicator || !table->run || !table->abort || !table->destroy_communicator) {
+    throw_error(ErrorKind::Runtime,
+                "collectives extension '" + std::string(table->engine) + "' leaves a required function NULL");
+  }
+  if (const CollectiveEngine* other = collective_engine(table->engine)) {
+    throw_error(ErrorKind::Runtime, "collective engine '" + std::string(table->engine) +
+                                        "' is already provided by plugin '" + other->plugin_name() + "'");
+  }
+  return table;
 }
 
 void add_collective_engine(const std::string& plugin_name, const std::string& version,

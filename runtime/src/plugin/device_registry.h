@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,8 @@ struct DeviceBackend {
   // (Note [Serialised device calls]).
   std::recursive_mutex serial_lock;
   std::vector<std::unique_ptr<CachingAllocator>> allocators;  // one per device
+  // The plugin's native handles (ABI 1.3), lent to collective engines.
+  std::optional<ember_native_handles_extension> native_handles;
 
   CachingAllocator& allocator(int32_t index);
   std::string device_name(int32_t index) const { return type_name + ":" + std::to_string(index); }
@@ -75,8 +78,8 @@ std::shared_ptr<Storage> allocate_storage(Device device, size_t nbytes);
 // handle rather than an address (the XPU plugin's are OpenCL cl_mem), so a
 // device side is named by the pointer allocate() returned plus a byte
 // offset, never by arithmetic on the pointer.
-void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes,
-                size_t dst_offset = 0, size_t src_offset = 0);
+void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes, size_t dst_offset = 0,
+                size_t src_offset = 0);
 void copy_from_host(Device dst_device, void* dst, const void* host_src, size_t nbytes, size_t dst_offset = 0);
 void copy_to_host(void* host_dst, Device src_device, const void* src, size_t nbytes, size_t src_offset = 0);
 

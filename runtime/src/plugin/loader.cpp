@@ -21,6 +21,7 @@
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/host_api.h"
+#include "plugin/native_handles.h"
 #include "plugin/status.h"
 
 namespace ember::plugin {
@@ -246,6 +247,8 @@ void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugi
   std::unique_ptr<DeviceBackend> backend;
   if (plugin.device != nullptr) {
     backend = make_backend(s, info.name, *plugin.device, alias != nullptr ? &alias->device_type : nullptr);
+    backend->native_handles = find_native_handles(plugin, info.negotiated_minor);
+    if (backend->native_handles) info.native_api = backend->native_handles->api;
   }
   ember_registrar registrar;
   registrar.plugin_name = info.name;

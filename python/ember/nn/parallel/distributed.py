@@ -216,6 +216,19 @@ class DistributedDataParallel(Module):
             self._launch(self._buckets[self._next_bucket])
             self._next_bucket += 1
 
+    def _launch_used_parameters(self, unused_here):
+        """Which parameters some rank used, as a 0/1 flag each (a MAX
+        all-reduce), launched after the buckets, in the same order on every
+        rank."""
+        from ... import ones, int32
+        flags = ones(len(self._params), dtype=int32)
+        for i in unused_here:
+            flags[i] = 0
+        work = self._dist.distributed_c10d._run(self.process_group, _C._distributed.ALL_REDUCE, op="max",
+                                                output=flags, async_op=True, tensors=[flags],
+                                                check=self._check_buckets)
+        return work, flags
+
     def _finish_backward(self):
         from ... import no_grad
         self._in_backward = False
@@ -233,12 +246,22 @@ class DistributedDataParallel(Module):
         for bucket in self._buckets:
             bucket.pending.clear()
         self._launch_ready_buckets()
+        used = self._launch_used_parameters(missing) if self.find_unused_parameters else None
         with no_grad():
             for bucket in self._buckets:
                 bucket.work.wait()
+            # As in torch: a parameter no rank used keeps its gradient (None
+            # stays None); one some rank used gets the average.
+            unused_everywhere = set()
+            if used is not None:
+                used[0].wait()
+                unused_everywhere = {i for i, flag in enumerate(used[1].tolist()) if flag == 0}
+            for bucket in self._buckets:
                 bucket.buffer.div_(self._world_size)
                 for position, i in enumerate(bucket.indices):
                     p = self._params[i]
+                    if i in unused_everywhere:
+                        continue
                     view = bucket.view_of(position, p)
                     if self.gradient_as_bucket_view:
                         p.grad = view
