@@ -40,10 +40,10 @@ for name in "${names[@]}"; do
   case $name in
     core) source_dir=$root; distribution=ember ;;
     xpu|rocm) source_dir=$root/plugins/$name; distribution=ember_$name ;;
-    # cuBLAS and NVRTC come from NVIDIA's wheels at run time (ember-cuda's
-    # dependencies), so the repair leaves them out.
+    # cuBLAS, NVRTC and NCCL come from NVIDIA's wheels at run time
+    # (ember-cuda's dependencies), so the repair leaves them out.
     cuda) source_dir=$root/plugins/cuda; distribution=ember_cuda
-          exclude=(--exclude 'libcublas*.so.*' --exclude 'libnvrtc*.so.*') ;;
+          exclude=(--exclude 'libcublas*.so.*' --exclude 'libnvrtc*.so.*' --exclude 'libnccl.so.*') ;;
     *) echo "build-wheels.sh: unknown wheel '$name' (expected core, xpu, cuda or rocm)" >&2; exit 2 ;;
   esac
   raw=$work/raw/$name

@@ -151,6 +151,15 @@ def _debug_flags():
     return mode != "OFF", mode == "DETAIL"
 
 
+def _default_backend():
+    """As torch picks it: NCCL for CUDA tensors where it can run, Gloo for
+    the rest."""
+    from .. import cuda
+    if is_nccl_available() and cuda.is_available():
+        return "cpu:gloo,cuda:nccl"
+    return "gloo"
+
+
 def is_available():
     return True
 
@@ -208,7 +217,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
     if not isinstance(timeout, datetime.timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout).__name__}")
-    backend = "gloo" if backend is None else backend
+    backend = _default_backend() if backend is None else backend
     if store is None:
         store, rank, world_size = rendezvous(init_method or "env://", rank, world_size, timeout)
     elif rank < 0 or world_size <= 0:

@@ -7,7 +7,8 @@ driver; the CUDA runtime is linked in, and cuBLAS and NVRTC come from
 NVIDIA's wheels (``nvidia-cublas``, ``nvidia-cuda-nvrtc``), which this wheel
 depends on and which install into ``site-packages/nvidia/cu13/lib``, where
 the plugin's library looks (its RUNPATH). Without a GPU it loads and reports
-no device.
+no device. A second entry point, :func:`nccl_plugin`, gives the NCCL
+collective engine of ``ember.distributed`` over NVIDIA's ``nvidia-nccl-cu13``.
 """
 
 import os
@@ -34,16 +35,43 @@ def missing_vendor_libraries():
             if not os.path.isfile(os.path.join(folder, library))}
 
 
+def _missing_message(missing, folder):
+    named = ", ".join(f"{library} (from the wheel {wheel})" for wheel, library in missing.items())
+    return f"ember-cuda needs {named}, not found in {folder}; pip install {' '.join(missing)}"
+
+
+def _spec(library):
+    here = os.path.dirname(os.path.abspath(__file__))
+    return {"path": os.path.join(here, "ember", "plugins", library),
+            "abi_major": _build_info.abi_major, "abi_minor": _build_info.abi_minor,
+            "distribution": "ember-cuda", "version": __version__}
+
+
 def plugin():
     """Where the plugin library is and the plugin ABI it speaks, which the core
     checks before it opens the library; a missing NVIDIA wheel is named
     instead of leaving the loader's bare 'cannot open shared object file'."""
     missing = missing_vendor_libraries()
     if missing:
-        named = ", ".join(f"{library} (from the wheel {wheel})" for wheel, library in missing.items())
-        raise RuntimeError(f"ember-cuda needs {named}, not found in {vendor_library_folder()}; "
-                           f"pip install {' '.join(missing)}")
-    here = os.path.dirname(os.path.abspath(__file__))
-    return {"path": os.path.join(here, "ember", "plugins", "libember_plugin_cuda.so"),
-            "abi_major": _build_info.abi_major, "abi_minor": _build_info.abi_minor,
-            "distribution": "ember-cuda", "version": __version__}
+        raise RuntimeError(_missing_message(missing, vendor_library_folder()))
+    return _spec("libember_plugin_cuda.so")
+
+
+# NCCL's wheel and the file it puts into nvidia/nccl/lib.
+NCCL_LIBRARY = {"nvidia-nccl-cu13": "libnccl.so.2"}
+
+
+def nccl_library_folder():
+    site_packages = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(site_packages, "nvidia", "nccl", "lib")
+
+
+def nccl_plugin():
+    """The NCCL collective engine (``init_process_group("nccl")``), as
+    :func:`plugin` gives the device plugin."""
+    folder = nccl_library_folder()
+    missing = {wheel: library for wheel, library in NCCL_LIBRARY.items()
+               if not os.path.isfile(os.path.join(folder, library))}
+    if missing:
+        raise RuntimeError(_missing_message(missing, folder))
+    return _spec("libember_plugin_nccl.so")
