@@ -21,6 +21,18 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
 
+from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Mish, PReLU, RReLU, SELU,
+                         Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
+from .container import ParameterDict, ParameterList
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Unflatten
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MarginRankingLoss,
+                   MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
+                   TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, RMSNorm
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+
 __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
@@ -89,4 +101,51 @@ __all__ = [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "AlphaDropout",
+    "CELU",
+    "ChannelShuffle",
+    "CosineEmbeddingLoss",
+    "CosineSimilarity",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "GLU",
+    "GaussianNLLLoss",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "HingeEmbeddingLoss",
+    "HuberLoss",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "KLDivLoss",
+    "LocalResponseNorm",
+    "LogSigmoid",
+    "MarginRankingLoss",
+    "Mish",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "PReLU",
+    "PairwiseDistance",
+    "ParameterDict",
+    "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "PoissonNLLLoss",
+    "RMSNorm",
+    "RReLU",
+    "SELU",
+    "SoftMarginLoss",
+    "Softmax2d",
+    "Softmin",
+    "Softshrink",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
+    "Unflatten",
 ]

@@ -102,6 +102,127 @@ class LogSoftmax(_Elementwise):
         super().__init__(dim=-1 if dim is None else dim)
 
 
+class CELU(_Elementwise):
+    _function = staticmethod(F.celu)
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(alpha=alpha, inplace=inplace)
+
+
+class SELU(_Elementwise):
+    _function = staticmethod(F.selu)
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace=inplace)
+
+
+class Mish(_Elementwise):
+    _function = staticmethod(F.mish)
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace=inplace)
+
+
+class Hardswish(_Elementwise):
+    _function = staticmethod(F.hardswish)
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace=inplace)
+
+
+class Hardsigmoid(_Elementwise):
+    _function = staticmethod(F.hardsigmoid)
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace=inplace)
+
+
+class Softsign(_Elementwise):
+    _function = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Elementwise):
+    _function = staticmethod(F.tanhshrink)
+
+
+class LogSigmoid(_Elementwise):
+    _function = staticmethod(F.logsigmoid)
+
+
+class Softshrink(_Elementwise):
+    _function = staticmethod(F.softshrink)
+
+    def __init__(self, lambd=0.5):
+        super().__init__(lambd=lambd)
+
+
+class Hardshrink(_Elementwise):
+    _function = staticmethod(F.hardshrink)
+
+    def __init__(self, lambd=0.5):
+        super().__init__(lambd=lambd)
+
+
+class GLU(_Elementwise):
+    _function = staticmethod(F.glu)
+
+    def __init__(self, dim=-1):
+        super().__init__(dim=dim)
+
+
+class Threshold(_Elementwise):
+    _function = staticmethod(F.threshold)
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__(threshold=threshold, value=value, inplace=inplace)
+
+
+class Softmin(_Elementwise):
+    _function = staticmethod(F.softmin)
+
+    def __init__(self, dim=None):
+        super().__init__(dim=dim)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected a 3D or 4D input, got {input.dim()}D")
+        return F.softmax(input, -3)
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x), one learnt slope or one per channel."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(_factories.full((num_parameters,), init, device=device, dtype=dtype))
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random slope in [lower, upper] per element while
+    training, their mean in evaluation."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 class MultiheadAttention(Module):
     """PyTorch's nn.MultiheadAttention: the same parameters (in_proj_weight,
     or q/k/v_proj_weight when kdim or vdim differ from embed_dim; in_proj_bias;

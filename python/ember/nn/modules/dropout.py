@@ -17,3 +17,30 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _ChannelDropout(Dropout):
+    _function = None
+
+    def forward(self, input):
+        return type(self)._function(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_ChannelDropout):
+    _function = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_ChannelDropout):
+    _function = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_ChannelDropout):
+    _function = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(_ChannelDropout):
+    _function = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_ChannelDropout):
+    _function = staticmethod(F.feature_alpha_dropout)

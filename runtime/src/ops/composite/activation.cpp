@@ -78,20 +78,31 @@ Tensor silu(const Tensor& x) {
   return xf * sigmoid(xf);
 }
 
-// The branch not taken is evaluated on a clamped input so that it stays
+// The branch not taken is evaluated on a bounded input so that it stays
 // finite: an inf there would turn the zero gradient of `where` into NaN.
+// At the threshold itself the soft branch is taken whole (a clamp there
+// would split the tie and halve the gradient).
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   const Tensor scaled = to_floating(x) * beta;
-  const Tensor soft = log1p(exp(clamp(scaled, std::nullopt, Scalar(threshold)))) / beta;
-  return where(gt(scaled, threshold), to_floating(x), soft);
+  const Tensor linear = gt(scaled, threshold);
+  const Tensor soft = log1p(exp(where(linear, Scalar(threshold), scaled))) / beta;
+  return where(linear, to_floating(x), soft);
 }
 
+// The negative branch reads x itself at 0 (not a clamp, whose derivative
+// splits the tie): elu's gradient at 0 is alpha, as in PyTorch.
 Tensor elu(const Tensor& x, double alpha) {
   const Tensor xf = to_floating(x);
-  return where(gt(xf, 0), xf, expm1(clamp(xf, std::nullopt, Scalar(0))) * alpha);
+  const Tensor positive = gt(xf, 0);
+  return where(positive, xf, expm1(where(positive, Scalar(0), xf)) * alpha);
 }
 
-Tensor hardtanh(const Tensor& x, double min_val, double max_val) { return clamp(x, Scalar(min_val), Scalar(max_val)); }
+// PyTorch's gradient is 0 at both bounds, where a clamp's splits the tie;
+// integers, which have no gradient, keep their dtype through the clamp.
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  if (!is_floating(x.dtype())) return clamp(x, Scalar(min_val), Scalar(max_val));
+  return where(le(x, min_val), Scalar(min_val), where(ge(x, max_val), Scalar(max_val), x));
+}
 
 Tensor dropout(const Tensor& x, double p, bool training) {
   if (p < 0 || p > 1) {
