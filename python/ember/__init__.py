@@ -61,6 +61,17 @@ from ._factories import (
 )
 from ._dlpack import from_dlpack, from_numpy
 from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
+from ._elementwise_math import (acosh, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad, exp2, float_power,
+                                fmax, fmin, frac, fix, gcd, heaviside, hypot, isneginf, isposinf, isreal,
+                                lcm, log2, log10, logaddexp, logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc,
+                                sinh, xlogy)
+from ._elementwise_math import acosh as arccosh, asinh as arcsinh, atanh as arctanh  # noqa: F401
+from ._reductions import aminmax, cummax, cummin, cumprod, dist, logcumsumexp, nanmean, nansum, trace
+from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, diff, dot, dsplit, fliplr, flipud,
+                         hsplit, inner, kron, mv, ravel, rot90, swapdims, take, take_along_dim, tensor_split, tile,
+                         unflatten, vsplit)
+from ._shape_ops import swapdims as swapaxes
+from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the above)
 from ._matrix_ops import addmm, baddbmm, cdist, diag, outer
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
@@ -94,6 +105,12 @@ from ._determinism import (
 from . import compiler
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
+
+# torch's other names of functions above (absolute, greater, clip, ...).
+for _alias, _target in _tensor_surface.ALIASES.items():
+    if _alias not in globals() and _target in globals():
+        globals()[_alias] = globals()[_target]
+del _alias, _target
 
 # PyTorch's dtype aliases.
 half = float16

@@ -57,10 +57,14 @@ def isfinite(input):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    close = (input - other).abs() <= atol + rtol * other.abs()
-    close = close | (input == other)  # infinities of one sign
+    if input.dtype != other.dtype and not (input.dtype.is_floating_point and other.dtype.is_floating_point):
+        raise RuntimeError(f"isclose: {input.dtype} and {other.dtype} are of different kinds")
+    if not input.dtype.is_floating_point:
+        return input == other
+    close = (input == other) | ((input - other).abs() <= atol + rtol * other.abs())
+    close = close & ~(input.isinf() ^ other.isinf())
     if equal_nan:
-        close = close | (isnan(input) & isnan(other))
+        close = close | (input.isnan() & other.isnan())
     return close
 
 

@@ -180,3 +180,201 @@ Tensor.split_with_sizes = split_with_sizes
 Tensor.broadcast_to = broadcast_to
 Tensor.movedim = movedim
 Tensor.moveaxis = movedim
+
+
+def tile(input, dims):
+    dims = list(dims) if not isinstance(dims, int) else [dims]
+    if len(dims) < input.dim():
+        dims = [1] * (input.dim() - len(dims)) + dims
+    x = input.reshape([1] * (len(dims) - input.dim()) + list(input.shape))
+    return x.repeat(*dims)
+
+
+def ravel(input):
+    return input.reshape([-1])
+
+
+def swapdims(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
+
+
+def unflatten(input, dim, sizes):
+    dim = dim + input.dim() if dim < 0 else dim
+    shape = list(input.shape)
+    return input.reshape(shape[:dim] + list(sizes) + shape[dim + 1:])
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = _C.cat(parts, dim) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        after, before = x.narrow(dim, 1, length - 1), x.narrow(dim, 0, length - 1)
+        x = after ^ before if x.dtype == _C.bool else after - before
+    return x
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    if len(dims) != 2 or dims[0] == dims[1]:
+        raise RuntimeError(f"rot90: expected two different dims, got {list(dims)}")
+    k %= 4
+    a, b = dims
+    if k == 1:
+        return input.flip([b]).transpose(a, b)
+    if k == 2:
+        return input.flip([a, b])
+    if k == 3:
+        return input.flip([a]).transpose(a, b)
+    return input.clone()
+
+
+def flipud(input):
+    return input.flip([0])
+
+
+def fliplr(input):
+    if input.dim() < 2:
+        raise RuntimeError("fliplr: input must be at least 2-d")
+    return input.flip([1])
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    length = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(length, sections)
+        sizes = [small + 1] * extra + [small] * (sections - extra)
+        bounds, start = [], 0
+        for size in sizes:
+            bounds.append((start, size))
+            start += size
+    else:
+        cuts = [min(max(i if i >= 0 else i + length, 0), length) for i in indices_or_sections]
+        edges = [0] + cuts + [length]
+        bounds = [(edges[j], max(edges[j + 1] - edges[j], 0)) for j in range(len(edges) - 1)]
+    return tuple(input.narrow(dim, start, size) for start, size in bounds)
+
+
+def hsplit(input, sections):
+    return tensor_split(input, sections, 1 if input.dim() > 1 else 0)
+
+
+def vsplit(input, sections):
+    return tensor_split(input, sections, 0)
+
+
+def dsplit(input, sections):
+    return tensor_split(input, sections, 2)
+
+
+def atleast_1d(*tensors):
+    out = [t.reshape([1]) if t.dim() == 0 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    out = [t.reshape([1] * (2 - t.dim()) + list(t.shape)) if t.dim() < 2 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*tensors):
+    def lift(t):
+        if t.dim() == 0:
+            return t.reshape([1, 1, 1])
+        if t.dim() == 1:
+            return t.reshape([1, t.shape[0], 1])
+        if t.dim() == 2:
+            return t.unsqueeze(-1)
+        return t
+    out = [lift(t) for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _flat(tensors):
+    return list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else list(tensors)
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return input.reshape([-1]).gather(0, indices.reshape([-1]))
+    dim = dim % input.dim()
+    input_shape, index_shape = list(input.shape), list(indices.shape)
+    input_shape[dim] = index_shape[dim] = 1
+    common = list(broadcast_shapes(tuple(input_shape), tuple(index_shape)))
+    input_shape, index_shape = list(common), list(common)
+    input_shape[dim], index_shape[dim] = input.shape[dim], indices.shape[dim]
+    return input.expand(input_shape).gather(dim, indices.expand(index_shape))
+
+
+def take(input, index):
+    return input.reshape([-1]).index_select(0, index.reshape([-1])).reshape(list(index.shape))
+
+
+def kron(input, other):
+    a, b = input, other
+    n = max(a.dim(), b.dim())
+    a = a.reshape([1] * (n - a.dim()) + list(a.shape))
+    b = b.reshape([1] * (n - b.dim()) + list(b.shape))
+    product = a.reshape([s for i in range(n) for s in (a.shape[i], 1)]) * b.reshape(
+        [s for i in range(n) for s in (1, b.shape[i])])
+    return product.reshape([a.shape[i] * b.shape[i] for i in range(n)])
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims dim1 and dim2 as the last dim of a view."""
+    n = input.dim()
+    if n < 2:
+        raise RuntimeError(f"diagonal: expected a tensor of at least 2 dimensions, got {n}")
+    dim1, dim2 = dim1 % n, dim2 % n
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    sizes, strides = list(input.shape), list(input.stride())
+    if offset >= 0:
+        length, start = max(min(sizes[dim1], sizes[dim2] - offset), 0), offset * strides[dim2]
+    else:
+        length, start = max(min(sizes[dim1] + offset, sizes[dim2]), 0), -offset * strides[dim1]
+    keep = [d for d in range(n) if d not in (dim1, dim2)]
+    return input.as_strided([sizes[d] for d in keep] + [length],
+                            [strides[d] for d in keep] + [strides[dim1] + strides[dim2]],
+                            input.storage_offset() + (start if length > 0 else 0))
+
+
+def dot(input, other):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           "to have the same number of elements, but got "
+                           f"{input.shape[0]} and {other.shape[0]} elements respectively")
+    return (input * other).sum()
+
+
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    k = input.shape[-1]
+    if other.shape[-1] != k:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    product = input.reshape([-1, k]).matmul(other.reshape([-1, k]).transpose(0, 1))
+    return product.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
+
+
+def mv(input, vec):
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"mv: expected a matrix and a vector, got {input.dim()}D and {vec.dim()}D")
+    return input.matmul(vec)
+
+
+def cross(input, other, dim=None):
+    if dim is None:
+        dim = next((d for d in range(input.dim()) if input.shape[d] == 3), -1)
+    if input.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]}")
+    a0, a1, a2 = input.unbind(dim)
+    b0, b1, b2 = other.unbind(dim)
+    return _C.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)

@@ -155,8 +155,8 @@ def test_normalizations_match_pytorch(torch):
     check_with_gradients(torch, lambda a, b: F.rms_norm(a, [5], b, 1e-6),
                          lambda a, b: torch.nn.functional.rms_norm(a, [5], b, 1e-6), [x, w], (True, True))
     check_with_gradients(torch, lambda a: F.instance_norm(a), lambda a: torch.nn.functional.instance_norm(a), [x])
-    check_with_gradients(torch, lambda a: F.local_response_norm(a, 3), lambda a: torch.nn.functional.local_response_norm(a, 3),
-                         [x])
+    check_with_gradients(torch, lambda a: F.local_response_norm(a, 3),
+                         lambda a: torch.nn.functional.local_response_norm(a, 3), [x])
 
 
 def test_instance_norm_modules_track_running_statistics_as_pytorch(torch):

@@ -66,11 +66,11 @@ def softsign(input):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise ValueError(f"softshrink: lambda must be at least 0, got {lambd}")
-    return _C.where(input > lambd, input - lambd, _C.where(input < -lambd, input + lambd, input * 0))
+    return _C.where(input > lambd, input - lambd, _C.where(input < -lambd, input + lambd, 0.0))
 
 
 def hardshrink(input, lambd=0.5):
-    return _C.where(input.abs() > lambd, input, input * 0)
+    return _C.where(input.abs() > lambd, input, 0.0)
 
 
 def tanhshrink(input):

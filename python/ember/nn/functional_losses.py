@@ -34,8 +34,8 @@ def kl_div(input, target, reduction="mean", log_target=False):
         pointwise = target.exp() * (target - input)
     else:
         # 0 * log 0 is 0, as in PyTorch's xlogy.
-        safe = _C.where(target > 0, target, target.detach() * 0 + 1)
-        pointwise = _C.where(target > 0, target * (safe.log() - input), target * 0)
+        safe = _C.where(target > 0, target, 1.0)
+        pointwise = _C.where(target > 0, target * (safe.log() - input), 0.0)
     if reduction == "batchmean":
         return pointwise.sum() / (input.shape[0] if input.dim() > 0 else 1)
     return _reduce(pointwise, reduction, "kl_div")
@@ -56,7 +56,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
     margin_term = (margin - input).clamp(min=0)
-    loss = _C.where(target == 1, input, input * 0) + _C.where(target == -1, margin_term, input * 0)
+    loss = _C.where(target == 1, input, 0.0) + _C.where(target == -1, margin_term, 0.0)
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
@@ -105,9 +105,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
         # Stirling's term for target > 1: t log t - t + log(2 pi t) / 2.
-        safe = _C.where(target > 1, target, target.detach() * 0 + 1)
+        safe = _C.where(target > 1, target, 1.0)
         stirling = safe * safe.log() - safe + (safe * (2 * math.pi)).log() * 0.5
-        loss = loss + _C.where(target > 1, stirling, target * 0)
+        loss = loss + _C.where(target > 1, stirling, 0.0)
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
@@ -137,7 +137,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     if weight is not None:
         terms = terms * weight.index_select(0, y).unsqueeze(1)
     others = _nn.one_hot(y, classes) == 0
-    loss = _C.where(others, terms, terms * 0).sum(1) / classes
+    loss = _C.where(others, terms, 0.0).sum(1) / classes
     return _reduce(loss if batched else loss.reshape([]), reduction, "multi_margin_loss")
 
 
@@ -148,11 +148,11 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     classes = x.shape[1]
     # The targets of a row are its entries before the first -1.
     valid = (y < 0).long().cumsum(1) == 0
-    labels = _C.where(valid, y, y * 0)
+    labels = _C.where(valid, y, 0)
     is_target = (_nn.one_hot(labels, classes) * valid.unsqueeze(-1).long()).sum(1) > 0
     chosen = x.gather(1, labels)
     # sum over target j and non-target i of max(0, 1 - (x[j] - x[i]))
     pair = (1 - (chosen.unsqueeze(2) - x.unsqueeze(1))).clamp(min=0)
     mask = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
-    loss = _C.where(mask, pair, pair * 0).sum((1, 2)) / classes
+    loss = _C.where(mask, pair, 0.0).sum((1, 2)) / classes
     return _reduce(loss if batched else loss.reshape([]), reduction, "multilabel_margin_loss")

@@ -30,8 +30,10 @@ from .flatten import Unflatten
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MarginRankingLoss,
                    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
                    TripletMarginLoss, TripletMarginWithDistanceLoss)
-from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, RMSNorm
-from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .normalization import LocalResponseNorm, RMSNorm
+from .channelshuffle import ChannelShuffle
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 
 __all__ = [
     "Upsample",

@@ -1,4 +1,4 @@
-"""PixelShuffle, PixelUnshuffle and ChannelShuffle over nn.functional's."""
+"""PixelShuffle and PixelUnshuffle over nn.functional's."""
 
 from .. import functional as F
 from .module import Module
@@ -26,15 +26,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    def __init__(self, groups):
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self):
-        return f"groups={self.groups}"

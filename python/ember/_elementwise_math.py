@@ -1,0 +1,234 @@
+"""Elementwise functions of torch that Ember builds from its primitives
+(exp, log, log1p, expm1, sqrt, where, ...), differentiable through them,
+and torch's aliases of existing ones."""
+
+import math
+import numbers
+
+from . import _C
+from ._C import Tensor
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _floating(x):
+    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
+
+
+def clamp_min(input, min):
+    return input.clamp(min=min)
+
+
+def clamp_max(input, max):
+    return input.clamp(max=max)
+
+
+def exp2(input):
+    return (_floating(input) * _LN2).exp()
+
+
+def log2(input):
+    return _floating(input).log() / _LN2
+
+
+def log10(input):
+    return _floating(input).log() / _LN10
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (even for other 0), NaN where
+    other is NaN."""
+    x = input if isinstance(input, Tensor) else _C.where(other == other, float(input), float(input))
+    y = other if isinstance(other, Tensor) else _C.where(x == x, float(other), float(other))
+    x, y = _floating(x), _floating(y)
+    safe = _C.where(x == 0, 1.0, y)
+    return _C.where(y != y, y, _C.where(x == 0, 0.0, x * safe.log()))
+
+
+def logit(input, eps=None):
+    x = _floating(input)
+    if eps is not None:
+        x = x.clamp(eps, 1 - eps)
+    return (x / (1 - x)).log()
+
+
+def hypot(input, other):
+    # Scaled by the larger magnitude, so that squares neither overflow nor
+    # underflow.
+    a, b = _floating(input).abs(), _floating(other).abs()
+    big, small = _C.maximum(a, b), _C.minimum(a, b)
+    ratio = _C.where(big == 0, 0.0, small / _C.where(big == 0, 1.0, big))
+    # An infinite side wins over a NaN one, as in C's hypot.
+    return _C.where((a == math.inf) | (b == math.inf), math.inf, big * (ratio * ratio + 1).sqrt())
+
+
+def logaddexp(input, other):
+    a, b = _floating(input), _floating(other)
+    big, small = _C.maximum(a, b), _C.minimum(a, b)
+    # max + log1p(exp(min - max)), exact for far-apart arguments; equal ones
+    # (infinities among them) are the argument plus log 2.
+    return _C.where(a == b, a + _LN2, big + (small - big).exp().log1p())
+
+
+def logaddexp2(input, other):
+    return logaddexp(_floating(input) * _LN2, _floating(other) * _LN2) / _LN2
+
+
+def deg2rad(input):
+    return _floating(input) * (math.pi / 180.0)
+
+
+def rad2deg(input):
+    return _floating(input) * (180.0 / math.pi)
+
+
+def sinh(input):
+    x = _floating(input)
+    # expm1 keeps the small arguments exact; the large ones come from one
+    # exponential, which does not overflow before sinh itself.
+    t = x.abs().expm1()
+    small = t * (t + 2) / ((t + 1) * 2)
+    large = (x.abs() - _LN2).exp()
+    magnitude = _C.where(x.abs() < 20, small, large)
+    return _C.where(x < 0, -magnitude, magnitude)
+
+
+def cosh(input):
+    x = _floating(input).abs()
+    return _C.where(x < 20, (x.exp() + (-x).exp()) * 0.5, (x - _LN2).exp())
+
+
+def asinh(input):
+    x = _floating(input)
+    a = x.abs()
+    # log1p(a + a^2 / (1 + sqrt(1 + a^2))) for accuracy near 0; for large a,
+    # log(a) + log 2 avoids a^2 overflowing.
+    near = (a + a * a / ((a * a + 1).sqrt() + 1)).log1p()
+    far = _C.where(a > 1e8, a, 1.0).log() + _LN2
+    magnitude = _C.where(a > 1e8, far, near)
+    return _C.where(x < 0, -magnitude, magnitude)
+
+
+def acosh(input):
+    x = _floating(input)
+    t = x - 1
+    near = (t + (t * (t + 2)).clamp(min=0).sqrt()).log1p()
+    far = _C.where(x > 1e8, x, 2.0).log() + _LN2
+    return _C.where(x < 1, math.nan, _C.where(x > 1e8, far, near))
+
+
+def atanh(input):
+    x = _floating(input)
+    return ((x * 2) / (1 - x)).log1p() * 0.5
+
+
+def sinc(input):
+    x = _floating(input) * math.pi
+    safe = _C.where(x == 0, x + 1, x)
+    return _C.where(x == 0, 1.0, safe.sin() / safe)
+
+
+def frac(input):
+    return input - input.trunc()
+
+
+def fix(input):
+    return input.trunc()
+
+
+def float_power(input, exponent):
+    base = input.to(_C.float64) if isinstance(input, Tensor) else input
+    power = exponent.to(_C.float64) if isinstance(exponent, Tensor) else exponent
+    if not isinstance(base, Tensor):
+        return power.new_full(list(power.shape), float(base)).pow(power)
+    return base.pow(power)
+
+
+def copysign(input, other):
+    magnitude = _floating(input).abs()
+    negative = signbit(other) if isinstance(other, Tensor) else math.copysign(1.0, other) < 0
+    if isinstance(negative, bool):
+        return -magnitude if negative else magnitude
+    return _C.where(negative, -magnitude, magnitude)
+
+
+def signbit(input):
+    if not input.dtype.is_floating_point:
+        return input < 0
+    # -0.0 has its sign bit set: 1 / -0.0 is -inf.
+    return (input < 0) | ((input == 0) & (input.reciprocal() < 0))
+
+
+def sgn(input):
+    # PyTorch's sign of NaN is 0.
+    signs = input.sign()
+    return _C.where(signs != signs, 0.0, signs) if input.dtype.is_floating_point else signs
+
+
+def positive(input):
+    if input.dtype == _C.bool:
+        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def heaviside(input, values):
+    if isinstance(values, numbers.Number):
+        raise TypeError("heaviside(): argument 'values' must be Tensor, not " + type(values).__name__)
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
+                           f"{values.dtype})")
+    return _C.where(input == 0, values, _C.where(input > 0, 1.0, 0.0)).to(input.dtype)
+
+
+def fmax(input, other):
+    """maximum, except that a NaN loses to a number."""
+    larger = _C.maximum(input, other)
+    return _C.where(input != input, other, _C.where(other != other, input, larger))
+
+
+def fmin(input, other):
+    smaller = _C.minimum(input, other)
+    return _C.where(input != input, other, _C.where(other != other, input, smaller))
+
+
+def isposinf(input):
+    return input == math.inf
+
+
+def isneginf(input):
+    return input == -math.inf
+
+
+def isreal(input):
+    # Every element of a real dtype is real, NaN included.
+    return input == input if not input.dtype.is_floating_point else (input == input) | (input != input)
+
+
+def _integer_pair(name, a, b):
+    for t in (a, b):
+        if isinstance(t, Tensor) and t.dtype.is_floating_point:
+            raise RuntimeError(f"{name}: expected integer tensors, got {t.dtype}")
+
+
+def gcd(input, other):
+    """Euclid's algorithm, elementwise, until every pair is done."""
+    _integer_pair("gcd", input, other)
+    from ._shape_ops import broadcast_tensors
+    a, b = broadcast_tensors(input.abs(), other.abs())
+    while bool((b != 0).any()):
+        a, b = _C.where(b != 0, b, a), _C.where(b != 0, a.remainder(_C.where(b != 0, b, b + 1)), b)
+    return a
+
+
+def lcm(input, other):
+    _integer_pair("lcm", input, other)
+    divisor = gcd(input, other)
+    return _C.where(divisor == 0, divisor, (input // _C.where(divisor == 0, divisor + 1, divisor) * other).abs())
+
+
+ALIASES = {
+    "absolute": "abs", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "greater": "gt",
+    "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "multiply": "mul",
+    "subtract": "sub", "true_divide": "div", "clip": "clamp",
+}

@@ -1,0 +1,158 @@
+"""torch's elementwise functions, reductions, scans and shape functions that
+Ember builds in Python, as functions and Tensor methods, against PyTorch:
+values over edge cases, gradients, and errors."""
+
+import numpy
+import pytest
+
+import ember
+from helpers import assert_close
+
+RNG = numpy.random.default_rng(11)
+EDGES = numpy.array([0.0, -0.0, 1e-30, -1e-7, 0.5, -0.5, 1.0, -1.0, 3.0, -4.5, 25.0, -30.0, 700.0, numpy.inf,
+                     -numpy.inf, numpy.nan])
+
+
+def pair(torch, array, grad=False):
+    return ember.tensor(array).requires_grad_(grad), torch.tensor(array, requires_grad=grad)
+
+
+UNARY = ["square", "exp2", "log2", "log10", "logit", "deg2rad", "rad2deg", "sinh", "cosh", "asinh", "acosh", "atanh",
+         "sinc", "frac", "fix", "sgn", "signbit", "isposinf", "isneginf", "isreal", "positive"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_functions_match_pytorch_on_edge_values(torch, name):
+    x, tx = pair(torch, EDGES)
+    assert_close(getattr(ember, name)(x), getattr(torch, name)(tx), rtol=1e-12, atol=1e-300, check_dtype=True)
+    assert_close(getattr(x, name)(), getattr(tx, name)(), rtol=1e-12, atol=1e-300)
+
+
+SMOOTH = {"sinh": (-5, 5), "cosh": (-5, 5), "asinh": (-5, 5), "acosh": (1.1, 6), "atanh": (-0.9, 0.9),
+          "logit": (0.05, 0.95), "exp2": (-4, 4), "log2": (0.1, 4), "log10": (0.1, 4), "sinc": (-3, 3)}
+
+
+@pytest.mark.parametrize("name", sorted(SMOOTH))
+def test_unary_gradients_match_pytorch(torch, name):
+    low, high = SMOOTH[name]
+    x, tx = pair(torch, RNG.uniform(low, high, 40), grad=True)
+    getattr(ember, name)(x).sum().backward()
+    getattr(torch, name)(tx).sum().backward()
+    assert_close(x.grad, tx.grad, rtol=1e-10, atol=1e-12)
+
+
+BINARY = ["xlogy", "hypot", "logaddexp", "logaddexp2", "copysign", "fmax", "fmin", "float_power"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_functions_match_pytorch_with_broadcasting(torch, name):
+    a = numpy.abs(EDGES[:, None]) if name == "float_power" else EDGES[:, None]
+    b = numpy.array([[0.0, -0.0, 2.0, -3.0, numpy.nan, numpy.inf]])
+    x, tx = pair(torch, a)
+    y, ty = pair(torch, b)
+    assert_close(getattr(ember, name)(x, y), getattr(torch, name)(tx, ty), rtol=1e-12, atol=1e-300)
+
+
+def test_heaviside_isclose_and_integer_gcd_lcm(torch):
+    x, tx = pair(torch, numpy.array([-2.0, 0.0, 3.0, numpy.nan]))
+    v, tv = pair(torch, numpy.array([0.5, 0.5, 0.5, 0.5]))
+    assert_close(ember.heaviside(x, v), torch.heaviside(tx, tv))
+    y, ty = pair(torch, numpy.array([-2.0 + 1e-9, 1e-9, numpy.inf, numpy.nan]))
+    for equal_nan in (False, True):
+        assert_close(ember.isclose(x, y, equal_nan=equal_nan), torch.isclose(tx, ty, equal_nan=equal_nan))
+    a, ta = pair(torch, numpy.array([12, -18, 0, 7, 0], dtype=numpy.int64))
+    b, tb = pair(torch, numpy.array([8, 27, 5, 0, 0], dtype=numpy.int64))
+    assert_close(ember.gcd(a, b), torch.gcd(ta, tb))
+    assert_close(ember.lcm(a, b), torch.lcm(ta, tb))
+    with pytest.raises(RuntimeError, match="expected integer tensors"):
+        ember.gcd(x, y)
+
+
+def test_in_place_forms_write_the_tensor(torch):
+    x, tx = pair(torch, RNG.uniform(0.5, 2, 6))
+    assert x.log2_() is x
+    tx.log2_()
+    assert_close(x, tx)
+    x.clamp_min_(0.3), tx.clamp_min_(0.3)
+    assert_close(x, tx)
+
+
+def test_reductions_and_scans_match_pytorch(torch):
+    array = RNG.standard_normal((4, 5))
+    array[1, 2] = numpy.nan
+    x, tx = pair(torch, array)
+    assert_close(ember.nansum(x), torch.nansum(tx))
+    assert_close(ember.nanmean(x, 1), torch.nanmean(tx, 1))
+    mn, mx = ember.aminmax(x[0])
+    tmn, tmx = torch.aminmax(tx[0])
+    assert_close(mn, tmn), assert_close(mx, tmx)
+    assert_close(ember.trace(x[:, :4]), torch.trace(tx[:, :4]))
+    for offset, dims in ((0, (0, 1)), (1, (0, 1)), (-2, (1, 0)), (3, (0, 1))):
+        assert_close(x.diagonal(offset, *dims), tx.diagonal(offset, *dims))
+    clean, tclean = pair(torch, RNG.standard_normal((3, 6)), grad=True)
+    assert_close(clean.cumprod(1), tclean.cumprod(1).detach(), rtol=1e-12)
+    clean.cumprod(1).sum().backward()
+    tclean.cumprod(1).sum().backward()
+    assert_close(clean.grad, tclean.grad, rtol=1e-10)
+    assert_close(ember.logcumsumexp(x[2:], 1), torch.logcumsumexp(tx[2:], 1), rtol=1e-12)
+    ties = numpy.array([[1.0, 3.0, 3.0, 2.0, numpy.nan, 5.0], [2.0, 1.0, 1.0, 0.0, 4.0, 0.0]])
+    y, ty = pair(torch, ties)
+    for name in ("cummax", "cummin"):
+        values, indices = getattr(ember, name)(y, 1)
+        tvalues, tindices = getattr(torch, name)(ty, 1)
+        assert_close(values, tvalues), assert_close(indices, tindices)
+    assert ember.allclose(x[0], x[0] + 1e-9) and not ember.allclose(x[0], x[0] + 1)
+    assert ember.equal(x[0], x[0].clone()) and not ember.equal(x[0], x[0][:3])
+    assert_close(ember.dist(x[0], x[3], 3), torch.dist(tx[0], tx[3], 3))
+
+
+def test_shape_functions_match_pytorch(torch):
+    array = RNG.standard_normal((2, 3, 4))
+    x, tx = pair(torch, array)
+    cases = [("tile", ((2, 1, 1, 2),)), ("ravel", ()), ("swapdims", (0, 2)), ("swapaxes", (1, 2)),
+             ("unflatten", (2, (2, 2))), ("diff", ()), ("rot90", (1, (1, 2))), ("rot90", (3, (0, 2))),
+             ("flipud", ()), ("fliplr", ())]
+    for name, args in cases:
+        assert_close(getattr(ember, name)(x, *args), getattr(torch, name)(tx, *args))
+        assert_close(getattr(x, name)(*args), getattr(tx, name)(*args))
+    for name, arg in (("tensor_split", 3), ("tensor_split", [1, -1]), ("hsplit", 3), ("vsplit", [1]),
+                      ("dsplit", 2)):
+        ours, theirs = getattr(ember, name)(x, arg), getattr(torch, name)(tx, arg)
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            assert_close(a, b)
+    assert_close(ember.diff(x, 2, 1, prepend=x[:, :1]), torch.diff(tx, 2, 1, prepend=tx[:, :1]))
+    index = numpy.array([[[0], [2], [1]], [[3], [0], [0]]])
+    i, ti = pair(torch, index)
+    assert_close(ember.take_along_dim(x, i, 2), torch.take_along_dim(tx, ti, 2))
+    assert_close(ember.take(x, i), torch.take(tx, ti))
+    for t in (ember.tensor(2.0), ember.ones(3), ember.ones(2, 2)):
+        assert tuple(ember.atleast_3d(t).shape) == tuple(torch.atleast_3d(torch.tensor(t.numpy())).shape)
+
+
+def test_products_match_pytorch_with_gradients(torch):
+    a, ta = pair(torch, RNG.standard_normal((2, 3)), grad=True)
+    b, tb = pair(torch, RNG.standard_normal((3, 2)), grad=True)
+    assert_close(ember.kron(a, b), torch.kron(ta, tb).detach())
+    ember.kron(a, b).sum().backward()
+    torch.kron(ta, tb).sum().backward()
+    assert_close(a.grad, ta.grad), assert_close(b.grad, tb.grad)
+    u, tu = pair(torch, RNG.standard_normal(3))
+    v, tv = pair(torch, RNG.standard_normal(3))
+    assert_close(ember.dot(u, v), torch.dot(tu, tv))
+    assert_close(ember.inner(a.detach(), b.detach().transpose(0, 1)), torch.inner(ta.detach(), tb.detach().T))
+    assert_close(ember.mv(a.detach(), u), torch.mv(ta.detach(), tu))
+    m, tm = pair(torch, RNG.standard_normal((4, 3)))
+    n, tn = pair(torch, RNG.standard_normal((4, 3)))
+    assert_close(ember.cross(m, n, dim=1), torch.cross(tm, tn, dim=1))
+    with pytest.raises(RuntimeError, match="1D tensors expected"):
+        ember.dot(a, b)
+    with pytest.raises(RuntimeError, match="must have length 3"):
+        ember.cross(b, b, dim=1)
+
+
+def test_aliases_are_the_same_functions():
+    x = ember.tensor([-1.0, 2.0])
+    assert ember.absolute(x).tolist() == [1.0, 2.0]
+    assert ember.greater(x, 0).tolist() == [False, True] and x.less_equal(0).tolist() == [True, False]
+    assert ember.clip(x, 0, 1).tolist() == [0.0, 1.0]
