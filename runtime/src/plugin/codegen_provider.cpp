@@ -1,7 +1,6 @@
 #include "plugin/codegen_provider.h"
 
 #include <deque>
-#include <sstream>
 
 #include "core/logging.h"
 #include "ember/error.h"
@@ -11,13 +10,6 @@
 
 namespace ember::plugin {
 namespace {
-
-std::set<std::string> words(const char* text) {
-  std::set<std::string> out;
-  std::istringstream s(text != nullptr ? text : "");
-  for (std::string w; s >> w;) out.insert(w);
-  return out;
-}
 
 struct Sink {
   ember_codegen_output out{};
@@ -60,9 +52,9 @@ CodegenProvider::CodegenProvider(std::string plugin_name, std::string plugin_ver
       abi_minor_(abi_minor),
       device_type_(table.device_type),
       table_(table),
-      ir_versions_(words(table.ir_versions)),
-      ops_(words(table.ops)),
-      dtypes_(words(table.dtypes)) {}
+      ir_versions_(record_words(table.ir_versions)),
+      ops_(record_words(table.ops)),
+      dtypes_(record_words(table.dtypes)) {}
 
 void CodegenProvider::quarantine(const std::string& reason) const {
   std::lock_guard lock(state_lock_);

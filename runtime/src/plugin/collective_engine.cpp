@@ -3,7 +3,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include "core/logging.h"
 #include "ember/error.h"
@@ -13,13 +12,6 @@
 
 namespace ember::plugin {
 namespace {
-
-std::set<std::string> words(const char* text) {
-  std::set<std::string> out;
-  std::istringstream s(text != nullptr ? text : "");
-  for (std::string w; s >> w;) out.insert(w);
-  return out;
-}
 
 struct Registry {
   std::mutex lock;
@@ -48,8 +40,8 @@ CollectiveEngine::CollectiveEngine(std::string plugin_name, std::string plugin_v
       plugin_version_(std::move(plugin_version)),
       name_(table.engine),
       table_(table),
-      device_types_(words(table.device_types)),
-      dtypes_(words(table.dtypes)) {}
+      device_types_(record_words(table.device_types)),
+      dtypes_(record_words(table.dtypes)) {}
 
 std::string CollectiveEngine::device_types() const {
   std::string out;

@@ -1,5 +1,6 @@
 #include "plugin/extension_chain.h"
 
+#include <sstream>
 #include <string>
 
 #include "ember/error.h"
@@ -23,6 +24,13 @@ const ember_extension* find_extension(const ember_extension* chain, ember_extens
     return e;
   }
   return nullptr;
+}
+
+std::set<std::string> record_words(const char* text) {
+  std::set<std::string> out;
+  std::istringstream s(text != nullptr ? text : "");
+  for (std::string w; s >> w;) out.insert(w);
+  return out;
 }
 
 }  // namespace ember::plugin

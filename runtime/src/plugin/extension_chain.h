@@ -3,6 +3,8 @@
 // one walk of the chain for every kind of record the loader reads.
 #include <cstddef>
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include <ember/ember_plugin.h>
 
@@ -15,5 +17,9 @@ namespace ember::plugin {
 const ember_extension* find_extension(const ember_extension* chain, ember_extension_type type,
                                       uint32_t negotiated_minor, uint32_t since_minor, size_t min_size,
                                       const char* what);
+
+// The words of a space-separated list a record carries (its device types,
+// dtypes, ops); NULL is the empty list.
+std::set<std::string> record_words(const char* text);
 
 }  // namespace ember::plugin
