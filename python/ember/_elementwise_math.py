@@ -227,8 +227,28 @@ def lcm(input, other):
     return _C.where(divisor == 0, divisor, (input // _C.where(divisor == 0, divisor + 1, divisor) * other).abs())
 
 
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return input + tensor1 * tensor2 * value if value != 1 else input + tensor1 * tensor2
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+                           "will perform a true division of tensor1 and tensor2.")
+    return input + tensor1 / tensor2 * value if value != 1 else input + tensor1 / tensor2
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def is_complex(input):
+    return False  # Ember has no complex dtypes
+
+
 ALIASES = {
     "absolute": "abs", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "greater": "gt",
     "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "multiply": "mul",
-    "subtract": "sub", "true_divide": "div", "clip": "clamp",
+    "subtract": "sub", "true_divide": "div", "clip": "clamp", "concatenate": "cat", "concat": "cat",
+    "row_stack": "vstack",
 }

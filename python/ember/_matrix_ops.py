@@ -93,3 +93,44 @@ Tensor.baddbmm = baddbmm
 Tensor.outer = outer
 Tensor.ger = outer
 Tensor.diag = diag
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat @ vec)."""
+    _check_same_dtype("addmv", input, mat)
+    return _scaled_sum("addmv", input, mat.matmul(vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    _check_same_dtype("addr", input, vec1)
+    return _scaled_sum("addr", input, outer(vec1, vec2), beta, alpha)
+
+
+def matrix_power(input, n):
+    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2] if input.dim() >= 2 else 1} by {input.shape[-1]} matrices")
+    if n < 0:
+        from . import linalg
+        return matrix_power(linalg.inv(input), -n)
+    from . import eye
+    result = eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(list(input.shape)).clone()
+    base = input
+    # Squaring: log2(n) products.
+    while n:
+        if n & 1:
+            result = result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
+def chain_matmul(*matrices):
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    result = matrices[0]
+    for m in matrices[1:]:
+        result = result.matmul(m)
+    return result

@@ -94,3 +94,127 @@ def cummin(input, dim):
 
 def dist(input, other, p=2):
     return (input - other).norm(p)
+
+
+_MeanPair = collections.namedtuple("return_types", ["spread", "mean"])
+
+
+def _moments(input, dim, correction, keepdim):
+    from ._elementwise_math import _floating
+    x = _floating(input)
+    dims = tuple(range(x.dim())) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    centered = x - x.mean(dims, keepdim=True)
+    # count <= correction divides by zero: inf or NaN, as in PyTorch.
+    variance = (centered * centered).sum(dims, keepdim=keepdim) / float(count - correction)
+    return variance, x.mean(dims, keepdim=keepdim)
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False):
+    variance, mean = _moments(input, dim, correction, keepdim)
+    return _MeanPair(variance.sqrt(), mean)
+
+
+def var_mean(input, dim=None, *, correction=1, keepdim=False):
+    return _MeanPair(*_moments(input, dim, correction, keepdim))
+
+
+def _pick(input, dim, k, keepdim):
+    values, indices = input.sort(dim)
+    chosen = _ValuesIndices(values.narrow(dim, k, 1), indices.narrow(dim, k, 1))
+    return chosen if keepdim else _ValuesIndices(chosen.values.squeeze(dim), chosen.indices.squeeze(dim))
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median, as PyTorch's: element (n - 1) // 2 of the sorted
+    values; along a dim, with its index."""
+    if dim is None:
+        flat = input.reshape([-1])
+        return flat.sort().values[(flat.shape[0] - 1) // 2]
+    return _pick(input, dim, (input.shape[dim] - 1) // 2, keepdim)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    size = input.shape[dim] if input.dim() > 0 else 1
+    if not 1 <= k <= size:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    return _pick(input, dim, k - 1, keepdim)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """PyTorch's quantile: one result per q (a leading dim when q is a
+    tensor), between the sorted values at floor and ceil of q (n - 1)."""
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation}")
+    values = [float(q)] if not isinstance(q, Tensor) else [float(v) for v in q.reshape([-1]).tolist()]
+    if any(not 0 <= v <= 1 for v in values):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = input.reshape([-1]) if dim is None else input
+    d = 0 if dim is None else dim % input.dim()
+    ordered = x.sort(d).values
+    n = ordered.shape[d]
+    results = []
+    for value in values:
+        position = value * (n - 1)
+        low, high = int(position // 1), min(int(position // 1) + 1, n - 1)
+        fraction = position - low
+        if interpolation == "lower":
+            high, fraction = low, 0.0
+        elif interpolation == "higher":
+            low, fraction = (high if fraction > 0 else low), 0.0
+        elif interpolation == "nearest":
+            low = high = round(position)
+            fraction = 0.0
+        elif interpolation == "midpoint":
+            fraction = 0.5 if high != low and fraction > 0 else 0.0
+        a, b = ordered.narrow(d, low, 1), ordered.narrow(d, high, 1)
+        result = a + (b - a) * fraction
+        if dim is None:
+            result = result.reshape([1] * input.dim()) if keepdim else result.reshape([])
+        elif not keepdim:
+            result = result.squeeze(d)
+        results.append(result)
+    return results[0] if not isinstance(q, Tensor) or q.dim() == 0 else _C.stack(results, 0)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights and aweights are not supported yet")
+    x = input.reshape([1, -1]) if input.dim() < 2 else input
+    centered = x - x.mean(1, keepdim=True)
+    out = centered.matmul(centered.transpose(0, 1)) / float(x.shape[1] - correction)
+    return out.reshape([]) if input.dim() < 2 else out
+
+
+def corrcoef(input):
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal().sqrt()
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    dim = dim % y.dim()
+    length = y.shape[dim]
+    left, right = y.narrow(dim, 0, max(length - 1, 0)), y.narrow(dim, min(1, length), max(length - 1, 0))
+    if x is None:
+        return ((left + right) * 0.5).sum(dim) * (1.0 if dx is None else dx)
+    along = 0 if x.dim() == 1 else dim
+    spacing = x.narrow(along, 1, length - 1) - x.narrow(along, 0, length - 1)
+    if x.dim() == 1:
+        spacing = spacing.reshape([-1] + [1] * (y.dim() - dim - 1))
+    return ((left + right) * 0.5 * spacing).sum(dim)
+
+
+trapz = trapezoid
+
+
+def msort(input):
+    return input.sort(0).values

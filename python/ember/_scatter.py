@@ -184,7 +184,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return result.reshape(list(input.shape))
 
 
-def _inplace(function):
+def in_place_method(function):
+    """x.f_(...) for an out-of-place f whose result has x's shape and dtype."""
     def store(self, *args, **kwargs):
         # The op reads a copy: what it saves for backward is not the tensor
         # copy_ overwrites (ember.apply_inplace's rule).
@@ -195,6 +196,63 @@ def _inplace(function):
 
 
 Tensor.scatter = scatter
-Tensor.scatter_ = _inplace(scatter)
+Tensor.scatter_ = in_place_method(scatter)
 Tensor.scatter_reduce = scatter_reduce
-Tensor.scatter_reduce_ = _inplace(scatter_reduce)
+Tensor.scatter_reduce_ = in_place_method(scatter_reduce)
+
+
+def _along(index, dim, like):
+    """A 1-d index along dim, broadcast to like's shape (as scatter takes it)."""
+    shape = [1] * like.dim()
+    shape[dim] = -1
+    return index.reshape(shape).expand(list(like.shape))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    dim = dim % max(input.dim(), 1)
+    added = source if alpha == 1 else source * alpha
+    return input.scatter_add(dim, _along(index, dim, source), added)
+
+
+def index_copy(input, dim, index, source):
+    dim = dim % max(input.dim(), 1)
+    return scatter(input, dim, _along(index, dim, source), source)
+
+
+def index_fill(input, dim, index, value):
+    from . import ones, zeros
+    dim = dim % max(input.dim(), 1)
+    hit = zeros(input.shape[dim], dtype=_C.bool, device=input.device)
+    if index.numel():
+        hit = hit.index_put((index.reshape([-1]),), ones(index.numel(), dtype=_C.bool, device=input.device))
+    shape = [1] * input.dim()
+    shape[dim] = -1
+    return _C.where(hit.reshape(shape), value, input)
+
+
+def masked_select(input, mask):
+    from ._shape_ops import broadcast_tensors
+    values, keep = broadcast_tensors(input, mask)
+    return values[keep]
+
+
+def argwhere(input):
+    return input.nonzero()
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    from . import tensor
+    elements = elements if isinstance(elements, Tensor) else tensor(elements)
+    tests = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)
+    found = (elements.unsqueeze(-1) == tests.reshape([-1])).any(-1)
+    return ~found if invert else found
+
+
+Tensor.index_add = index_add
+Tensor.index_add_ = in_place_method(index_add)
+Tensor.index_copy = index_copy
+Tensor.index_copy_ = in_place_method(index_copy)
+Tensor.index_fill = index_fill
+Tensor.index_fill_ = in_place_method(index_fill)
+Tensor.masked_select = masked_select
+Tensor.argwhere = argwhere

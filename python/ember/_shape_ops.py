@@ -378,3 +378,105 @@ def cross(input, other, dim=None):
     a0, a1, a2 = input.unbind(dim)
     b0, b1, b2 = other.unbind(dim)
     return _C.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+def hstack(tensors):
+    tensors = atleast_1d(*tensors) if len(tensors) > 1 else [atleast_1d(tensors[0])]
+    return _C.cat(list(tensors), 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    tensors = atleast_2d(*tensors) if len(tensors) > 1 else [atleast_2d(tensors[0])]
+    return _C.cat(list(tensors), 0)
+
+
+def dstack(tensors):
+    tensors = atleast_3d(*tensors) if len(tensors) > 1 else [atleast_3d(tensors[0])]
+    return _C.cat(list(tensors), 2)
+
+
+def column_stack(tensors):
+    columns = [t.reshape([-1, 1]) if t.dim() <= 1 else t for t in tensors]
+    return _C.cat(columns, 1)
+
+
+def _triangle_indices(row, col, offset, upper):
+    from . import int64, tensor  # the package, once loaded
+    rows, cols = [], []
+    for i in range(row):
+        for j in range(col):
+            if (j - i >= offset) if upper else (j - i <= offset):
+                rows.append(i)
+                cols.append(j)
+    return tensor([rows, cols], dtype=int64).reshape([2, len(rows)])
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    out = _triangle_indices(row, col, offset, upper=False)
+    return out.to(device or "cpu", dtype or out.dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    out = _triangle_indices(row, col, offset, upper=True)
+    return out.to(device or "cpu", dtype or out.dtype)
+
+
+def cartesian_prod(*tensors):
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _C.stack([g.reshape([-1]) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    import itertools
+    from . import int64, tensor
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input.new_empty([0, r] if r > 0 else [0])
+    index = tensor(rows, dtype=int64)
+    return input.index_select(0, index.reshape([-1])).reshape([len(rows), r])
+
+
+def block_diag(*tensors):
+    blocks = [t.reshape([1, -1]) if t.dim() == 1 else t.reshape([1, 1]) if t.dim() == 0 else t for t in tensors]
+    for t in blocks:
+        if t.dim() != 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input has "
+                               f"{t.dim()} dimensions")
+    rows = builtins.sum(t.shape[0] for t in blocks)
+    cols = builtins.sum(t.shape[1] for t in blocks)
+    from . import promote_types, zeros
+    dtype = blocks[0].dtype if blocks else None
+    for t in blocks[1:]:
+        dtype = promote_types(dtype, t.dtype)
+    out_rows, c = [], 0
+    for t in blocks:
+        left = t.new_zeros([t.shape[0], c], dtype=dtype)
+        right = t.new_zeros([t.shape[0], cols - c - t.shape[1]], dtype=dtype)
+        out_rows.append(_C.cat([left, t.to(dtype), right], 1))
+        c += t.shape[1]
+    return _C.cat(out_rows, 0) if out_rows else zeros(rows, cols)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """(..., k) -> (..., n, n), n = k + |offset|, input[..., i] at (i, i + offset),
+    as the product rows^T diag(input) cols of two slices of the identity:
+    differentiable, and zero elsewhere."""
+    from . import eye
+    k = input.shape[-1]
+    n = k + builtins.abs(offset)
+    rows = eye(n, dtype=input.dtype, device=input.device).narrow(0, builtins.max(-offset, 0), k)
+    cols = eye(n, dtype=input.dtype, device=input.device).narrow(0, builtins.max(offset, 0), k)
+    result = (rows.transpose(0, 1) * input.unsqueeze(-2)).matmul(cols)
+    last = input.dim() + 1
+    if (dim1 % last, dim2 % last) != (last - 2, last - 1):
+        result = movedim(result, [-2, -1], [dim1, dim2])
+    return result
+
+
+def diagflat(input, offset=0):
+    return diag_embed(input.reshape([-1]), offset)

@@ -75,6 +75,13 @@ def test_in_place_forms_write_the_tensor(torch):
     assert_close(x, tx)
     x.clamp_min_(0.3), tx.clamp_min_(0.3)
     assert_close(x, tx)
+    # Inside a graph, the in-place form differentiates as the function does.
+    leaf, tleaf = pair(torch, RNG.uniform(-2, 2, 5), grad=True)
+    y, ty = leaf * 2, tleaf * 2
+    y.sinh_(), ty.sinh_()
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    assert_close(leaf.grad, tleaf.grad, rtol=1e-10)
 
 
 def test_reductions_and_scans_match_pytorch(torch):
@@ -156,3 +163,88 @@ def test_aliases_are_the_same_functions():
     assert ember.absolute(x).tolist() == [1.0, 2.0]
     assert ember.greater(x, 0).tolist() == [False, True] and x.less_equal(0).tolist() == [True, False]
     assert ember.clip(x, 0, 1).tolist() == [0.0, 1.0]
+
+
+def test_stacks_indices_and_block_matrices_match_pytorch(torch):
+    a, ta = pair(torch, RNG.standard_normal(3))
+    b, tb = pair(torch, RNG.standard_normal(3))
+    m, tm = pair(torch, RNG.standard_normal((2, 3)))
+    for name in ("hstack", "vstack", "dstack", "column_stack", "row_stack"):
+        assert_close(getattr(ember, name)([a, b]), getattr(torch, name)([ta, tb]))
+    assert_close(ember.concatenate([m, m]), torch.concatenate([tm, tm]))
+    for offset in (0, 1, -1):
+        assert_close(ember.tril_indices(3, 4, offset), torch.tril_indices(3, 4, offset))
+        assert_close(ember.triu_indices(4, 3, offset), torch.triu_indices(4, 3, offset))
+    assert_close(ember.cartesian_prod(a, b), torch.cartesian_prod(ta, tb))
+    for r, replace in ((2, False), (3, False), (2, True)):
+        assert_close(ember.combinations(a, r, replace), torch.combinations(ta, r, replace))
+    assert_close(ember.block_diag(m, a, ember.tensor(2.0)), torch.block_diag(tm, ta, torch.tensor(2.0)))
+    g, tg = pair(torch, RNG.standard_normal((2, 3)), grad=True)
+    for offset in (0, 1, -2):
+        ours, theirs = ember.diag_embed(g, offset), torch.diag_embed(tg, offset)
+        assert_close(ours, theirs.detach())
+    ember.diag_embed(g, 1).pow(2).sum().backward()
+    torch.diag_embed(tg, 1).pow(2).sum().backward()
+    assert_close(g.grad, tg.grad)
+    assert_close(ember.diagflat(m), torch.diagflat(tm))
+
+
+def test_order_statistics_and_moments_match_pytorch(torch):
+    array = RNG.standard_normal((4, 7))
+    x, tx = pair(torch, array)
+    assert_close(ember.median(x), torch.median(tx))
+    for keepdim in (False, True):
+        ours, theirs = ember.median(x, 1, keepdim), torch.median(tx, 1, keepdim)
+        assert_close(ours.values, theirs.values), assert_close(ours.indices, theirs.indices)
+        ours, theirs = ember.kthvalue(x, 3, 1, keepdim), torch.kthvalue(tx, 3, 1, keepdim)
+        assert_close(ours.values, theirs.values), assert_close(ours.indices, theirs.indices)
+    for interpolation in ("linear", "lower", "higher", "nearest", "midpoint"):
+        assert_close(ember.quantile(x, 0.3, interpolation=interpolation),
+                     torch.quantile(tx, 0.3, interpolation=interpolation))
+        q, tq = pair(torch, numpy.array([0.0, 0.25, 0.5, 1.0]))
+        for dim, keepdim in ((1, False), (0, True), (None, True)):
+            assert_close(ember.quantile(x, q, dim, keepdim, interpolation=interpolation),
+                         torch.quantile(tx, tq, dim, keepdim, interpolation=interpolation))
+    with pytest.raises(RuntimeError, match="in the range"):
+        ember.quantile(x, 1.5)
+    for name in ("std_mean", "var_mean"):
+        for args in ((), (1,), ((0, 1),)):
+            ours, theirs = getattr(ember, name)(x, *args), getattr(torch, name)(tx, *args)
+            assert_close(ours[0], theirs[0]), assert_close(ours[1], theirs[1])
+    assert_close(ember.cov(x), torch.cov(tx))
+    assert_close(ember.corrcoef(x), torch.corrcoef(tx))
+    assert_close(ember.trapezoid(x), torch.trapezoid(tx))
+    spacing, tspacing = pair(torch, numpy.cumsum(RNG.uniform(0.1, 1, 7)))
+    assert_close(ember.trapezoid(x, spacing), torch.trapezoid(tx, tspacing))
+    assert_close(ember.msort(x), torch.msort(tx))
+
+
+def test_matrix_and_pointwise_products_match_pytorch(torch):
+    m, tm = pair(torch, RNG.standard_normal((3, 3)))
+    v, tv = pair(torch, RNG.standard_normal(3))
+    assert_close(ember.addmv(v, m, v, beta=0.5, alpha=2), torch.addmv(tv, tm, tv, beta=0.5, alpha=2))
+    assert_close(ember.addr(m, v, v, alpha=3), torch.addr(tm, tv, tv, alpha=3))
+    for n in (0, 1, 5, -2):
+        assert_close(ember.matrix_power(m, n), torch.linalg.matrix_power(tm, n), rtol=1e-9)
+    assert_close(ember.chain_matmul(m, m, m), torch.linalg.multi_dot([tm, tm, tm]))
+    assert_close(m.addcmul(m, m, value=0.5), tm.addcmul(tm, tm, value=0.5))
+    assert_close(m.addcdiv(m, m + 5, value=2), tm.addcdiv(tm, tm + 5, value=2))
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        ember.addcdiv(ember.ones(2), ember.ones(2, dtype=ember.int64), ember.ones(2, dtype=ember.int64))
+
+
+def test_index_functions_match_pytorch(torch):
+    x, tx = pair(torch, RNG.standard_normal((4, 3)))
+    source, tsource = pair(torch, RNG.standard_normal((2, 3)))
+    index, tindex = pair(torch, numpy.array([3, 1]))
+    assert_close(x.index_add(0, index, source, alpha=2), tx.index_add(0, tindex, tsource, alpha=2))
+    assert_close(x.index_copy(0, index, source), tx.index_copy(0, tindex, tsource))
+    assert_close(x.index_fill(1, index[1:], -7.0), tx.index_fill(1, tindex[1:], -7.0))
+    y, ty = x.clone(), tx.clone()
+    y.index_add_(0, index, source), ty.index_add_(0, tindex, tsource)
+    assert_close(y, ty)
+    mask, tmask = pair(torch, numpy.array([True, False, True]))
+    assert_close(ember.masked_select(x, mask), torch.masked_select(tx, tmask))
+    assert_close(ember.argwhere(x > 0), torch.argwhere(tx > 0))
+    assert_close(ember.isin(index, ember.tensor([1, 2])), torch.isin(tindex, torch.tensor([1, 2])))
+    assert_close(ember.isin(index, [1, 2], invert=True), torch.isin(tindex, torch.tensor([1, 2]), invert=True))
