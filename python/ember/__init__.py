@@ -61,11 +61,10 @@ from ._factories import (
 )
 from ._dlpack import from_dlpack, from_numpy
 from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
-from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad, exp2, float_power,
-                                fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex, is_floating_point,
-                                isneginf, isposinf, isreal,
-                                lcm, log2, log10, logaddexp, logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc,
-                                sinh, xlogy)
+from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
+                                exp2, float_power, fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex,
+                                is_floating_point, isneginf, isposinf, isreal, lcm, log2, log10, logaddexp,
+                                logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc, sinh, xlogy)
 from ._elementwise_math import acosh as arccosh, asinh as arcsinh, atanh as arctanh  # noqa: F401
 from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, dist, kthvalue, logcumsumexp, median,
                           msort, nanmean, nansum, quantile, std_mean, trace, trapezoid, trapz, var_mean)
