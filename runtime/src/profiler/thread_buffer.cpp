@@ -33,9 +33,11 @@ void ThreadBuffer::sync(uint64_t current) {
   if (generation == current) return;
   generation = current;
   open = -1;
-  events.clear();
-  shapes.clear();
-  strings.clear();
+  // Swapped, not cleared: a long session's buffers go back to the heap
+  // rather than stay with a thread that may not profile again.
+  std::vector<RawEvent>().swap(events);
+  std::vector<int64_t>().swap(shapes);
+  std::deque<std::string>().swap(strings);
 }
 
 const char* ThreadBuffer::keep(std::string_view s) { return strings.emplace_back(s).c_str(); }
