@@ -10,8 +10,12 @@
 //                           (validation, layout, a TensorImpl sharing storage).
 //   BM_Dispatch_Expand      `x.expand({4, 1})`: the broadcast view binary ops insert.
 //   BM_Dispatch_View        `x.view({1, 1})` of a [1] tensor.
+//   BM_Dispatch_AddProfiled `a + b` while ember::profiler records every op:
+//                           the difference to BM_Dispatch_Add is the
+//                           recorder's cost per op (docs/profiler.md).
 #include <benchmark/benchmark.h>
 #include <ember/ember.h>
+#include <ember/profiler.h>
 
 namespace {
 
@@ -28,6 +32,21 @@ void BM_Dispatch_Add(benchmark::State& state) {
     ember::Tensor c = a + b;
     benchmark::DoNotOptimize(c.impl());
   }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Dispatch_AddProfiled(benchmark::State& state) {
+  const ember::Tensor a = one_element(1.0f);
+  const ember::Tensor b = one_element(2.0f);
+  { const ember::Tensor warm = a + b; }
+  ember::profiler::start({});
+  for (auto _ : state) {
+    ember::Tensor c = a + b;
+    benchmark::DoNotOptimize(c.impl());
+  }
+  // After the loop, so outside the timed part.
+  const size_t events = ember::profiler::stop().size();
+  state.counters["events_per_op"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.SetItemsProcessed(state.iterations());
 }
 
@@ -91,5 +110,7 @@ BENCHMARK(BM_Dispatch_Transpose)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_Expand)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_View)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_Add)->Unit(benchmark::kNanosecond)->UseRealTime();
+// A fixed count: every iteration keeps an event in memory until stop().
+BENCHMARK(BM_Dispatch_AddProfiled)->Unit(benchmark::kNanosecond)->UseRealTime()->Iterations(200000);
 BENCHMARK(BM_Dispatch_AddInplace)->Unit(benchmark::kNanosecond)->UseRealTime();
 BENCHMARK(BM_Dispatch_Empty)->Unit(benchmark::kNanosecond)->UseRealTime();

@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 # Lowest first; a layer may include itself and every layer before it.
-LAYERS = ["core", "dispatch", "plugin", "autograd", "ops", "distributed", "compile", "export"]
+LAYERS = ["core", "profiler", "dispatch", "plugin", "autograd", "ops", "distributed", "compile", "export"]
 # Never included from runtime/src, whatever the layer.
 FORBIDDEN_EVERYWHERE = {"python"}
 

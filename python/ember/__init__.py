@@ -105,6 +105,7 @@ from ._determinism import (
     is_deterministic_algorithms_warn_only_enabled,
 )
 from . import compiler
+from . import profiler  # torch.profiler
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 

@@ -98,6 +98,13 @@ def _make_module(name, device_type):
     def memory_reserved(device=None):
         return memory_stats(device)["reserved_bytes"]
 
+    def memory_summary(device=None, abbreviated=False):
+        """The caching allocator's statistics of the device as a table, laid out as torch.cuda.memory_summary
+        (with the statistics Ember's allocator keeps)."""
+        resolved = resolve(device)
+        return _memory_summary(device_type, resolved.index if resolved.index is not None else 0,
+                               _C.memory_stats(resolved))
+
     def reset_peak_memory_stats(device=None):
         _C.reset_peak_memory_stats(resolve(device))
 
@@ -117,12 +124,54 @@ def _make_module(name, device_type):
         manual_seed(seed)
 
     for function in (is_available, device_count, current_stream, default_stream, set_stream, stream, synchronize,
-                     memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
+                     memory_stats, memory_summary, memory_allocated, max_memory_allocated, memory_reserved,
                      reset_peak_memory_stats, empty_cache, manual_seed, manual_seed_all):
         function.__module__ = name
         setattr(module, function.__name__, function)
     module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
     return module
+
+
+def _format_size(size, reference):
+    # torch.cuda.memory_summary's: the unit follows the first column's value.
+    prefix = "B  "
+    for next_prefix in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        if reference < 768 * 1024:
+            break
+        prefix = next_prefix
+        size //= 1024
+        reference /= 1024
+    return f"{size:6d} {prefix}"
+
+
+def _format_count(count, reference):
+    prefix = " "
+    for next_prefix in ("K", "M"):
+        if reference < 750 * 1000:
+            break
+        prefix = next_prefix
+        count //= 1000
+        reference /= 1000
+    return f"{count:7d} {prefix} "
+
+
+def _memory_summary(device_type, index, stats):
+    allocated, reserved, peak = stats["allocated_bytes"], stats["reserved_bytes"], stats["peak_allocated_bytes"]
+    title = f"Ember {device_type} memory summary, device ID {index}"
+    lines = ["=" * 75, f" {title:^73} ", "-" * 75,
+             "  Caching allocator: one free list per size class and stream (docs/streams.md)".ljust(75), "=" * 75,
+             "        Metric         | Cur Usage  | Peak Usage |            Count           ", "-" * 75,
+             f" {'Allocated memory':<21} | {_format_size(allocated, allocated)} | {_format_size(peak, peak)} | "
+             f"{'':26} ",
+             f" {'Reserved memory':<21} | {_format_size(reserved, reserved)} | {'':10} | {'':26} ",
+             f" {'Cached (free) memory':<21} | {_format_size(reserved - allocated, reserved - allocated)} | "
+             f"{'':10} | {'':26} ",
+             "-" * 75]
+    for key, name in (("num_allocs", "Allocations"), ("num_cache_hits", "Cache hits"),
+                      ("num_device_allocs", "Plugin allocations")):
+        lines.append(f" {name:<21} | {'':10} | {'':10} | {_format_count(stats[key], stats[key]):>26} ")
+    lines.append("=" * 75)
+    return "|" + "|\n|".join(lines) + "|\n"
 
 
 # Note [Per-device seeds]

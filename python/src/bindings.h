@@ -39,5 +39,6 @@ void bind_compile(pybind11::module_& m);
 void bind_export(pybind11::module_& m);
 void bind_distributed_stores(pybind11::module_& m);
 void bind_distributed(pybind11::module_& m);
+void bind_profiler(pybind11::module_& m);
 
 }  // namespace ember::python

@@ -26,4 +26,5 @@ PYBIND11_MODULE(_C, m) {
   bind_export(m);
   bind_distributed_stores(m);
   bind_distributed(m);
+  bind_profiler(m);
 }

@@ -4,6 +4,7 @@ from .. import _C
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
+from . import profiler  # torch.autograd.profiler
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "inference_mode",
            "set_grad_enabled", "gradcheck", "GradcheckError"]

@@ -35,8 +35,9 @@ def _user_location():
 
 
 def _log(topic, text, **fields):
-    """An EMBER_LOGS / EMBER_TRACE event (Note [Compile logs]), through the core's log."""
-    if "EMBER_LOGS" in os.environ or "EMBER_TRACE" in os.environ:
+    """An EMBER_LOGS / EMBER_TRACE event (Note [Compile logs]), through the core's log, which also puts
+    it in a running profile's trace."""
+    if "EMBER_LOGS" in os.environ or "EMBER_TRACE" in os.environ or _C._profiler_enabled():
         _C._log_event(topic, text, json.dumps(dict(fields, message=text)))
 
 

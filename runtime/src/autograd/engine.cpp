@@ -12,6 +12,8 @@
 #include "autograd/node.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
+#include "profiler/profiler_state.h"
 
 namespace ember::autograd {
 namespace {
@@ -158,7 +160,14 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
     node->run_pre_hooks(grads);
     const bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(node) != nullptr;
     std::vector<Tensor> outputs;
+    // The backward ops of a node are children of a range named as PyTorch
+    // names it, so a profile tells forward from backward time.
+    std::optional<profiler::RecordFunction> node_range;
+    if (profiler::profiling_on()) [[unlikely]] {
+      node_range.emplace("autograd::engine::evaluate_function: " + node->name());
+    }
     if (!(is_leaf_sink && captures != nullptr)) outputs = node->apply(std::move(grads));
+    node_range.reset();
     if (!retain_graph) node->release_saved();
     const auto& edges = node->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {

@@ -8,6 +8,9 @@
 #include <mutex>
 #include <sstream>
 
+#include "ember/profiler.h"
+#include "profiler/profiler_state.h"
+
 namespace ember::compile {
 namespace {
 
@@ -56,10 +59,13 @@ LogConfig& config() {
 
 bool log_enabled(LogTopic topic) {
   LogConfig& c = config();
-  return c.enabled[static_cast<int>(topic)] || !c.trace_path.empty();
+  return c.enabled[static_cast<int>(topic)] || !c.trace_path.empty() || profiler::profiling_on();
 }
 
 void log_event(LogTopic topic, const std::string& text, const std::string& json) {
+  // A running profile gets every topic, whatever EMBER_LOGS says, so one
+  // trace shows compiling beside running (docs/profiler.md).
+  if (profiler::profiling_on()) profiler::record_instant(std::string("compile:") + topic_name(topic), json);
   LogConfig& c = config();
   std::lock_guard lock(c.lock);
   if (c.enabled[static_cast<int>(topic)]) std::fprintf(stderr, "[ember %s] %s\n", topic_name(topic), text.c_str());

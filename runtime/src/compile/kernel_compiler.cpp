@@ -3,11 +3,14 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "compile/compile_log.h"
 #include "compile/disk_cache.h"
+#include "ember/profiler.h"
 #include "plugin/codegen_provider.h"
 #include "plugin/stream_state.h"
+#include "profiler/profiler_state.h"
 
 namespace ember::compile {
 namespace {
@@ -141,7 +144,12 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
     }
     if (loaded == nullptr) {
       const auto start = std::chrono::steady_clock::now();
+      // While profiling, generating code is a range of the trace (docs/profiler.md).
+      std::optional<profiler::RecordFunction> range;
+      if (profiler::profiling_on()) [[unlikely]]
+        range.emplace("compile_kernel: " + kernel.name);
       plugin::CodegenProvider::Compiled compiled = provider->compile(kernel.ekir, "{}");
+      range.reset();
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       {
         std::lock_guard lock(g_lock);

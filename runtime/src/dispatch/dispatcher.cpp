@@ -8,6 +8,8 @@
 #include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
+#include "profiler/profiler_state.h"
+#include "profiler/ranges.h"
 
 namespace ember::dispatch {
 namespace {
@@ -63,9 +65,40 @@ DispatchKeySet call_keys(const OpCall& c) {
   return (keys | local.included) - local.excluded;
 }
 
+void run_steps(const Op& op, OpCall& c);
+
+// The device an op's range is shown on: that of its first tensor, none for
+// a factory before its output exists. No check here: run_steps does those.
+Device profiled_device(const OpCall& c) {
+  if (c.num_inputs > 0 && c.inputs[0].defined()) return c.inputs[0].device();
+  for (int64_t i = 0; i < c.num_outputs; ++i) {
+    if (c.outputs[i].defined()) return c.outputs[i].device();
+  }
+  return Device(-1, 0);
+}
+
+[[gnu::noinline]] void call_profiled(const Op& op, OpCall& c) {
+  profiler::OpScope scope(op.name().c_str(), &c, c.inputs, c.num_inputs, profiled_device(c));
+  run_steps(op, c);
+}
+
 }  // namespace
 
+// When off, the profiler costs this one load and branch (Note [Profiling flag]).
 void call(const Op& op, OpCall& c) {
+  if (profiler::profiling_on()) [[unlikely]] {
+    // A step's redispatch of this call is the same event (Note [One event per op call]).
+    if (!profiler::OpScope::recording(&c)) {
+      call_profiled(op, c);
+      return;
+    }
+  }
+  run_steps(op, c);
+}
+
+namespace {
+
+void run_steps(const Op& op, OpCall& c) {
   const DispatchKeySet keys = call_keys(c);
   DispatchKeySet functionality = keys - keys.backends();
   while (!functionality.empty()) {
@@ -86,6 +119,8 @@ void call(const Op& op, OpCall& c) {
   }
   backend_step()(op, c, call_device(op, c));
 }
+
+}  // namespace
 
 namespace {
 

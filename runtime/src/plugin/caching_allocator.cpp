@@ -8,6 +8,7 @@
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/status.h"
+#include "profiler/memory_events.h"
 
 namespace ember::plugin {
 
@@ -39,6 +40,12 @@ CachingAllocator::~CachingAllocator() {
   release_cached_blocks();
 }
 
+// With mutex_ held, so the totals are those just after this change.
+void CachingAllocator::record_memory_event(const void* ptr, int64_t bytes) const noexcept {
+  profiler::record_memory(Device(backend_.type, device_index_), ptr, bytes,
+                          {stats_.allocated, stats_.reserved, stats_.peak_allocated});
+}
+
 size_t CachingAllocator::round_size(size_t nbytes) {
   if (nbytes <= kSmallLimit) return round_up(std::max(nbytes, size_t{1}), kSmallGranule);
   if (nbytes > SIZE_MAX / 2) return nbytes;  // no class can hold it; the plugin will refuse
@@ -66,6 +73,8 @@ void* CachingAllocator::allocate(size_t nbytes, const StreamRef& stream) {
   ++stats_.num_allocs;
   stats_.allocated += size;
   stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+  if (profiler::memory_profiling_on()) [[unlikely]]
+    record_memory_event(entry->first, static_cast<int64_t>(size));
   return entry->first;
 }
 
@@ -120,6 +129,8 @@ void CachingAllocator::release(void* ptr) noexcept {
   }
   Block& block = it->second;
   stats_.allocated -= block.size;
+  if (profiler::memory_profiling_on()) [[unlikely]]
+    record_memory_event(ptr, -static_cast<int64_t>(block.size));
   if (!block.stream && block.uses.empty()) {
     cache_free_block(0, &*it);
     return;

@@ -90,6 +90,8 @@ class CachingAllocator {
   void wait_pending_blocks() noexcept;
   void defer_until_uses_done(void* ptr, size_t size, uint64_t stream_id, const std::vector<StreamRef>& uses) noexcept;
   void return_completed_pending() noexcept;
+  // profile_memory: an event for the profiler (profiler/memory_events.h).
+  void record_memory_event(const void* ptr, int64_t bytes) const noexcept;
 
   DeviceBackend& backend_;
   int32_t device_index_;

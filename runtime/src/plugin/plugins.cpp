@@ -1,12 +1,16 @@
 // The public plugin and device API of ember/plugins.h.
 #include "ember/plugins.h"
 
+#include <optional>
+
 #include "core/logging.h"
 #include "ember/error.h"
+#include "ember/profiler.h"
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/loader.h"
 #include "plugin/status.h"
+#include "profiler/profiler_state.h"
 
 namespace ember {
 
@@ -33,7 +37,12 @@ PluginInfo load_checked(const std::string& path, const plugin::PluginAlias* alia
   // Discovery first, so that the default plugins own their device types
   // whatever the order of calls (Note [Plugin discovery]).
   plugin::discover_plugins();
+  // A load while profiling is a range of the trace, beside the ops it delays.
+  std::optional<profiler::RecordFunction> range;
+  if (profiler::profiling_on()) [[unlikely]]
+    range.emplace("load_plugin: " + path);
   PluginInfo info = plugin::load(path, alias);
+  range.reset();
   if (!info.loaded) throw Error(ErrorKind::Runtime, "failed to load plugin " + path + ": " + info.error);
   return info;
 }

@@ -1,0 +1,81 @@
+"""Chrome trace-event JSON (the format Perfetto and chrome://tracing open,
+https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
+complete events (ph "X") for ops and ranges, instant events (ph "i") and a
+counter track (ph "C") per device for memory, named as PyTorch's traces
+name them, and instant events for the compiler's log events."""
+
+import gzip
+import json
+import os
+import tempfile
+
+_CATEGORY = {0: "cpu_op", 1: "user_annotation"}
+
+
+def _complete_event(event, pid):
+    args = {"External id": event.id}
+    if event.device is not None:
+        args["Device"] = event.device
+    if event.input_shapes:
+        args["Input Dims"] = event.input_shapes
+        args["Input type"] = event.input_dtypes
+    if event.stack:
+        args["Call stack"] = ";".join(event.stack)
+    return {"ph": "X", "cat": _CATEGORY.get(event.kind, "cpu_op"), "name": event.name, "pid": pid,
+            "tid": event.thread, "ts": event.start_us, "dur": event.cpu_time_total, "args": args}
+
+
+def _memory_events(event, pid):
+    device_type = event.device_type or "cpu"
+    device_index = event.device_index or 0
+    nbytes = event.cpu_memory_usage or event.device_memory_usage
+    instant = {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": pid,
+               "tid": event.thread, "ts": event.start_us,
+               "args": {"Device Type": device_type, "Device Id": device_index, "Addr": event.address,
+                        "Bytes": nbytes, "Total Allocated": event.total_allocated,
+                        "Total Reserved": event.total_reserved, "Peak Allocated": event.peak_allocated}}
+    counter = {"ph": "C", "cat": "memory", "name": f"Memory ({event.device})", "pid": pid, "tid": 0,
+               "ts": event.start_us,
+               "args": {"Allocated": event.total_allocated, "Reserved": event.total_reserved}}
+    return [instant, counter]
+
+
+def trace_events(events):
+    pid = os.getpid()
+    trace = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "ember"}}]
+    for thread in sorted({event.thread for event in events}):
+        trace.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": thread,
+                      "args": {"name": f"thread {thread}"}})
+    for event in events:
+        if event.is_memory:
+            trace.extend(_memory_events(event, pid))
+        elif event.is_instant:
+            trace.append({"ph": "i", "s": "t", "cat": "compile", "name": event.name, "pid": pid,
+                          "tid": event.thread, "ts": event.start_us, "args": event.args})
+        else:
+            trace.append(_complete_event(event, pid))
+    return {"schemaVersion": 1, "displayTimeUnit": "ms", "traceName": "ember", "traceEvents": trace}
+
+
+def write_chrome_trace(events, path):
+    """Writes atomically: a temporary file beside `path`, renamed over it once complete, so a reader (or a
+    crash) never sees half a trace. A path ending in .gz is gzip-compressed."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    data = json.dumps(trace_events(events)).encode()
+    if path.endswith(".gz"):
+        data = gzip.compress(data)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".ember-trace-", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise OSError(error.errno, f"export_chrome_trace: cannot write the trace '{path}': {error.strerror}") from error
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise OSError(error.errno, f"export_chrome_trace: cannot write the trace '{path}': {error.strerror}") from error
