@@ -39,8 +39,10 @@ if ! python3 -c "import pybind11, scikit_build_core, numpy, pytest, auditwheel" 
 fi
 # The tests' other oracles and the digits demo: PyTorch 2.13 (what the
 # comparison tests and bench/python_bench.py measure against), safetensors
-# (file interoperability) and scikit-learn (its bundled digits data set).
-python_packages=(torch:torch==2.13.0 safetensors:safetensors sklearn:scikit-learn)
+# (file interoperability), scikit-learn (its bundled digits data set),
+# hypothesis (the property tests) and matplotlib (bench/soak.py's plot).
+python_packages=(torch:torch==2.13.0 safetensors:safetensors sklearn:scikit-learn hypothesis:hypothesis
+                 matplotlib:matplotlib)
 missing_python=()
 for entry in "${python_packages[@]}"; do
   python3 -c "import ${entry%%:*}" 2>/dev/null || missing_python+=("${entry#*:}")
@@ -54,4 +56,10 @@ fi
 if command -v nvcc >/dev/null && ! python3 -c "import nvidia.nccl" 2>/dev/null; then
   echo "Installing: nvidia-nccl-cu13"
   python3 -m pip install -q nvidia-nccl-cu13
+fi
+# atheris runs the Python fuzz targets (tests/fuzz) where it has a wheel;
+# without it those targets are reported as not run, never failed.
+if ! python3 -c "import atheris" 2>/dev/null; then
+  python3 -m pip install -q --only-binary=:all: atheris 2>/dev/null ||
+    echo "atheris has no wheel for this Python: the Python fuzz targets will not run"
 fi

@@ -11,6 +11,7 @@ reported by plugins() with the reason and never breaks ``import ember``.
 """
 
 import os
+import sys
 import threading
 import warnings
 
@@ -72,6 +73,35 @@ def _load_entry_point(entry_point):
                       RuntimeWarning, stacklevel=3)
 
 
+# Note [No plugins from the current directory]
+# Python puts the current directory on sys.path by itself (as '' for -c, -m
+# and the REPL, or as its full path for -m), so importlib.metadata would
+# read a *.dist-info that anyone left in the directory a user happens to run
+# from, and autoload would import and run its entry point. The core's
+# discovery never looks there either (EMBER_PLUGIN_PATH has no implicit
+# entry, and an empty entry is skipped). So the current directory is left
+# out of the entry-point search unless PYTHONPATH names it explicitly.
+def _entry_point_search_path():
+    cwd = os.path.realpath(os.getcwd())
+    explicit = {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    return [p for p in sys.path if p and (os.path.realpath(p) != cwd or cwd in explicit)]
+
+
+def _declared_entry_points():
+    """The ``ember.plugins`` entry points of the installed distributions, the
+    first distribution of each name winning as in importlib.metadata."""
+    from importlib.metadata import distributions
+
+    seen, found = set(), []
+    for distribution in distributions(path=_entry_point_search_path()):
+        name = (distribution.metadata["Name"] or "").lower().replace("-", "_")
+        if name in seen:
+            continue
+        seen.add(name)
+        found.extend(ep for ep in distribution.entry_points if ep.group == ENTRY_POINT_GROUP)
+    return found
+
+
 def autoload():
     """Loads the plugins that installed wheels declare, once per process."""
     global _autoloaded
@@ -81,10 +111,8 @@ def autoload():
         _autoloaded = True
         if os.environ.get("EMBER_PLUGIN_AUTOLOAD", "1") == "0":
             return
-        from importlib.metadata import entry_points
-
         try:
-            found = entry_points(group=ENTRY_POINT_GROUP)
+            found = _declared_entry_points()
         except Exception as error:
             warnings.warn(f"ember: could not list '{ENTRY_POINT_GROUP}' entry points: {error}", RuntimeWarning)
             return

@@ -33,9 +33,15 @@ import errno
 import json
 import math
 import os
+import re
 import secrets
 import stat
 import sys
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no removal of abandoned temporaries
+    fcntl = None
 
 from . import _C
 from . import _safetensors
@@ -82,12 +88,24 @@ def save(obj, f, metadata=None):
 # the target (atomic on POSIX and Windows), then syncs the folder so that
 # the rename itself survives a crash. An error removes the temporary; only a
 # kill can leave one behind (`.<name>.<random>.tmp`), and the target is then
-# untouched. The temporary is made with os.open(O_EXCL, 0o666) rather than
-# tempfile.mkstemp, whose 0o600 would become the target's mode: this way
-# the kernel applies the umask (and a folder's default ACL) as for any new
-# file, and a file that existed keeps its own permission bits. A symbolic
+# untouched; the next save of that target removes it
+# (Note [Temporaries of killed writers]). The temporary is made with
+# os.open(O_EXCL, 0o666) rather than tempfile.mkstemp, whose 0o600 would
+# become the target's mode: this way the kernel applies the umask (and a
+# folder's default ACL) as for any new file, and a file that existed keeps its own permission bits. A symbolic
 # link is followed, and a target the user may not write is refused as
 # open() would refuse it.
+#
+# Note [Temporaries of killed writers]
+# A writer holds an exclusive flock on its temporary while it writes, and a
+# kill releases it with the process. So save() first removes every
+# `.<name>.<16 hex digits>.tmp` beside the target that it can lock: no
+# live writer holds it, it is what a killed one left. A cleaner could lock a
+# new temporary in the instant between its creation and its writer's flock;
+# the writer therefore checks, once it holds the lock, that the name still
+# refers to its file, and starts again under a new name if not. Where flock
+# is missing (Windows) or refused (some network file systems) nothing is
+# removed.
 
 
 def _replace_whole(path, write):
@@ -99,11 +117,8 @@ def _replace_whole(path, write):
     if mode is not None and not os.access(target, os.W_OK):
         raise PermissionError(errno.EACCES, f"save: cannot write '{os.fspath(path)}': {os.strerror(errno.EACCES)}")
     folder, name = os.path.split(target)
-    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as error:
-        raise type(error)(error.errno, f"save: cannot write '{os.fspath(path)}': {error.strerror}") from None
+    _remove_abandoned_temporaries(folder, name)
+    temporary, descriptor = _create_temporary(path, folder, name)
     try:
         with open(descriptor, "wb") as stream:
             if mode is not None:
@@ -111,14 +126,76 @@ def _replace_whole(path, write):
             write(stream)
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
+            if fcntl is not None:
+                os.replace(temporary, target)  # while still locked: Note [Temporaries of killed writers]
+        if fcntl is None:
+            os.replace(temporary, target)  # (Windows cannot rename an open file)
+    except BaseException as error:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(error, OSError) and error.errno is not None and not error.filename:
+            # A full disk or a file-size limit (ENOSPC, EFBIG): name the file.
+            raise type(error)(error.errno, f"save: cannot write '{os.fspath(path)}': {error.strerror}") from error
         raise
     _sync_folder(folder)
+
+
+def _temporary_pattern(name):
+    return re.compile(rf"\.{re.escape(name)}\.[0-9a-f]{{16}}\.tmp")
+
+
+def _create_temporary(path, folder, name):
+    """A new temporary beside the target, open for writing and locked
+    (Note [Temporaries of killed writers]): its path and descriptor."""
+    while True:
+        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+        try:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                                 0o666)
+        except OSError as error:
+            raise type(error)(error.errno, f"save: cannot write '{os.fspath(path)}': {error.strerror}") from None
+        if fcntl is None:
+            return temporary, descriptor
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            return temporary, descriptor  # no locks here: nothing is ever removed either
+        try:
+            still_ours = os.stat(temporary).st_ino == os.fstat(descriptor).st_ino
+        except FileNotFoundError:
+            still_ours = False
+        if still_ours:
+            return temporary, descriptor
+        os.close(descriptor)  # a cleaner took it for a killed writer's: start again
+
+
+def _remove_abandoned_temporaries(folder, name):
+    """Removes the temporaries killed writers of ``name`` left in ``folder``
+    (Note [Temporaries of killed writers])."""
+    if fcntl is None:
+        return
+    pattern = _temporary_pattern(name)
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        if not pattern.fullmatch(entry):
+            continue
+        leftover = os.path.join(folder, entry)
+        try:
+            descriptor = os.open(leftover, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(leftover)  # still locked by us, so no writer can be mid-way
+        except OSError:
+            pass  # a live writer holds it, or it is gone already
+        finally:
+            os.close(descriptor)
 
 
 def _sync_folder(folder):

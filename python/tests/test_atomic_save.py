@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -40,7 +41,7 @@ def save_under_a_file_size_limit(path, ignore_the_signal):
         try:
             ember.save(big, sys.argv[1])
         except OSError as error:
-            print("refused:", error.errno)
+            print("refused:", error.errno, error)
     """
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(path)], capture_output=True, text=True,
                           timeout=120, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
@@ -50,6 +51,7 @@ def test_a_write_the_file_size_limit_refuses_leaves_the_previous_file(tmp_path):
     path, before = previous_good_file(tmp_path)
     result = save_under_a_file_size_limit(path, ignore_the_signal=True)
     assert result.returncode == 0 and f"refused: {errno.EFBIG}" in result.stdout, result.stderr
+    assert f"save: cannot write '{path}': File too large" in result.stdout
     assert path.read_bytes() == before
     assert_only(tmp_path, path.name)
 
@@ -124,3 +126,52 @@ def test_save_refuses_a_file_the_user_may_not_write(tmp_path):
         ember.save({"w": ember.ones(1)}, path)
     assert path.read_bytes() == before
     assert_only(tmp_path, path.name)
+
+
+def test_a_save_killed_by_sigkill_leaves_a_loadable_file_and_the_next_save_removes_its_temporary(tmp_path):
+    """A child saves 64 MiB state dicts in a loop and is killed (SIGKILL, which
+    nothing can catch) while a temporary is being written: the file holds one
+    whole save, and the next save removes what the killed writer left."""
+    path = tmp_path / "weights.safetensors"
+    ember.save({"w": ember.zeros(4)}, path)
+    code = """
+        import sys
+        import ember
+        for step in range(1, 1000):
+            ember.save({"w": ember.full((4096, 4096), float(step))}, sys.argv[1])
+            print("saved", step, flush=True)
+    """
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), str(path)], stdout=subprocess.PIPE,
+                             text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    try:
+        assert child.stdout.readline().split() == ["saved", "1"]
+        deadline = time.monotonic() + 60
+        while not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]:
+            assert time.monotonic() < deadline and child.poll() is None, "the child never wrote a temporary"
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        child.kill()
+        child.stdout.close()
+    (leftover,) = [p.name for p in tmp_path.iterdir() if p != path]
+    assert leftover.startswith(f".{path.name}.") and leftover.endswith(".tmp")
+    w = ember.load(path)["w"]
+    assert w.shape == (4096, 4096) and w.min().item() == w.max().item() >= 1.0  # one whole save
+    ember.save({"w": ember.ones(2)}, path)
+    assert_only(tmp_path, path.name)
+    assert ember.load(path)["w"].tolist() == [1.0, 1.0]
+
+
+def test_save_leaves_the_temporary_of_a_live_writer_and_files_not_its_own(tmp_path):
+    fcntl = pytest.importorskip("fcntl", reason="removing abandoned temporaries needs flock (POSIX)")
+    path, _ = previous_good_file(tmp_path)
+    live = tmp_path / f".{path.name}.0123456789abcdef.tmp"
+    unrelated = [tmp_path / f".{path.name}.backup.tmp", tmp_path / f".other.safetensors.0123456789abcdef.tmp"]
+    for p in [live, *unrelated]:
+        p.write_bytes(b"partial")
+    with open(live, "rb") as writer:
+        fcntl.flock(writer, fcntl.LOCK_EX)  # as a writer in another process holds it
+        ember.save({"w": ember.ones(1)}, path)
+        assert live.exists()
+    ember.save({"w": ember.ones(1)}, path)
+    assert_only(tmp_path, path.name, *(p.name for p in unrelated))

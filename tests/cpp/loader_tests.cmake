@@ -12,7 +12,7 @@ ember_add_cpp_test(ember_test_plugin_loader SOURCES cpp/test_plugin_loader.cpp c
 ember_use_test_plugins(ember_test_plugin_loader)
 ember_add_cpp_test(ember_test_caching_allocator SOURCES cpp/test_caching_allocator.cpp)
 ember_use_test_plugins(ember_test_caching_allocator)
-ember_add_cpp_test(ember_test_kernel_errors SOURCES cpp/test_kernel_errors.cpp)
+ember_add_cpp_test(ember_test_kernel_errors SOURCES cpp/test_kernel_errors.cpp cpp/test_kernel_faults.cpp)
 ember_use_test_plugins(ember_test_kernel_errors)
 
 # Streams and events, on the streamed toy plugin and, where built, the XPU plugin.

@@ -1,9 +1,12 @@
 #include "plugin/loader.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -201,11 +204,44 @@ void require_regular_file(const std::string& path) {
   refuse("not a regular file (" + describe_file_type(status.type()) + ")");
 }
 
+// Note [Plugins others can write]
+// Loading a library runs its code with the user's rights, so a plugin file
+// that any other user may write, or one in a directory where any other user
+// may replace it, would let them run code as this user. Both are refused,
+// as ssh refuses a key file others can read. A directory with the sticky bit
+// (/tmp) is allowed: there only a file's owner may rename or delete it. The
+// file and directory checked are the real ones, after symbolic links.
+void require_not_writable_by_others(const std::string& path) {
+  std::error_code error;
+  const fs::path real = fs::canonical(path, error);
+  if (error) refuse("cannot resolve the path: " + error.message());
+  auto mode_of = [&](const fs::path& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) refuse("cannot read the mode of " + p.string() + ": " + std::strerror(errno));
+    return st.st_mode;
+  };
+  auto octal = [](mode_t mode) {
+    char text[8];
+    std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(mode & 07777));
+    return std::string(text);
+  };
+  if (const mode_t mode = mode_of(real); mode & S_IWOTH) {
+    refuse("refused: the file " + real.string() + " is writable by other users (mode " + octal(mode) +
+           "), who could replace its code; remove their write permission (chmod o-w)");
+  }
+  const fs::path dir = real.parent_path();
+  if (const mode_t mode = mode_of(dir); (mode & S_IWOTH) && !(mode & S_ISVTX)) {
+    refuse("refused: its directory " + dir.string() + " is writable by other users (mode " + octal(mode) +
+           "), who could replace the plugin; remove their write permission (chmod o-w)");
+  }
+}
+
 // Opens the library and calls its entry point. Throws the reason for
 // quarantine; the library stays loaded whatever happens (Note [Quarantined
 // libraries stay loaded]).
 ember_plugin init_plugin(PluginInfo& info) {
   require_regular_file(info.path);
+  require_not_writable_by_others(info.path);
   dlerror();
   void* handle = dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) refuse("not a loadable shared library: " + last_dl_error());

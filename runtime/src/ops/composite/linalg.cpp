@@ -27,8 +27,9 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
   DimVector out_shape;
   if (b.dim() == 2) {
     // [..., n, k] @ [k, m]: fold every batch dim of a into its rows, one mm.
-    out = mm(a.reshape({-1, k}), b);
+    // The rows are counted, not inferred with -1, which is ambiguous when k is 0.
     out_shape = DimVector(IntArrayRef(a.sizes().data(), static_cast<size_t>(a.dim() - 1)));
+    out = mm(a.reshape({numel_of(out_shape), k}), b);
     out_shape.push_back(m);
   } else {
     const IntArrayRef a_batch(a.sizes().data(), static_cast<size_t>(a.dim() - 2));
