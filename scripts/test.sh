@@ -24,7 +24,7 @@ ctest --test-dir "$build_dir" --output-on-failure -j 2
 # The fuzz targets (tests/fuzz, docs/reliability.md), once, where clang is present.
 if [ "${EMBER_SANITIZE:-0}" != "1" ]; then
   if command -v clang >/dev/null && command -v clang++ >/dev/null; then
-    "$root/tests/fuzz/run.sh"
+    "$root/tests/fuzz/run.sh" --ci
   else
     echo "clang not found: the fuzz targets (tests/fuzz) are not run"
   fi
