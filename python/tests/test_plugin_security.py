@@ -222,9 +222,8 @@ def listening_address(port):
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="reading listening sockets needs /proc/net/tcp")
-@pytest.mark.xfail(strict=True, reason="TCPStore's server binds INADDR_ANY whatever its host "
-                                       "(runtime/src/distributed/socket.cpp listen_tcp); it should bind the "
-                                       "loopback address unless told otherwise")
 def test_a_tcpstore_master_for_a_loopback_host_listens_only_on_loopback():
     master = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
     assert listening_address(master.port) == "127.0.0.1"
+    everywhere = dist.TCPStore("0.0.0.0", 0, is_master=True, wait_for_workers=False)
+    assert listening_address(everywhere.port) == "0.0.0.0"

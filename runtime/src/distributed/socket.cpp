@@ -1,5 +1,6 @@
 #include "distributed/socket.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -94,10 +95,26 @@ FileDescriptor listen_tcp(const std::string& host, std::uint16_t port) {
   // live socket listens on still fails with EADDRINUSE.
   const int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  // The server listens on the address it was given, loopback by default,
+  // never on every interface unless told so ("0.0.0.0"): a store on a
+  // shared machine is not open to the network by accident.
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_ANY);
   address.sin_port = htons(port);
+  const std::string name = host.empty() || host == "localhost" ? "127.0.0.1" : host;
+  if (::inet_pton(AF_INET, name.c_str(), &address.sin_addr) != 1) {
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int resolved = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+    if (resolved != 0 || found == nullptr) {
+      throw_error(ErrorKind::DistributedStore, "TCPStore: cannot resolve the server's host " + address_of(host, port) +
+                                                   ": " + ::gai_strerror(resolved));
+    }
+    address.sin_addr = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr;
+    ::freeaddrinfo(found);
+  }
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) fail("bind");
   if (::listen(fd.get(), SOMAXCONN) != 0) fail("listen on");
   return fd;
