@@ -47,7 +47,6 @@ ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void*
   }
 }
 
-
 [[noreturn]] void throw_missing_kernel(const Op& op, Device device, DType dtype) {
   const DeviceBackend& backend = backend_for(device);
   throw_error(ErrorKind::NotImplemented, op.name() + ": no kernel for dtype " + std::string(dtype_name(dtype)) +
@@ -63,8 +62,8 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   const BackendKernel* kernel = op.kernel(device.type, dtype);
   if (kernel == nullptr) throw_missing_kernel(op, device, dtype);
   if (answers_supports_op(*kernel->backend)) {
-    check_supports_op(*kernel->backend, device, op.name(), call.inputs, call.num_inputs, call.outputs,
-                      call.num_outputs, call.attrs, call.num_attrs);
+    check_supports_op(*kernel->backend, device, op.name(), call.inputs, call.num_inputs, call.outputs, call.num_outputs,
+                      call.attrs, call.num_attrs);
   }
 
   const DLDevice dl_device{kernel->backend->api->dl_device_type, device.index};

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/record.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
-#include "autograd/record.h"
 #include "ops/composite/common.h"
 
 namespace ember {
