@@ -23,7 +23,12 @@ SHARED_MEMORY = pathlib.Path("/dev/shm")
 
 
 def shared_blocks():
-    return set(SHARED_MEMORY.iterdir()) if SHARED_MEMORY.is_dir() else set()
+    """The shared-memory blocks that exist now. Python names them psm_*;
+    semaphores of other libraries in this process (joblib's loky, once
+    scikit-learn is imported) are not the DataLoader's."""
+    if not SHARED_MEMORY.is_dir():
+        return set()
+    return {entry for entry in SHARED_MEMORY.iterdir() if entry.name.startswith("psm_")}
 
 
 @pytest.fixture
