@@ -1,5 +1,7 @@
 #include "communicator.h"
 
+#include <ember/sdk/collectives.hpp>
+
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
@@ -19,19 +21,7 @@ class CoreStore : public gloo::rendezvous::Store {
     sdk::check(api_.set(api_.host_context, key.c_str(), data.data(), data.size()));
   }
 
-  std::vector<char> get(const std::string& key) override {
-    std::vector<char> value;
-    ember_byte_sink sink{};
-    sink.struct_size = sizeof(sink);
-    sink.context = &value;
-    sink.write = [](ember_byte_sink* self, const void* data, size_t size) -> ember_status* {
-      auto* out = static_cast<std::vector<char>*>(self->context);
-      out->insert(out->end(), static_cast<const char*>(data), static_cast<const char*>(data) + size);
-      return nullptr;
-    };
-    sdk::check(api_.get(api_.host_context, key.c_str(), timeout_.count(), &sink));
-    return value;
-  }
+  std::vector<char> get(const std::string& key) override { return sdk::store_get(api_, key.c_str(), timeout_.count()); }
 
   void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
 
@@ -42,12 +32,7 @@ class CoreStore : public gloo::rendezvous::Store {
     for (const std::string& key : keys) {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      std::vector<char> ignored;
-      ember_byte_sink sink{};
-      sink.struct_size = sizeof(sink);
-      sink.context = &ignored;
-      sink.write = [](ember_byte_sink*, const void*, size_t) -> ember_status* { return nullptr; };
-      sdk::check(api_.get(api_.host_context, key.c_str(), std::max<int64_t>(left.count(), 1), &sink));
+      sdk::store_get(api_, key.c_str(), std::max<int64_t>(left.count(), 1));
     }
   }
 

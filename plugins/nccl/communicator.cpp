@@ -1,5 +1,7 @@
 #include "communicator.h"
 
+#include <ember/sdk/collectives.hpp>
+
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -64,16 +66,8 @@ ncclUniqueId exchange_unique_id(Communicator& communicator, const ember_store_ap
     return id;
   }
   std::vector<char> value;
-  ember_byte_sink sink{};
-  sink.struct_size = sizeof(sink);
-  sink.context = &value;
-  sink.write = [](ember_byte_sink* self, const void* data, size_t size) -> ember_status* {
-    auto* out = static_cast<std::vector<char>*>(self->context);
-    out->insert(out->end(), static_cast<const char*>(data), static_cast<const char*>(data) + size);
-    return nullptr;
-  };
   try {
-    sdk::check(store.get(store.host_context, kUniqueIdKey, communicator.timeout.count(), &sink));
+    value = sdk::store_get(store, kUniqueIdKey, communicator.timeout.count());
   } catch (const sdk::Error& e) {
     sdk::fail(e.code(), "nccl: rank " + std::to_string(communicator.rank) + " did not get rank 0's NCCL unique id (" +
                             e.what() + "); did rank 0 reach its first collective on CUDA tensors?");
