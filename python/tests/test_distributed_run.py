@@ -34,12 +34,22 @@ def wait_until_dead(pids, within=3.0):
     return [pid for pid in pids if alive(pid)]
 
 
+# A pid file appears whole or not at all: the test polls for it while the worker may still be writing, or be
+# killed half way.
+PUBLISH_PID = """
+def publish_pid(name, pid):
+    partial = out / (name + ".partial")
+    partial.write_text(str(pid))
+    os.replace(partial, out / name)
+"""
+
+
 def write_worker(tmp_path, body, name="worker.py"):
     script = tmp_path / name
     script.write_text("import json, os, pathlib, signal, subprocess, sys, time\n"
                       "import ember.distributed as dist\n"
                       "out = pathlib.Path(sys.argv[1])\n"
-                      "rank = int(os.environ['RANK'])\n" + textwrap.dedent(body))
+                      "rank = int(os.environ['RANK'])\n" + PUBLISH_PID + textwrap.dedent(body))
     return script
 
 
@@ -113,10 +123,10 @@ def test_a_stalled_gang_is_stopped_when_one_fails_and_nothing_survives(tmp_path)
     script = write_worker(tmp_path, """
         if rank == 1:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Needs the SIGKILL after --kill-timeout.
-        (out / f"{rank}.pid").write_text(str(os.getpid()))
+        publish_pid(f"{rank}.pid", os.getpid())
         if rank == 0:
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-            (out / "grandchild.pid").write_text(str(child.pid))
+            publish_pid("grandchild.pid", child.pid)
             time.sleep(60)
         if rank == 1:
             time.sleep(60)
@@ -191,7 +201,7 @@ def test_an_occupied_master_port_is_named(tmp_path):
 
 def _start_sleeping_gang(tmp_path, nproc):
     script = write_worker(tmp_path, """
-        (out / f"{rank}.pid").write_text(str(os.getpid()))
+        publish_pid(f"{rank}.pid", os.getpid())
         time.sleep(60)
     """)
     job = subprocess.Popen(launcher("--nproc-per-node", nproc, script, tmp_path), stderr=subprocess.PIPE, text=True)
