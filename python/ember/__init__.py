@@ -106,6 +106,10 @@ from ._determinism import (
 )
 from . import compiler
 from . import profiler  # torch.profiler
+from . import amp  # torch.amp
+from .amp import autocast
+from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype, is_autocast_enabled, set_autocast_dtype,
+                                set_autocast_enabled)
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 

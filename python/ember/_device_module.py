@@ -7,6 +7,7 @@ module's type, or None for index 0. A type no plugin provides has no
 devices: ``is_available()`` is False and ``device_count()`` 0, as in PyTorch
 without a GPU."""
 
+import functools
 import sys
 import types
 
@@ -129,6 +130,35 @@ def _make_module(name, device_type):
         function.__module__ = name
         setattr(module, function.__name__, function)
     module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
+    module.amp = sys.modules[f"{name}.amp"] = _make_amp_module(f"{name}.amp", device_type)
+    return module
+
+
+def _make_amp_module(name, device_type):
+    """``ember.<type>.amp``: autocast and GradScaler of one device type, as
+    torch.cuda.amp and torch.cpu.amp (which PyTorch keeps, deprecated)."""
+    from . import amp
+
+    module = types.ModuleType(name, f"{name}: autocast and GradScaler for '{device_type}' devices.")
+
+    class autocast(amp.autocast):
+        __doc__ = f"ember.autocast('{device_type}', ...)."
+
+        def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+            super().__init__(device_type, dtype, enabled, cache_enabled)
+
+    class GradScaler(amp.GradScaler):
+        __doc__ = f"ember.amp.GradScaler('{device_type}', ...)."
+
+        def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+                     enabled=True):
+            super().__init__(device_type, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+    for cls in (autocast, GradScaler):
+        cls.__module__ = name
+        setattr(module, cls.__name__, cls)
+    module.custom_fwd = functools.partial(amp.custom_fwd, device_type=device_type)
+    module.custom_bwd = functools.partial(amp.custom_bwd, device_type=device_type)
     return module
 
 

@@ -4,6 +4,7 @@ import builtins
 
 from . import _C
 from ._C import Tensor
+from ._autocast_lists import lower_precision_op
 
 
 def _dtype_name(dtype):
@@ -32,12 +33,14 @@ def _scaled_sum(op, input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
+@lower_precision_op
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
     _check_same_dtype("addmm", input, mat1)
     return _scaled_sum("addmm", input, _C.mm(mat1, mat2), beta, alpha)
 
 
+@lower_precision_op
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * bmm(batch1, batch2)."""
     _check_same_dtype("baddbmm", input, batch1)
@@ -95,12 +98,14 @@ Tensor.ger = outer
 Tensor.diag = diag
 
 
+@lower_precision_op
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta * input + alpha * (mat @ vec)."""
     _check_same_dtype("addmv", input, mat)
     return _scaled_sum("addmv", input, mat.matmul(vec), beta, alpha)
 
 
+@lower_precision_op
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
     _check_same_dtype("addr", input, vec1)

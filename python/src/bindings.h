@@ -24,6 +24,7 @@ void bind_tensor(pybind11::module_& m);
 void bind_ops(pybind11::module_& m);
 void bind_factories(pybind11::module_& m);
 void bind_autograd(pybind11::module_& m);
+void bind_autocast(pybind11::module_& m);
 void bind_custom_function(pybind11::module_& m);
 void bind_dlpack(pybind11::module_& m);
 void bind_indexing(pybind11::module_& m);

@@ -12,6 +12,7 @@ PYBIND11_MODULE(_C, m) {
   bind_indexing(m);
   bind_factories(m);
   bind_autograd(m);
+  bind_autocast(m);
   bind_custom_function(m);
   bind_dlpack(m);
   bind_plugins(m);

@@ -65,7 +65,7 @@ class TensorGuard:
 
 def global_state():
     return (("grad mode", _C.is_grad_enabled()), ("default dtype", _C.get_default_dtype()),
-            ("deterministic algorithms", _determinism._state["enabled"]))
+            ("deterministic algorithms", _determinism._state["enabled"]), ("autocast", _C._autocast_state()))
 
 
 class CallGuard:

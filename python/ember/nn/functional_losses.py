@@ -5,6 +5,7 @@ import math
 
 from .. import _C
 from .._C import _nn
+from .._autocast_lists import float32_op
 from .functional_distance import cosine_similarity, pairwise_distance
 
 __all__ = ["kl_div", "huber_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
@@ -29,6 +30,7 @@ def _same_shape(name, input, target):
                          f"{list(input.shape)}")
 
 
+@float32_op
 def kl_div(input, target, reduction="mean", log_target=False):
     if log_target:
         pointwise = target.exp() * (target - input)
@@ -41,6 +43,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return _reduce(pointwise, reduction, "kl_div")
 
 
+@float32_op
 def huber_loss(input, target, reduction="mean", delta=1.0):
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
@@ -50,16 +53,19 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     return _reduce(loss, reduction, "huber_loss")
 
 
+@float32_op
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction, "margin_ranking_loss")
 
 
+@float32_op
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
     margin_term = (margin - input).clamp(min=0)
     loss = _C.where(target == 1, input, 0.0) + _C.where(target == -1, margin_term, 0.0)
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
+@float32_op
 def soft_margin_loss(input, target, reduction="mean"):
     _same_shape("soft_margin_loss", input, target)
     return _reduce(_nn.softplus(-target * input, 1.0, 20.0), reduction, "soft_margin_loss")
@@ -74,12 +80,14 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
     return _reduce(loss.mean(-1), reduction, "multilabel_soft_margin_loss")
 
 
+@float32_op
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     cosine = cosine_similarity(input1, input2, dim=-1, eps=1e-8)
     loss = _C.where(target == 1, 1 - cosine, (cosine - margin).clamp(min=0))
     return _reduce(loss, reduction, "cosine_embedding_loss")
 
 
+@float32_op
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction="mean"):
     if margin <= 0:
         raise ValueError(f"triplet_margin_loss: margin must be positive, got {margin}")
@@ -101,6 +109,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                    "triplet_margin_with_distance_loss")
 
 
+@float32_op
 def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
@@ -123,6 +132,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
+@float32_op
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
     if p not in (1, 2):
         raise ValueError(f"multi_margin_loss: p must be 1 or 2, got {p}")
@@ -141,6 +151,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     return _reduce(loss if batched else loss.reshape([]), reduction, "multi_margin_loss")
 
 
+@float32_op
 def multilabel_margin_loss(input, target, reduction="mean"):
     batched = input.dim() == 2
     x = input if batched else input.unsqueeze(0)

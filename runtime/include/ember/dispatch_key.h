@@ -13,14 +13,17 @@ namespace ember {
 // id (cpu = 0, meta = 1, plugins from 2 up), so a tensor's backend key is its
 // device type. Functionality keys sit above every backend key and run
 // before it, highest first: Python (reserved for __torch_function__-style
-// overrides), Autograd, Trace (graph capture). A functionality step does its
+// overrides), Autocast (mixed precision, Note [Autocast]), Autograd, Trace
+// (graph capture). Autocast sits above Autograd so that its casts are
+// recorded and gradients reach the tensors they cast. A functionality step does its
 // work and re-dispatches with its own key excluded. Trace sits below
 // Autograd so that a compiled function's derivatives are traced as ops too
 // (Note [Compiled training]).
 enum class DispatchKey : uint8_t {
   Trace = 60,
   Autograd = 61,
-  Python = 62,
+  Autocast = 62,
+  Python = 63,
 };
 
 inline constexpr uint8_t backend_key(DeviceTypeId type) { return static_cast<uint8_t>(type); }

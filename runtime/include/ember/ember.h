@@ -1,6 +1,7 @@
 #pragma once
 
 // Everything a C++ user of Ember needs.
+#include "ember/autocast.h"
 #include "ember/autograd.h"
 #include "ember/device.h"
 #include "ember/dtype.h"

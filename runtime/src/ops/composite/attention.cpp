@@ -139,9 +139,11 @@ Tensor attention_decomposition(const Tensor& q, const Tensor& k, const Tensor& v
 
 }  // namespace
 
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
+Tensor scaled_dot_product_attention(const Tensor& query_given, const Tensor& key_given, const Tensor& value_given,
+                                    const std::optional<Tensor>& attn_mask_given, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa) {
+  const auto [query, key, value, attn_mask] =
+      composite::in_lower_precision(query_given, key_given, value_given, attn_mask_given);
   check_operands(query, key, value, attn_mask, dropout_p, is_causal);
   // Empty embeddings make every score 0, whatever the scale (1 / sqrt(0) would make them NaN).
   const int64_t embedding = query.size(-1);

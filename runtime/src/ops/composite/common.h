@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "core/narrowing.h"
 #include "core/shape.h"
+#include "ember/autocast.h"
 #include "ember/error.h"
 #include "ember/functional.h"
 
@@ -50,7 +52,8 @@ inline Tensor scalar_like(const Tensor& x, const Scalar& value) {
   return full({}, value, TensorOptions(x.dtype(), x.device()));
 }
 
-inline void check_rank(std::string_view op, const Tensor& x, int64_t min_rank, int64_t max_rank, std::string_view what) {
+inline void check_rank(std::string_view op, const Tensor& x, int64_t min_rank, int64_t max_rank,
+                       std::string_view what) {
   if (x.dim() < min_rank || x.dim() > max_rank) {
     throw_error(ErrorKind::Runtime, std::string(op) + "(): expected " + std::string(what) + " to have " +
                                         std::to_string(min_rank) +
@@ -65,6 +68,20 @@ inline DimVector channel_shape(int64_t channels, int64_t rank, int64_t channel_d
   DimVector shape(static_cast<size_t>(rank), 1);
   shape[static_cast<size_t>(channel_dim)] = channels;
   return shape;
+}
+
+// The arguments of an op on one of autocast's lists, as it computes with
+// them (Note [Autocast]): while autocast is on, floats narrowed to the
+// autocast dtype, or lower-precision floats widened to float32. A composite
+// casts on entry, before it checks dtypes or picks a fused kernel by them.
+template <class... Args>
+auto in_lower_precision(const Args&... args) {
+  return std::tuple{autocast::cast(args, autocast::CastPolicy::LowerPrecision)...};
+}
+
+template <class... Args>
+auto in_float32(const Args&... args) {
+  return std::tuple{autocast::cast(args, autocast::CastPolicy::Float32)...};
 }
 
 }  // namespace ember::composite

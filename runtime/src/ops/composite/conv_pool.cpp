@@ -70,8 +70,8 @@ Tensor windows(std::string_view op, const Tensor& x, Pair kernel, Pair stride, P
 
 // Note [Convolution as a matrix product]: the [N, C, Ho, Wo, kh, kw] windows
 // of the padded input, regrouped as columns, times the weight as a matrix.
-Tensor conv2d_by_matmul(std::string_view op, const Tensor& x, const Tensor& w, Pair stride, Pair padding,
-                        Pair dilation, int64_t groups) {
+Tensor conv2d_by_matmul(std::string_view op, const Tensor& x, const Tensor& w, Pair stride, Pair padding, Pair dilation,
+                        int64_t groups) {
   const int64_t n = x.size(0), o = w.size(0);
   const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
   const Tensor win = windows(op, x, {kh, kw}, stride, padding, dilation, 0);
@@ -87,9 +87,11 @@ Tensor conv2d_by_matmul(std::string_view op, const Tensor& x, const Tensor& w, P
       .reshape({n, o, ho, wo});
 }
 
-Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, const std::optional<Tensor>& bias,
-                   Pair stride, Pair padding, Pair dilation, int64_t groups) {
-  const Tensor x = as_batched(op, x_in);
+Tensor conv2d_impl(std::string_view op, const Tensor& x_given, const Tensor& w_given,
+                   const std::optional<Tensor>& bias_given, Pair stride, Pair padding, Pair dilation, int64_t groups) {
+  // Under autocast the bias joins the product in the lower precision (Note [Autocast]).
+  const auto [x_cast, w, bias] = composite::in_lower_precision(x_given, w_given, bias_given);
+  const Tensor x = as_batched(op, x_cast);
   composite::check_rank(op, w, 4, 4, "weight");
   if (x.dtype() != w.dtype() || (bias && bias->dtype() != x.dtype())) {
     throw_error(ErrorKind::Runtime, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
@@ -99,7 +101,7 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
   const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
   if (groups <= 0 || o % groups != 0 || c != cg * groups) {
     throw_error(ErrorKind::Runtime,
-                std::string(op) + "(): input " + shape_str(x_in.sizes()) + " and weight " + shape_str(w.sizes()) +
+                std::string(op) + "(): input " + shape_str(x_given.sizes()) + " and weight " + shape_str(w.sizes()) +
                     " do not fit groups=" + std::to_string(groups) +
                     " (expected input channels = weight.size(1) * groups, out channels divisible by groups)");
   }
@@ -118,7 +120,7 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_in, const Tensor& w, con
     out = conv2d_by_matmul(op, x, w, stride, padding, dilation, groups);
   }
   if (bias) out = out + bias->reshape({1, o, 1, 1});
-  return as_input_rank(out, x_in);
+  return as_input_rank(out, x_given);
 }
 
 struct PoolArgs {
@@ -214,8 +216,8 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   composite::check_rank("conv1d", x, 2, 3, "input");
   composite::check_rank("conv1d", w, 3, 3, "weight");
-  for (const auto& [name, v] : {std::pair<const char*, IntArrayRef>{"stride", stride}, {"padding", padding},
-                                {"dilation", dilation}}) {
+  for (const auto& [name, v] :
+       {std::pair<const char*, IntArrayRef>{"stride", stride}, {"padding", padding}, {"dilation", dilation}}) {
     if (v.size() != 1)
       throw_error(ErrorKind::Runtime, std::string("conv1d(): ") + name + " must have 1 value, got " + shape_str(v));
   }
@@ -231,8 +233,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
                      pair_arg("conv2d", "padding", padding, 0), pair_arg("conv2d", "dilation", dilation, 1), groups);
 }
 
-ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
-                                      IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                      IntArrayRef dilation, bool ceil_mode) {
   composite::check_floating("max_pool2d", x);
   const PoolArgs a = pool_args("max_pool2d", kernel_size, stride, padding, dilation);
   const Tensor x4 = as_batched("max_pool2d", x);

@@ -53,7 +53,8 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a_given, const Tensor& b_given) {
+  const auto [a, b] = composite::in_lower_precision(a_given, b_given);
   if (a.dim() == 0 || b.dim() == 0) {
     throw_error(ErrorKind::Runtime, "matmul(): both arguments need at least 1 dimension, but got shapes " +
                                         shape_str(a.sizes()) + " and " + shape_str(b.sizes()));
@@ -62,7 +63,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return matmul_nd(a.to(dtype), b.to(dtype));
 }
 
-Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias) {
+Tensor linear(const Tensor& x_given, const Tensor& w_given, const std::optional<Tensor>& bias_given) {
+  // Under autocast the bias joins the product in the lower precision (Note [Autocast]).
+  const auto [x, w, bias] = composite::in_lower_precision(x_given, w_given, bias_given);
   composite::check_rank("linear", w, 2, 2, "weight");
   if (x.dim() == 0 || x.size(-1) != w.size(1)) {
     throw_error(ErrorKind::Runtime, "linear(): input " + shape_str(x.sizes()) + " does not match weight " +

@@ -2,9 +2,9 @@
 // every loss ends in the same "none" / "mean" / "sum" reduction.
 #include <string>
 
+#include "autograd/record.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
-#include "autograd/record.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -75,8 +75,9 @@ Tensor reduce_nll(const NllTerms& t, std::string_view reduction) {
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::optional<Tensor>& weight,
+Tensor nll_loss(const Tensor& log_probs_given, const Tensor& target, const std::optional<Tensor>& weight_given,
                 int64_t ignore_index, std::string_view reduction) {
+  const auto [log_probs, weight] = composite::in_float32(log_probs_given, weight_given);
   check_reduction("nll_loss", reduction);
   return autograd::name_history(reduce_nll(nll_terms("nll_loss", log_probs, target, weight, ignore_index), reduction),
                                 "NllLossBackward0");
@@ -99,10 +100,10 @@ Tensor cross_entropy_loss(const Tensor& logits, const Tensor& target, const std:
   if (logits.dim() == 2 && !weight && target.dtype() == DType::Int64 && target.device() == logits.device() &&
       target.sizes() == DimVector{logits.size(0)} && dispatch::use_composite_kernel(fused, logits)) {
     const int64_t reduction_code = reduction == "none" ? 0 : reduction == "mean" ? 1 : 2;
-    return dispatch::call_single(fused, {logits, target},
-                                 {dispatch::attr_int("ignore_index", ignore_index),
-                                  dispatch::attr_int("reduction", reduction_code),
-                                  dispatch::attr_float("label_smoothing", label_smoothing)});
+    return dispatch::call_single(
+        fused, {logits, target},
+        {dispatch::attr_int("ignore_index", ignore_index), dispatch::attr_int("reduction", reduction_code),
+         dispatch::attr_float("label_smoothing", label_smoothing)});
   }
   const int64_t c = class_dim(logits);
   const int64_t classes = logits.size(c);
@@ -130,26 +131,30 @@ Tensor cross_entropy_loss(const Tensor& logits, const Tensor& target, const std:
 }  // namespace
 
 // PyTorch's cross_entropy ends in nll_loss, whose node it shows.
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::optional<Tensor>& weight,
+Tensor cross_entropy(const Tensor& logits_given, const Tensor& target_given, const std::optional<Tensor>& weight_given,
                      int64_t ignore_index, std::string_view reduction, double label_smoothing) {
-  return autograd::name_history(
-      cross_entropy_loss(logits, target, weight, ignore_index, reduction, label_smoothing), "NllLossBackward0");
+  const auto [logits, target, weight] = composite::in_float32(logits_given, target_given, weight_given);
+  return autograd::name_history(cross_entropy_loss(logits, target, weight, ignore_index, reduction, label_smoothing),
+                                "NllLossBackward0");
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
+Tensor mse_loss(const Tensor& input_given, const Tensor& target_given, std::string_view reduction) {
+  const auto [input, target] = composite::in_float32(input_given, target_given);
   check_reduction("mse_loss", reduction);
   check_same_shape("mse_loss", input, target);
   const Tensor d = input - target;
   return autograd::name_history(reduce_loss(d * d, reduction), "MseLossBackward0");
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
+Tensor l1_loss(const Tensor& input_given, const Tensor& target_given, std::string_view reduction) {
+  const auto [input, target] = composite::in_float32(input_given, target_given);
   check_reduction("l1_loss", reduction);
   check_same_shape("l1_loss", input, target);
   return reduce_loss(abs(input - target), reduction);
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double beta) {
+Tensor smooth_l1_loss(const Tensor& input_given, const Tensor& target_given, std::string_view reduction, double beta) {
+  const auto [input, target] = composite::in_float32(input_given, target_given);
   check_reduction("smooth_l1_loss", reduction);
   check_same_shape("smooth_l1_loss", input, target);
   if (beta < 0)
@@ -159,8 +164,9 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_vie
   return autograd::name_history(reduce_loss(loss, reduction), "SmoothL1LossBackward0");
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-                            std::string_view reduction) {
+Tensor binary_cross_entropy(const Tensor& input_given, const Tensor& target_given,
+                            const std::optional<Tensor>& weight_given, std::string_view reduction) {
+  const auto [input, target, weight] = composite::in_float32(input_given, target_given, weight_given);
   check_reduction("binary_cross_entropy", reduction);
   check_same_shape("binary_cross_entropy", input, target);
   composite::check_floating("binary_cross_entropy", input);
@@ -175,8 +181,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 // (1 - y) x + (1 + (pw - 1) y) (log1p(exp(-|x|)) + max(-x, 0)): exp never
 // sees a positive argument, so large |x| neither overflows nor loses the
 // loss to rounding. Without pos_weight it is max(x, 0) - x y + log1p(exp(-|x|)).
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-                                        std::string_view reduction, const std::optional<Tensor>& pos_weight) {
+Tensor binary_cross_entropy_with_logits(const Tensor& input_given, const Tensor& target_given,
+                                        const std::optional<Tensor>& weight_given, std::string_view reduction,
+                                        const std::optional<Tensor>& pos_weight_given) {
+  const auto [input, target, weight, pos_weight] =
+      composite::in_float32(input_given, target_given, weight_given, pos_weight_given);
   check_reduction("binary_cross_entropy_with_logits", reduction);
   check_same_shape("binary_cross_entropy_with_logits", input, target);
   composite::check_floating("binary_cross_entropy_with_logits", input);
