@@ -108,6 +108,17 @@ def test_conv3d_matches_pytorch(torch, input_shape, weight_shape, stride, paddin
         input_shape, weight_shape, (weight_shape[0],))
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+@pytest.mark.parametrize("name, input_shape, weight_shape, padding, dilation", [
+    ("conv1d", (2, 3, 7), (4, 3, 4), "same", 1), ("conv1d", (3, 7), (4, 3, 3), "same", 2),
+    ("conv2d", (2, 3, 6, 5), (4, 3, 2, 3), "same", (1, 3)), ("conv2d", (3, 6, 5), (4, 3, 3, 3), "valid", 1),
+])
+def test_conv1d_and_conv2d_take_padding_strings(torch, name, input_shape, weight_shape, padding, dilation):
+    check_with_gradients(torch, lambda x, w: getattr(F, name)(x, w, padding=padding, dilation=dilation),
+                         lambda x, w: getattr(torch.nn.functional, name)(x, w, padding=padding, dilation=dilation),
+                         input_shape, weight_shape)
+
+
 BAD_CALLS = [  # each raises what PyTorch raises, in PyTorch's words
     "F.unfold(T.ones(1, 2, 3, 4, 5), 2)",
     "F.unfold(T.ones(1, 0, 3, 4), 2)",
@@ -134,6 +145,8 @@ BAD_CALLS = [  # each raises what PyTorch raises, in PyTorch's words
     "F.conv3d(T.ones(1, 4, 5, 5, 5), T.ones(6, 2, 3, 3, 3), groups=2, bias=T.ones(5))",
     "F.conv3d(T.ones(1, 4, 5, 5, 5), T.ones(6, 2, 3, 3, 3), groups=2, dilation=0)",
     "F.conv3d(T.ones(1, 4, 5, 5, 5), T.ones(6, 2, 3, 3, 3), groups=2, padding=-1)",
+    "F.conv2d(T.ones(1, 2, 5, 5), T.ones(3, 2, 3, 3), padding='same', stride=2)",
+    "F.conv1d(T.ones(1, 2, 5), T.ones(3, 2, 3), padding='full')",
     "nn.ConvTranspose2d(2, 2, 3, padding_mode='reflect')",
     "nn.Conv3d(2, 2, 3, padding_mode='mirror')",
     "nn.Conv3d(2, 2, 3, padding='full')",

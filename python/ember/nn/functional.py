@@ -124,10 +124,12 @@ def one_hot(tensor, num_classes=-1):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    input, padding = functional_conv.with_string_padding(input, weight, padding, stride, dilation, 1)
     return _nn.conv1d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    input, padding = functional_conv.with_string_padding(input, weight, padding, stride, dilation, 2)
     return _nn.conv2d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
 
 

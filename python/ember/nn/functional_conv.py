@@ -46,9 +46,9 @@ def _blocks(size, kernel, dilation, padding, stride):
 
 def _patches(padded, kernel, dilation, stride):
     """View (N, C, *kernel, *blocks) of (N, C, *spatial), reading padded[..., b * stride + k * dilation]."""
-    # One as_strided view rather than a Tensor.unfold per dim: the core's
-    # gradient of an unfold whose input is itself an unfold view is wrong,
-    # while as_strided's is right over any contiguous input.
+    # One as_strided view of a contiguous tensor rather than a Tensor.unfold
+    # per dim: the core's as_strided gradient is wrong when its input's
+    # elements overlap in memory, as a first unfold's windows do.
     x = padded.contiguous()
     lead = x.dim() - len(kernel)
     blocks = [(size - d * (k - 1) - 1) // s + 1 for size, k, d, s in zip(x.shape[lead:], kernel, dilation, stride)]
@@ -245,6 +245,20 @@ def _resolve_padding(padding, kernel, stride, dilation, n):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         return same_padding(kernel, dilation)
     return [(p, p) for p in _conv_arg("padding", padding, n)]
+
+
+def with_string_padding(input, weight, padding, stride, dilation, n):
+    """conv1d/conv2d's input and integer padding for any padding: 'valid', and 'same', whose one cell more after
+    than before (an even kernel's) is padded onto the input here."""
+    if not isinstance(padding, str):
+        return input, padding
+    if weight.dim() != n + 2:
+        raise RuntimeError(f"conv{n}d: expected a {n + 2}-d weight, but got weight of size {list(weight.shape)}")
+    edges = _resolve_padding(padding, list(weight.shape[2:]), _conv_arg("stride", stride, n),
+                             _conv_arg("dilation", dilation, n), n)
+    if all(before == after for before, after in edges):
+        return input, [before for before, _ in edges]
+    return _pad_spatial(input, edges), 0
 
 
 def _conv_by_patches(name, n, input, weight, bias, stride, padding, dilation, groups):

@@ -56,23 +56,18 @@ class _ConvNd(Module):
             raise ValueError("padding='same' is not supported for strided convolutions")
         return padding
 
-    def _padding_edges(self):
-        """(before, after) zeros or mirrored cells per spatial dim."""
-        if self.padding == "valid":
-            return [(0, 0)] * self._spatial_dims
-        if self.padding == "same":
-            return same_padding(self.kernel_size, self.dilation)
-        return [(p, p) for p in self.padding]
-
     def _conv_forward(self, input, conv):
-        edges = self._padding_edges()
-        if self.padding_mode == "zeros" and all(before == after for before, after in edges):
-            padding = [before for before, _ in edges]
-        else:  # asymmetric 'same' or a non-zero mode: pad first, as PyTorch does
-            mode = "constant" if self.padding_mode == "zeros" else self.padding_mode
-            input = F.pad(input, [edge for pair in reversed(edges) for edge in pair], mode=mode)
-            padding = 0
-        return conv(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        if self.padding_mode == "zeros":
+            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        # Another mode pads first and convolves unpadded, as PyTorch does.
+        if self.padding == "valid":
+            edges = [(0, 0)] * self._spatial_dims
+        elif self.padding == "same":
+            edges = same_padding(self.kernel_size, self.dilation)
+        else:
+            edges = [(p, p) for p in self.padding]
+        input = F.pad(input, [edge for pair in reversed(edges) for edge in pair], mode=self.padding_mode)
+        return conv(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def reset_parameters(self):
         # The fan-in is weight.size(1) * kernel cells in both layouts, so a
