@@ -81,6 +81,16 @@ def _col2im(columns, kernel, dilation, stride, blocks):
     return summed.reshape([batch, channels] + full)
 
 
+def _grouped_matmul(weight, columns):
+    """(g, M, K) @ (N, g, K, L) -> (N, g, M, L) as one bmm over N * g: the
+    core's broadcasting matmul is several times slower than bmm here, and the
+    copy of the weight for every sample is small."""
+    batch, groups, inner, length = columns.shape
+    weights = weight.expand([batch] + list(weight.shape)).reshape([batch * groups, weight.shape[1], inner])
+    product = weights.bmm(columns.reshape([batch * groups, inner, length]))
+    return product.reshape([batch, groups, weight.shape[1], length])
+
+
 def _pad_spatial(input, edges):
     """Zeros (before, after) each spatial dim, in order; a negative edge crops."""
     flat = [edge for pair in reversed(edges) for edge in pair]  # F.pad's order: last dim first
@@ -207,7 +217,7 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     batch, in_per_group = x.shape[0], weight.shape[0] // groups
     # columns[b, g, (o, *k), l] = sum_c weight[g, c, (o, *k)] * input[b, g, c, l]
     w = weight.reshape([groups, in_per_group, -1]).transpose(1, 2)
-    columns = w.matmul(x.reshape([batch, groups, in_per_group, -1]))
+    columns = _grouped_matmul(w, x.reshape([batch, groups, in_per_group, -1]))
     columns = columns.reshape([batch, groups * weight.shape[1]] + kernel + spatial)
     result = _with_bias(_crop(_col2im(columns, kernel, dilation, stride, spatial), padding, size), bias, n)
     return result if batched else result.squeeze(0)
@@ -279,7 +289,7 @@ def _conv_by_patches(name, n, input, weight, bias, stride, padding, dilation, gr
     batch = x.shape[0]
     columns = patches.reshape([batch, groups, -1, math.prod(blocks)])
     w = weight.reshape([groups, weight.shape[0] // groups, -1])
-    result = _with_bias(w.matmul(columns).reshape([batch, weight.shape[0]] + blocks), bias, n)
+    result = _with_bias(_grouped_matmul(w, columns).reshape([batch, weight.shape[0]] + blocks), bias, n)
     return result if batched else result.squeeze(0)
 
 
