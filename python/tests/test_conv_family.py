@@ -119,6 +119,18 @@ def test_conv1d_and_conv2d_take_padding_strings(torch, name, input_shape, weight
                          input_shape, weight_shape)
 
 
+@pytest.mark.parametrize("call", [
+    "F.conv3d(T.ones(0, 2, 4, 4, 4), T.ones(3, 2, 2, 2, 2))",
+    "F.conv_transpose2d(T.ones(0, 2, 4, 4), T.ones(2, 3, 2, 2), stride=2)",
+    "F.unfold(T.ones(0, 2, 4, 4), 2)",
+    "F.fold(T.ones(0, 8, 9), (4, 4), 2)",
+])
+def test_empty_batches_give_pytorch_s_shapes(torch, call):
+    ours = eval(call, {"T": ember, "F": F})
+    theirs = eval(call, {"T": torch, "F": torch.nn.functional})
+    assert tuple(ours.shape) == tuple(theirs.shape)
+
+
 BAD_CALLS = [  # each raises what PyTorch raises, in PyTorch's words
     "F.unfold(T.ones(1, 2, 3, 4, 5), 2)",
     "F.unfold(T.ones(1, 0, 3, 4), 2)",

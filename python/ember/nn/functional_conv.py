@@ -76,7 +76,7 @@ def _col2im(columns, kernel, dilation, stride, blocks):
         index = index + (offset * dilation[axis] + start * stride[axis]) * place
         place *= full[axis]
     batch, channels = columns.shape[0], columns.shape[1]
-    flat = columns.reshape([batch, channels, -1])
+    flat = columns.reshape([batch, channels, math.prod(columns.shape[2:])])  # explicit: a batch may be empty
     summed = flat.new_zeros((batch, channels, place)).index_add(2, index.reshape([-1]), flat)
     return summed.reshape([batch, channels] + full)
 
@@ -217,7 +217,7 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     batch, in_per_group = x.shape[0], weight.shape[0] // groups
     # columns[b, g, (o, *k), l] = sum_c weight[g, c, (o, *k)] * input[b, g, c, l]
     w = weight.reshape([groups, in_per_group, -1]).transpose(1, 2)
-    columns = _grouped_matmul(w, x.reshape([batch, groups, in_per_group, -1]))
+    columns = _grouped_matmul(w, x.reshape([batch, groups, in_per_group, math.prod(spatial)]))
     columns = columns.reshape([batch, groups * weight.shape[1]] + kernel + spatial)
     result = _with_bias(_crop(_col2im(columns, kernel, dilation, stride, spatial), padding, size), bias, n)
     return result if batched else result.squeeze(0)
@@ -287,7 +287,7 @@ def _conv_by_patches(name, n, input, weight, bias, stride, padding, dilation, gr
     patches = _patches(x, kernel, dilation, stride)
     blocks = list(patches.shape[2 + n:])
     batch = x.shape[0]
-    columns = patches.reshape([batch, groups, -1, math.prod(blocks)])
+    columns = patches.reshape([batch, groups, math.prod(weight.shape[1:]), math.prod(blocks)])
     w = weight.reshape([groups, weight.shape[0] // groups, -1])
     result = _with_bias(_grouped_matmul(w, columns).reshape([batch, weight.shape[0]] + blocks), bias, n)
     return result if batched else result.squeeze(0)
