@@ -163,6 +163,18 @@ def conv(batch, c_in, c_out, size, backward=False):
                     build)
 
 
+def conv_composite(title, make_op, input_shape):
+    """Forward and backward, under a dense upstream gradient, of a convolution
+    Ember builds from views, matmul and index_add (nn/functional_conv.py)."""
+    def build(torch):
+        op = make_op(torch)
+        x = torch.randn(*input_shape, requires_grad=True)
+        with torch.no_grad():
+            g = torch.randn(*op(x).shape)
+        return lambda: op(x).backward(g)
+    return Workload("conv", f"{title} {'x'.join(map(str, input_shape))} fwd+bwd", build)
+
+
 def max_pool(batch, channels, size):
     def build(torch):
         x = torch.randn(batch, channels, size, size)
@@ -303,6 +315,13 @@ def workloads():
         copy("t().contiguous()", (64, 64), lambda torch, x: x.t().contiguous()),
         matmul(1024, 1024, 1024), matmul(128, 784, 512), matmul(64, 64, 64),
         conv(32, 32, 64, 16), conv(32, 32, 64, 16, backward=True), conv(64, 3, 32, 32), max_pool(64, 32, 32),
+        conv_composite("ConvTranspose2d 64->32 4x4 stride 2", lambda torch: torch.nn.ConvTranspose2d(64, 32, 4, 2, 1),
+                       (8, 64, 32, 32)),
+        conv_composite("Conv3d 8->16 3x3x3", lambda torch: torch.nn.Conv3d(8, 16, 3, padding=1), (2, 8, 16, 16, 16)),
+        conv_composite("F.unfold 3x3 pad 1", lambda torch: lambda x: torch.nn.functional.unfold(x, 3, padding=1),
+                       (8, 64, 32, 32)),
+        conv_composite("F.fold 3x3 pad 1 to 32x32",
+                       lambda torch: lambda x: torch.nn.functional.fold(x, (32, 32), 3, padding=1), (8, 576, 1024)),
         tiny("`a + b`, 1 element", lambda torch: (lambda a: lambda: a + a)(torch.ones(1))),
         tiny("`(a*b).sum().backward()`, 8x8", small_autograd),
         tiny("softmax 16x16", lambda torch: (lambda x: lambda: torch.softmax(x, -1))(torch.randn(16, 16))),

@@ -6,9 +6,10 @@ from .._C import _nn
 from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from . import functional_activations, functional_distance, functional_dropout, functional_losses
+from . import functional_activations, functional_conv, functional_distance, functional_dropout, functional_losses
 from . import functional_normalization, functional_rearrange
 from .functional_activations import *  # noqa: F401,F403
+from .functional_conv import *  # noqa: F401,F403
 from .functional_distance import *  # noqa: F401,F403
 from .functional_dropout import *  # noqa: F401,F403
 from .functional_losses import *  # noqa: F401,F403
@@ -22,7 +23,7 @@ __all__ = [
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
-] + (functional_activations.__all__ + functional_distance.__all__ + functional_dropout.__all__
+] + (functional_activations.__all__ + functional_conv.__all__ + functional_distance.__all__ + functional_dropout.__all__
      + functional_losses.__all__ + functional_normalization.__all__ + functional_rearrange.__all__)
 
 
@@ -123,10 +124,12 @@ def one_hot(tensor, num_classes=-1):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    input, padding = functional_conv.with_string_padding(input, weight, padding, stride, dilation, 1)
     return _nn.conv1d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    input, padding = functional_conv.with_string_padding(input, weight, padding, stride, dilation, 2)
     return _nn.conv2d(input, weight, bias, _pair_list(stride), _pair_list(padding), _pair_list(dilation), groups)
 
 

@@ -5,7 +5,7 @@ from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, MultiheadAt
                          Softmax, Softplus, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -27,6 +27,7 @@ from .container import ParameterDict, ParameterList
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Unflatten
+from .fold import Fold, Unfold
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MarginRankingLoss,
                    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
                    TripletMarginLoss, TripletMarginWithDistanceLoss)
@@ -59,6 +60,10 @@ __all__ = [
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
@@ -112,6 +117,7 @@ __all__ = [
     "Dropout2d",
     "Dropout3d",
     "FeatureAlphaDropout",
+    "Fold",
     "GLU",
     "GaussianNLLLoss",
     "Hardshrink",
@@ -150,4 +156,5 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",
+    "Unfold",
 ]

@@ -1,12 +1,18 @@
-"""Conv1d and Conv2d, with PyTorch's initialization."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d, with PyTorch's arguments, weight
+layouts and initialization."""
 
 import math
 
 from ... import _factories
 from .. import functional as F
 from .. import init
+from ..functional_conv import same_padding
 from ..parameter import Parameter
 from .module import Module
+
+# In PyTorch's order, so that the sets its errors print come out alike.
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+_PADDING_STRINGS = ("same", "valid")
 
 
 def _tuple(value, n):
@@ -15,37 +21,57 @@ def _tuple(value, n):
 
 class _ConvNd(Module):
     _spatial_dims = 0
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+                 bias=True, padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible "
                              f"by groups ({groups})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode '{padding_mode}' is not supported (only 'zeros')")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, "
+                             f"but got padding_mode='{padding_mode}'")
         n = self._spatial_dims
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride, self.dilation = _tuple(kernel_size, n), _tuple(stride, n), _tuple(dilation, n)
-        self.padding = self._resolve_padding(padding)
-        self.weight = Parameter(_factories.empty(out_channels, in_channels // groups, *self.kernel_size,
-                                                 device=device, dtype=dtype))
+        self.output_padding, self.padding_mode = _tuple(output_padding, n), padding_mode
+        self.transposed = self._transposed
+        self.padding = self._check_padding(padding)
+        weight_shape = ((in_channels, out_channels // groups) if self._transposed
+                        else (out_channels, in_channels // groups)) + self.kernel_size
+        self.weight = Parameter(_factories.empty(*weight_shape, device=device, dtype=dtype))
         self.bias = Parameter(_factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
         self.reset_parameters()
 
-    def _resolve_padding(self, padding):
-        if padding == "valid":
-            return (0,) * self._spatial_dims
-        if padding == "same":
-            if any(s != 1 for s in self.stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
-            if any(t % 2 for t in total):
-                raise NotImplementedError("padding='same' needs an odd effective kernel size here")
-            return tuple(t // 2 for t in total)
-        return _tuple(padding, self._spatial_dims)
+    def _check_padding(self, padding):
+        """An int, one per dim, or PyTorch's 'valid' / 'same' (kept as the string, as PyTorch keeps it)."""
+        if not isinstance(padding, str):
+            return _tuple(padding, self._spatial_dims)
+        if padding not in _PADDING_STRINGS:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {set(_PADDING_STRINGS)}")
+        if padding == "same" and any(s != 1 for s in self.stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        return padding
+
+    def _conv_forward(self, input, conv):
+        if self.padding_mode == "zeros":
+            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        # Another mode pads first and convolves unpadded, as PyTorch does.
+        if self.padding == "valid":
+            edges = [(0, 0)] * self._spatial_dims
+        elif self.padding == "same":
+            edges = same_padding(self.kernel_size, self.dilation)
+        else:
+            edges = [(p, p) for p in self.padding]
+        input = F.pad(input, [edge for pair in reversed(edges) for edge in pair], mode=self.padding_mode)
+        return conv(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def reset_parameters(self):
+        # The fan-in is weight.size(1) * kernel cells in both layouts, so a
+        # transposed layer draws from out_channels / groups, as PyTorch's does.
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
@@ -53,16 +79,21 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self):
+        n = self._spatial_dims
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}")
-        if any(self.padding):
+        if self.padding != (0,) * n:
             text += f", padding={self.padding}"
-        if any(d != 1 for d in self.dilation):
+        if self.dilation != (1,) * n:
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
         return text
 
 
@@ -70,11 +101,71 @@ class Conv1d(_ConvNd):
     _spatial_dims = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(input, F.conv1d)
 
 
 class Conv2d(_ConvNd):
     _spatial_dims = 2
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(input, F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    _spatial_dims = 3
+
+    def forward(self, input):
+        return self._conv_forward(input, F.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+    _functional = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str):
+            raise ValueError(f"{type(self).__name__} takes its padding as integers, not padding='{padding}'")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that gives `output_size` (its spatial dims, or all of them), as PyTorch picks it."""
+        if output_size is None:
+            return self.output_padding
+        n = self._spatial_dims
+        lead = 2 if input.dim() == n + 2 else 1
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or {lead + n} "
+                             f"elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + i] - 1) * self.stride[i] - 2 * self.padding[i]
+                    + self.dilation[i] * (self.kernel_size[i] - 1) + 1 for i in range(n)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(output_size, smallest, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} to "
+                             f"{largest} (for an input of {list(input.shape[lead:])})")
+        return [size - low for size, low in zip(output_size, smallest)]
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return self._functional(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                                self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _spatial_dims = 1
+    _functional = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _spatial_dims = 2
+    _functional = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _spatial_dims = 3
+    _functional = staticmethod(F.conv_transpose3d)
