@@ -7,12 +7,13 @@ from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_activations, functional_distance, functional_dropout, functional_losses
-from . import functional_normalization, functional_rearrange
+from . import functional_normalization, functional_pooling, functional_rearrange
 from .functional_activations import *  # noqa: F401,F403
 from .functional_distance import *  # noqa: F401,F403
 from .functional_dropout import *  # noqa: F401,F403
 from .functional_losses import *  # noqa: F401,F403
 from .functional_normalization import *  # noqa: F401,F403
+from .functional_pooling import *  # noqa: F401,F403
 from .functional_rearrange import *  # noqa: F401,F403
 
 __all__ = [
@@ -23,7 +24,8 @@ __all__ = [
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
 ] + (functional_activations.__all__ + functional_distance.__all__ + functional_dropout.__all__
-     + functional_losses.__all__ + functional_normalization.__all__ + functional_rearrange.__all__)
+     + functional_losses.__all__ + functional_normalization.__all__ + functional_pooling.__all__
+     + functional_rearrange.__all__)
 
 
 def _pair_list(value):
