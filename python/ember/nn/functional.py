@@ -6,11 +6,12 @@ from .._C import _nn
 from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from . import functional_activations, functional_distance, functional_dropout, functional_losses
-from . import functional_normalization, functional_pooling, functional_rearrange
+from . import functional_activations, functional_distance, functional_dropout, functional_embedding
+from . import functional_losses, functional_normalization, functional_pooling, functional_rearrange
 from .functional_activations import *  # noqa: F401,F403
 from .functional_distance import *  # noqa: F401,F403
 from .functional_dropout import *  # noqa: F401,F403
+from .functional_embedding import *  # noqa: F401,F403
 from .functional_losses import *  # noqa: F401,F403
 from .functional_normalization import *  # noqa: F401,F403
 from .functional_pooling import *  # noqa: F401,F403
@@ -19,13 +20,13 @@ from .functional_rearrange import *  # noqa: F401,F403
 __all__ = [
     "interpolate",
     "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
-    "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm", "embedding",
+    "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm",
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
 ] + (functional_activations.__all__ + functional_distance.__all__ + functional_dropout.__all__
-     + functional_losses.__all__ + functional_normalization.__all__ + functional_pooling.__all__
-     + functional_rearrange.__all__)
+     + functional_embedding.__all__ + functional_losses.__all__ + functional_normalization.__all__
+     + functional_pooling.__all__ + functional_rearrange.__all__)
 
 
 def _pair_list(value):
@@ -109,15 +110,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return _nn.group_norm(input, num_groups, weight, bias, eps)
-
-
-def embedding(input, weight, padding_idx=None):
-    out = _nn.embedding(weight, input)
-    if padding_idx is not None:
-        # The padding row gets no gradient: its entries are cut from the graph.
-        keep = (input != padding_idx).unsqueeze(-1)
-        out = _C.where(keep, out, out.detach())
-    return out
 
 
 def one_hot(tensor, num_classes=-1):

@@ -17,7 +17,7 @@ from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
@@ -66,6 +66,7 @@ __all__ = [
     "Dropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "GELU",
     "GRU",
