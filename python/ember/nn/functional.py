@@ -20,7 +20,7 @@ from .functional_rearrange import *  # noqa: F401,F403
 __all__ = [
     "interpolate",
     "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
-    "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm",
+    "softmax", "log_softmax", "dropout", "linear", "bilinear", "layer_norm", "batch_norm", "group_norm",
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
@@ -98,6 +98,39 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
+
+
+def _check_bilinear(input1, input2, weight, bias):
+    tensors = {"input1": input1, "input2": input2, "weight": weight, "bias": bias}
+    if len({t.dtype for t in tensors.values() if t is not None}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {str(t.dtype).removeprefix('ember.')}" for name, t in tensors.items() if t is not None))
+    if weight.dim() != 3:
+        raise RuntimeError("bilinear(): weight has to be 3-D (out_features, in1_features, in2_features), but got "
+                           f"{weight.dim()}-D")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for dim, (size1, size2) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if size1 != size2:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: got {size1} and {size2}")
+    for name, input, expected in (("input1", input1, weight.size(1)), ("input2", input2, weight.size(2))):
+        if input.size(-1) != expected:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {input.size(-1)} but "
+                               f"expected {expected}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y = x1^T A x2 + b for each weight[o] = A, over any leading dims (or none)."""
+    _check_bilinear(input1, input2, weight, bias)
+    out_features, in1_features, in2_features = weight.shape
+    lead = list(input1.shape[:-1])
+    first = input1.reshape([-1, in1_features]).matmul(weight.permute(1, 0, 2).reshape([in1_features, -1]))
+    pairs = first.reshape([-1, out_features, in2_features]).matmul(input2.reshape([-1, in2_features, 1]))
+    out = pairs.reshape(lead + [out_features])
+    return out if bias is None else out + bias
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

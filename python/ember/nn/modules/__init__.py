@@ -8,7 +8,7 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
@@ -60,6 +60,7 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Bilinear",
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
