@@ -2,6 +2,8 @@
 
 import numpy
 
+import ember
+
 
 def dtype_name(x):
     """'float32' for an ember tensor, a PyTorch tensor or a NumPy array alike."""
@@ -21,3 +23,25 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-6, check_dtype=True):
     if check_dtype:
         assert dtype_name(actual) == dtype_name(expected)
     numpy.testing.assert_allclose(actual_array, expected_array, rtol=rtol, atol=atol)
+
+
+_UPSTREAM = numpy.random.default_rng(0)
+
+
+def check_with_gradients(torch, ours_fn, theirs_fn, arrays, grad=(True,), rtol=1e-6, atol=1e-7):
+    """ours_fn on ember tensors and theirs_fn on PyTorch tensors of the same
+    arrays give the same values, and the same gradients of a random weighted
+    sum of their outputs for the floating arrays `grad` marks (by position;
+    arrays past its end take none)."""
+    grad = tuple(grad) + (False,) * (len(arrays) - len(grad))
+    wants = [g and a.dtype.kind == "f" for a, g in zip(arrays, grad)]
+    ours_inputs = [ember.tensor(a).requires_grad_(w) for a, w in zip(arrays, wants)]
+    theirs_inputs = [torch.tensor(a, requires_grad=w) for a, w in zip(arrays, wants)]
+    ours, theirs = ours_fn(*ours_inputs), theirs_fn(*theirs_inputs)
+    assert_close(ours, theirs.detach(), rtol=rtol, atol=atol)
+    weights = _UPSTREAM.standard_normal(tuple(theirs.shape))
+    (ours * ember.tensor(weights)).sum().backward()
+    (theirs * torch.tensor(weights)).sum().backward()
+    for x, tx, w in zip(ours_inputs, theirs_inputs, wants):
+        if w and tx.grad is not None:
+            assert_close(x.grad, tx.grad, rtol=rtol, atol=atol)

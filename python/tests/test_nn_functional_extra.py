@@ -7,27 +7,9 @@ import pytest
 
 import ember
 import ember.nn.functional as F
-from helpers import assert_close
+from helpers import assert_close, check_with_gradients
 
 RNG = numpy.random.default_rng(3)
-
-
-def both(torch, array, grad=True):
-    return ember.tensor(array).requires_grad_(grad), torch.tensor(array, requires_grad=grad)
-
-
-def check_with_gradients(torch, ours_fn, theirs_fn, arrays, grad=(True,)):
-    grad = tuple(grad) + (False,) * (len(arrays) - len(grad))
-    pairs = [both(torch, a, g and a.dtype.kind == "f") for a, g in zip(arrays, grad)]
-    ours = ours_fn(*[p[0] for p in pairs])
-    theirs = theirs_fn(*[p[1] for p in pairs])
-    assert_close(ours, theirs.detach(), rtol=1e-6, atol=1e-7)
-    weights = RNG.standard_normal(tuple(theirs.shape))
-    (ours * ember.tensor(weights)).sum().backward()
-    (theirs * torch.tensor(weights)).sum().backward()
-    for (x, tx), g in zip(pairs, grad):
-        if g and tx.grad is not None:
-            assert_close(x.grad, tx.grad, rtol=1e-6, atol=1e-7)
 
 
 def signed(shape):

@@ -6,25 +6,28 @@ from .._C import _nn
 from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from . import functional_activations, functional_conv, functional_distance, functional_dropout, functional_losses
-from . import functional_normalization, functional_rearrange
+from . import functional_activations, functional_conv, functional_distance, functional_dropout, functional_embedding
+from . import functional_losses, functional_normalization, functional_pooling, functional_rearrange
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
 from .functional_distance import *  # noqa: F401,F403
 from .functional_dropout import *  # noqa: F401,F403
+from .functional_embedding import *  # noqa: F401,F403
 from .functional_losses import *  # noqa: F401,F403
 from .functional_normalization import *  # noqa: F401,F403
+from .functional_pooling import *  # noqa: F401,F403
 from .functional_rearrange import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",
     "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "elu", "hardtanh", "relu6", "sigmoid", "tanh",
-    "softmax", "log_softmax", "dropout", "linear", "layer_norm", "batch_norm", "group_norm", "embedding",
+    "softmax", "log_softmax", "dropout", "linear", "bilinear", "layer_norm", "batch_norm", "group_norm",
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
 ] + (functional_activations.__all__ + functional_conv.__all__ + functional_distance.__all__ + functional_dropout.__all__
-     + functional_losses.__all__ + functional_normalization.__all__ + functional_rearrange.__all__)
+     + functional_embedding.__all__ + functional_losses.__all__ + functional_normalization.__all__
+     + functional_pooling.__all__ + functional_rearrange.__all__)
 
 
 def _pair_list(value):
@@ -98,6 +101,39 @@ def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
 
 
+def _check_bilinear(input1, input2, weight, bias):
+    tensors = {"input1": input1, "input2": input2, "weight": weight, "bias": bias}
+    if len({t.dtype for t in tensors.values() if t is not None}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {str(t.dtype).removeprefix('ember.')}" for name, t in tensors.items() if t is not None))
+    if weight.dim() != 3:
+        raise RuntimeError("bilinear(): weight has to be 3-D (out_features, in1_features, in2_features), but got "
+                           f"{weight.dim()}-D")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for dim, (size1, size2) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if size1 != size2:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: got {size1} and {size2}")
+    for name, input, expected in (("input1", input1, weight.size(1)), ("input2", input2, weight.size(2))):
+        if input.size(-1) != expected:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {input.size(-1)} but "
+                               f"expected {expected}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y = x1^T A x2 + b for each weight[o] = A, over any leading dims (or none)."""
+    _check_bilinear(input1, input2, weight, bias)
+    out_features, in1_features, in2_features = weight.shape
+    lead = list(input1.shape[:-1])
+    first = input1.reshape([-1, in1_features]).matmul(weight.permute(1, 0, 2).reshape([in1_features, -1]))
+    pairs = first.reshape([-1, out_features, in2_features]).matmul(input2.reshape([-1, in2_features, 1]))
+    out = pairs.reshape(lead + [out_features])
+    return out if bias is None else out + bias
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _nn.layer_norm(input, _pair_list(normalized_shape), weight, bias, eps)
 
@@ -108,15 +144,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return _nn.group_norm(input, num_groups, weight, bias, eps)
-
-
-def embedding(input, weight, padding_idx=None):
-    out = _nn.embedding(weight, input)
-    if padding_idx is not None:
-        # The padding row gets no gradient: its entries are cut from the graph.
-        keep = (input != padding_idx).unsqueeze(-1)
-        out = _C.where(keep, out, out.detach())
-    return out
 
 
 def one_hot(tensor, num_classes=-1):

@@ -1,12 +1,14 @@
 """The activations of torch.nn.functional beyond the core's own, as
 compositions of core ops (differentiable through them)."""
 
+import warnings
+
 from .. import _C
 from .._C import _nn
 
 __all__ = ["celu", "celu_", "selu", "selu_", "mish", "hardswish", "hardsigmoid", "softsign", "softshrink",
            "hardshrink", "tanhshrink", "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
-           "softmin", "elu_", "leaky_relu_", "hardtanh_"]
+           "softmin", "gumbel_softmax", "elu_", "leaky_relu_", "hardtanh_"]
 
 # SELU's constants (Klambauer et al., 2017), as PyTorch spells them.
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -132,3 +134,18 @@ def softmin(input, dim=None, dtype=None):
         dim = 0 if input.dim() in (0, 1, 3) else 1
     return _C.softmax(-(input if dtype is None else input.to(dtype)), dim)
 
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) for Gumbel(0, 1) noise g, from the global
+    stream; hard gives the one-hot of its argmax, with the soft sample's
+    gradient (straight-through), as PyTorch does."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # -log of an Exponential(1) draw is Gumbel(0, 1).
+    gumbels = -logits.detach().new_empty(list(logits.shape)).exponential_().log()
+    soft = _C.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return soft
+    one_hot = soft.detach().new_zeros(list(soft.shape)).scatter(dim, soft.argmax(dim, keepdim=True), 1.0)
+    return one_hot - soft.detach() + soft

@@ -8,15 +8,16 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .flatten import Flatten
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
 from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
-from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+                      MaxPool1d, MaxPool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
@@ -52,12 +53,15 @@ __all__ = [
     "ZeroPad2d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Bilinear",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -68,6 +72,7 @@ __all__ = [
     "Dropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "GELU",
     "GRU",

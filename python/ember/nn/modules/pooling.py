@@ -1,4 +1,4 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
 
 from .. import functional as F
 from .module import Module
@@ -48,6 +48,18 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class AdaptiveMaxPool2d(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
 def _one_tuple(value):
     return value if isinstance(value, tuple) else (value,)
 
@@ -74,3 +86,8 @@ class AvgPool1d(AvgPool2d):
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
