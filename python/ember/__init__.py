@@ -106,6 +106,7 @@ from ._determinism import (
 )
 from . import compiler
 from . import profiler  # torch.profiler
+from . import onnx  # torch.onnx; the onnx package itself is imported by onnx.export only
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 
