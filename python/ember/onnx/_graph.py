@@ -26,11 +26,13 @@ def size_text(size, axis_names):
         return str(size)
     if isinstance(size, str):
         return axis_names.get(size, size)
-    terms = []
+    text = ""
     for coef, *names in size:
-        factors = ([str(coef)] if coef != 1 or not names else []) + [axis_names.get(n, n) for n in names]
-        terms.append("*".join(factors))
-    return " + ".join(terms)
+        magnitude = abs(coef)
+        factors = ([str(magnitude)] if magnitude != 1 or not names else []) + [axis_names.get(n, n) for n in names]
+        sign = ("-" if coef < 0 else "") if not text else (" - " if coef < 0 else " + ")
+        text += sign + "*".join(factors)
+    return text
 
 
 class OnnxGraph:

@@ -333,8 +333,8 @@ def convert_as_strided(g, node):
     sizes, strides, offset = node.attrs["sizes"], node.attrs["strides"], node.attrs["storage_offset"]
     numbers = [*sizes, *strides, offset, *owner["shape"], *owner["strides"], owner["offset"]]
     if not all(is_static(n) for n in numbers):
-        node.refuse("its sizes, strides or offset are dynamic, and ONNX has no strided view; "
-                    "export with static shapes or use view/reshape in the model")
+        node.refuse("its sizes, strides or offset, or its storage's shape, are dynamic, and ONNX has no "
+                    "strided view; export with static shapes or use view/reshape in the model")
     if owner["offset"] != 0 or owner["strides"] != contiguous_strides(owner["shape"]):
         node.refuse("it reads a storage that is not one dense tensor, which ONNX cannot address")
     index = numpy.full(sizes, offset, dtype=numpy.int64)
