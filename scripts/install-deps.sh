@@ -40,9 +40,10 @@ fi
 # The tests' other oracles and the digits demo: PyTorch 2.13 (what the
 # comparison tests and bench/python_bench.py measure against), safetensors
 # (file interoperability), scikit-learn (its bundled digits data set),
-# hypothesis (the property tests) and matplotlib (bench/soak.py's plot).
+# hypothesis (the property tests), matplotlib (bench/soak.py's plot), and
+# onnx with onnxruntime (ember.onnx.export's checker and runtime oracle).
 python_packages=(torch:torch==2.13.0 safetensors:safetensors sklearn:scikit-learn hypothesis:hypothesis
-                 matplotlib:matplotlib)
+                 matplotlib:matplotlib onnx:onnx onnxruntime:onnxruntime)
 missing_python=()
 for entry in "${python_packages[@]}"; do
   python3 -c "import ${entry%%:*}" 2>/dev/null || missing_python+=("${entry#*:}")

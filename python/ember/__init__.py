@@ -110,6 +110,7 @@ from . import amp  # torch.amp
 from .amp import autocast
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype, is_autocast_enabled, set_autocast_dtype,
                                 set_autocast_enabled)
+from . import onnx  # torch.onnx; the onnx package itself is imported by onnx.export only
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
 
