@@ -34,14 +34,14 @@ TEST(Autocast, GradientsReachTheFloat32Leaves) {
   Tensor loss;
   {
     AutocastGuard region(kCpuDeviceType, DType::BFloat16);
-    loss = linear(x, w).sum();
+    loss = sum(linear(x, w));
   }
   autograd::backward({loss.to(DType::Float32)});
   ASSERT_TRUE(w.grad().defined());
   EXPECT_EQ(w.grad().dtype(), DType::Float32);
   EXPECT_EQ(x.grad().dtype(), DType::Float32);
   // d(sum(x w^T))/dw is the column sums of x, each row of w alike.
-  const Tensor expected = x.detach().sum({0}).unsqueeze(0).expand({2, 4});
+  const Tensor expected = sum(x.detach(), {0}).unsqueeze(0).expand({2, 4});
   EXPECT_LT(amax(abs(w.grad() - expected)).item<float>(), 5e-2f);
 }
 
