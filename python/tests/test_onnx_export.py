@@ -208,6 +208,81 @@ def test_dynamic_shapes_kwargs_and_exported_programs_export_as_ember_export_take
         ember.onnx.export(ep, (), io.BytesIO(), dynamic_axes={"x": [0]})
 
 
+def program_of(inputs, nodes, outputs, weights=()):
+    """A program in export.save's format (docs/export.md), for ops ember.export
+    does not take yet: inputs and weights are (name, dtype, shape), nodes
+    (op, input ids, [(dtype, shape)] of outputs, attrs); ids count inputs,
+    then weights, then node outputs in order."""
+    def value(origin, dtype, shape, vid):
+        strides = [int(numpy.prod(shape[d + 1:])) for d in range(len(shape))]
+        return {"origin": origin, "dtype": dtype, "device": "cpu", "shape": list(shape), "strides": strides,
+                "offset": 0, "storage_of": vid}
+
+    def attr(name, v):
+        kind = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "float" if isinstance(v, float) \
+            else "ints"
+        return {"name": name, kind: v}
+
+    values = [value("input", dtype, shape, i) for i, (_, dtype, shape) in enumerate([*inputs, *weights])]
+    records = []
+    for op, operands, results, attrs in nodes:
+        ids = list(range(len(values), len(values) + len(results)))
+        values += [value("node", dtype, shape, vid) for vid, (dtype, shape) in zip(ids, results)]
+        records.append({"op": op, "inputs": operands, "outputs": ids,
+                        "attrs": [attr(k, v) for k, v in attrs.items()]})
+    return {"inputs": [name for name, _, _ in inputs], "weights": [name for name, _, _ in weights],
+            "graph": {"values": values, "nodes": records, "inputs": list(range(len(inputs) + len(weights))),
+                      "outputs": outputs}}
+
+
+def model_of(program, weights=None, opset=18):
+    from ember.onnx._convert import to_model
+    model = to_model(onnx, program, weights or {}, input_names=program["inputs"],
+                     output_names=[f"output_{i}" for i in range(len(program["graph"]["outputs"]))], axis_names={},
+                     output_axes={}, opset=opset, keep_initializers_as_inputs=False)
+    onnx.checker.check_model(model, full_check=True)
+    return model.SerializeToString()
+
+
+def test_index_select_of_an_embedding_is_a_gather():
+    weight = ember.randn(10, 4)
+    program = program_of([("indices", "int64", [5])], [("index_select", [1, 0], [("float32", [5, 4])], {"dim": 0})],
+                         [2], weights=[("weight", "float32", [10, 4])])
+    indices = ember.tensor([3, 0, 9, 3, 1])
+    (out,) = run(model_of(program, {"weight": weight}), indices)
+    assert_close(out, ember.index_select(weight, 0, indices))
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+def test_scaled_dot_product_attention_with_mask_causal_and_a_query_that_sees_no_key(opset):
+    q, k, v = ember.randn(1, 2, 3, 4), ember.randn(1, 2, 5, 4), ember.randn(1, 2, 5, 6)
+    mask = ember.randn(1, 1, 3, 5)
+    mask[0, 0, 1] = float("-inf")
+    shapes = [("float32", [1, 2, 3, 6]), ("float32", [1, 2, 3])]
+    for is_causal in (False, True):
+        program = program_of([("q", "float32", [1, 2, 3, 4]), ("k", "float32", [1, 2, 5, 4]),
+                              ("v", "float32", [1, 2, 5, 6]), ("mask", "float32", [1, 1, 3, 5])],
+                             [("scaled_dot_product_attention", [0, 1, 2, 3], shapes,
+                               {"is_causal": is_causal, "scale": 0.5})], [4, 5])
+        out, lse = run(model_of(program, opset=opset), q, k, v, mask)
+        hide = numpy.triu(numpy.ones((3, 5), dtype=bool), 1) if is_causal else numpy.zeros((3, 5), dtype=bool)
+        scores = numpy.where(hide, -numpy.inf, 0.5 * q.numpy() @ k.numpy().swapaxes(-1, -2) + mask.numpy())
+        with numpy.errstate(divide="ignore"):
+            expected_lse = numpy.log(numpy.exp(scores).sum(-1))
+        assert_close(lse, expected_lse)
+        causal_mask = mask.masked_fill(ember.from_numpy(hide), float("-inf"))
+        expected = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask, scale=0.5)
+        assert_close(out, expected.nan_to_num(0.0))
+        assert (out[:, :, 1] == 0).all()
+
+
+def test_an_op_without_a_mapping_is_named():
+    program = program_of([("x", "float32", [4])], [("sort", [0], [("float32", [4]), ("int64", [4])],
+                                                    {"dim": 0, "descending": False, "stable": True})], [1])
+    with pytest.raises(ember.onnx.OnnxExporterError, match=r"node 0 \(sort\): this op has no ONNX mapping"):
+        model_of(program)
+
+
 def test_keep_initializers_as_inputs_lists_the_weights():
     model = nn.Linear(3, 2)
     graph = onnx.load_from_string(export_bytes(model, (ember.randn(1, 3),), keep_initializers_as_inputs=True,

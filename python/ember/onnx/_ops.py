@@ -206,12 +206,16 @@ def convert_reduce(g, node):
     axes = node.attrs["dims"] or list(range(rank))
     keepdims = int(node.attrs["keepdim"])
     out = node.outputs if compute_dtype == node.out_dtype else None
-    if node.op == "sum" or g.opset >= 18:
-        result = g.add(_REDUCE[node.op], [x, g.ints(axes)], out, keepdims=keepdims)
-    else:
-        result = g.add(_REDUCE[node.op], [x], out, axes=axes, keepdims=keepdims)
+    result = reduce(g, _REDUCE[node.op], x, axes, keepdims, out)
     if out is None:
         g.add("Cast", [result], node.outputs, to=g.onnx_dtype(node.out_dtype))
+
+
+def reduce(g, op_type, x, axes, keepdims, outputs=None):
+    # ReduceSum takes its axes as an input from opset 13, the others from 18.
+    if op_type == "ReduceSum" or g.opset >= 18:
+        return g.add(op_type, [x, g.ints(axes)], outputs, keepdims=keepdims)
+    return g.add(op_type, [x], outputs, axes=axes, keepdims=keepdims)
 
 
 def convert_arg_reduce(g, node):
@@ -277,6 +281,39 @@ def convert_avg_pool2d(g, node):
     g.add("AveragePool", node.inputs, node.outputs, kernel_shape=node.attrs["kernel_size"],
           strides=node.attrs["stride"], pads=pads_of(node),
           count_include_pad=int(node.attrs["count_include_pad"]))
+
+
+# Indexing and attention, which ember.export does not take yet
+# (runtime/src/export/check_graph.cpp): mapped for the graphs that hold them.
+
+def convert_index_select(g, node):
+    g.add("Gather", node.inputs, node.outputs, axis=node.attrs["dim"])
+
+
+def convert_scaled_dot_product_attention(g, node):
+    """softmax(scale * q k^T + mask) v, with the catalogue's edge: a query
+    that sees no key gives 0 (and lse -inf), where ONNX's Softmax gives NaN."""
+    q, k, v = node.inputs[:3]
+    dtype = node.out_dtype
+    length, keys = node.in_values[0]["shape"][2], node.in_values[1]["shape"][2]
+    scores = g.add("Mul", [g.add("MatMul", [q, g.add("Transpose", [k], perm=[0, 1, 3, 2])]),
+                           g.constant(node.attrs["scale"], dtype)])
+    if len(node.inputs) == 4:
+        scores = g.add("Add", [scores, node.inputs[3]])
+    if node.attrs["is_causal"]:
+        # Query i sees keys j <= i: the lower triangle of an L x S matrix.
+        ones = g.add("Expand", [g.constant(1, "int64"), g.shape([length, keys])])
+        hidden = g.add("Equal", [g.add("Trilu", [ones], upper=0), g.constant(0, "int64")])
+        scores = g.add("Where", [hidden, g.constant(float("-inf"), dtype), scores])
+    peak = reduce(g, "ReduceMax", scores, [-1], keepdims=1)
+    finite_peak = g.add("Where", [g.add("IsInf", [peak], detect_positive=0), g.constant(0, dtype), peak])
+    weights = g.add("Exp", [g.add("Sub", [scores, finite_peak])])
+    total = reduce(g, "ReduceSum", weights, [-1], keepdims=1)
+    safe_total = g.add("Where", [g.add("Equal", [total, g.constant(0, dtype)]), g.constant(1, dtype), total])
+    g.add("Div", [g.add("MatMul", [weights, v]), safe_total], [node.outputs[0]])
+    if node.output_ids[1] in g.used:
+        lse = g.add("Add", [g.add("Log", [total]), finite_peak])
+        g.add("Squeeze", [lse, g.ints([-1])], [node.outputs[1]])
 
 
 # Views: ONNX values are dense, so each view is its result's logical form.
@@ -366,6 +403,8 @@ def converters():
                  argmax=convert_arg_reduce, argmin=convert_arg_reduce, cumsum=convert_cumsum, mm=convert_matmul,
                  bmm=convert_matmul, cat=convert_cat, conv2d=convert_conv2d, max_pool2d=convert_max_pool2d,
                  avg_pool2d=convert_avg_pool2d, as_strided=convert_as_strided,
+                 index_select=convert_index_select,
+                 scaled_dot_product_attention=convert_scaled_dot_product_attention,
                  view=convert_view, permute=convert_permute, transpose=convert_transpose, expand=convert_expand,
                  squeeze=convert_squeeze, unsqueeze=convert_unsqueeze, slice=convert_slice, select=convert_select)
     return table
