@@ -6,10 +6,18 @@ import os
 import tempfile
 
 from ._capture import dynamic_shapes_of, named_axes, read_program
-from ._convert import to_model
-from ._graph import OnnxExporterError
 
 __all__ = ["export", "OnnxExporterError"]
+
+
+# The graph writer needs NumPy, which `import ember` must not load: NumPy's
+# libraries, loaded first, leave no static TLS for the CPU plugin's OpenMP.
+def __getattr__(name):
+    if name == "OnnxExporterError":
+        from ._graph import OnnxExporterError
+
+        return OnnxExporterError
+    raise AttributeError(f"module 'ember.onnx' has no attribute '{name}'")
 
 DEFAULT_OPSET = 18
 SUPPORTED_OPSETS = (17, 18)
@@ -86,6 +94,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         elif key not in names:
             raise ValueError(f"ember.onnx.export: dynamic_axes names {key!r}, which is neither an input "
                              f"({', '.join(names)}) nor an output ({', '.join(outputs)})")
+    from ._convert import to_model
+
     model_proto = to_model(onnx, program, weights, input_names=names, output_names=outputs,
                            axis_names=axis_names, output_axes=output_axes, opset=opset,
                            keep_initializers_as_inputs=keep_initializers_as_inputs)

@@ -3,6 +3,7 @@
 #include "ember/autocast.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,9 +41,13 @@ struct ThreadState {
   std::unordered_map<const TensorImpl*, CachedCast> cache;
 };
 
+// Only a pointer is thread-local: glibc serves a dlopen'ed library's TLS
+// from the small static surplus when it fits, and a large block there leaves
+// none for an OpenMP runtime loaded after it (libgomp needs static TLS).
 ThreadState& state() {
-  thread_local ThreadState s;
-  return s;
+  thread_local std::unique_ptr<ThreadState> s;
+  if (!s) s = std::make_unique<ThreadState>();
+  return *s;
 }
 
 void check_type(DeviceTypeId type) {
