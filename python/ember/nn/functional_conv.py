@@ -102,18 +102,20 @@ def _crop(full, padding, size):
     return _pad_spatial(full, [(-p, s + p - have) for p, s, have in zip(padding, size, full.shape[2:])])
 
 
-def _check_patch_args(name, kernel, dilation, padding, stride):
+def _patch_args(name, kernel_size, dilation, padding, stride):
+    """fold's and unfold's window arguments as pairs, checked as PyTorch does."""
+    kernel, dilation, padding, stride = (_fold_arg(label, v) for label, v in (
+        ("kernel_size", kernel_size), ("dilation", dilation), ("padding", padding), ("stride", stride)))
     for label, values, least in (("kernel size", kernel, 1), ("stride", stride, 1), ("dilation", dilation, 1),
                                  ("padding", padding, 0)):
         if any(v < least for v in values):
             word = "greater than zero" if least else "non-negative"
             raise RuntimeError(f"{name}: {label} should be {word}, but got {label}={tuple(values)}")
+    return kernel, dilation, padding, stride
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    kernel, dilation, padding, stride = (_fold_arg(name, v) for name, v in (
-        ("kernel_size", kernel_size), ("dilation", dilation), ("padding", padding), ("stride", stride)))
-    _check_patch_args("unfold", kernel, dilation, padding, stride)
+    kernel, dilation, padding, stride = _patch_args("unfold", kernel_size, dilation, padding, stride)
     if input.dim() not in (3, 4) or any(extent == 0 for extent in input.shape[-3:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
@@ -131,10 +133,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    size, kernel, dilation, padding, stride = (_fold_arg(name, v) for name, v in (
-        ("output_size", output_size), ("kernel_size", kernel_size), ("dilation", dilation), ("padding", padding),
-        ("stride", stride)))
-    _check_patch_args("fold", kernel, dilation, padding, stride)
+    size = _fold_arg("output_size", output_size)
+    kernel, dilation, padding, stride = _patch_args("fold", kernel_size, dilation, padding, stride)
     if input.dim() not in (2, 3) or any(extent == 0 for extent in input.shape[-2:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
