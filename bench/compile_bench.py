@@ -48,6 +48,7 @@ def workloads(torch, quick):
     n = N // 16 if quick else N
     x, y, z = (torch.randn(n) for _ in range(3))
     rows = torch.randn(4096 // (4 if quick else 1), 1024)
+    rows_16m = torch.randn(n // 1024, 1024)
     ln = torch.nn.LayerNorm(1024)
     mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
                               torch.nn.ReLU(), torch.nn.Linear(512, 10))
@@ -61,6 +62,8 @@ def workloads(torch, quick):
         "gelu 16M": (lambda x: F.gelu(x), (x,)),
         "softmax rows 4096x1024": (lambda r: torch.softmax(r, dim=-1), (rows,)),
         "layer_norm 4096x1024": (ln, (rows,)),
+        "softmax rows 16M (16384x1024)": (lambda r: torch.softmax(r, dim=-1), (rows_16m,)),
+        "layer_norm 16M (16384x1024)": (ln, (rows_16m,)),
         "(x-mean)/std 16M": (lambda x: (x - x.mean()) / x.std(), (x,)),
         "MLP 784-512-512-10 b128": (mlp, (digits,)),
         "transformer block 8x128x256": (block, (tokens,)),

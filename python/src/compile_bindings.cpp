@@ -261,6 +261,16 @@ void bind_compile(py::module_& m) {
         throw py::value_error("unknown compile log topic '" + topic + "'");
       },
       py::arg("topic"), py::arg("text"), py::arg("json"));
+  // ember.compiler.disable's region (Note [Eager regions]), as a context
+  // manager: entering ends the segment, leaving resumes tracing.
+  struct PyEagerRegion {
+    std::string reason;
+    std::unique_ptr<compile::EagerRegion> region;
+  };
+  py::class_<PyEagerRegion>(m, "_EagerRegion")
+      .def(py::init([](std::string reason) { return PyEagerRegion{std::move(reason), nullptr}; }), py::arg("reason"))
+      .def("__enter__", [](PyEagerRegion& r) { r.region = std::make_unique<compile::EagerRegion>(r.reason); })
+      .def("__exit__", [](PyEagerRegion& r, const py::args&) { r.region.reset(); });
   m.def("_is_tracing_thread", &dispatch::tracing_on_this_thread);
   m.def("_is_tracing", [](const Tensor& t) { return dispatch::is_tracing(t); });
   m.def("_codegen_stats", [] {

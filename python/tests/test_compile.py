@@ -425,6 +425,44 @@ def test_force_eager_and_disable_run_the_python_function():
     assert len(calls) == 3
 
 
+def test_disable_inside_a_compiled_function_is_a_graph_break():
+    seen = []
+
+    @compiler.disable
+    def scale(t):
+        seen.append(compiler.is_compiling())
+        return t * 3
+
+    def f(x):
+        y = ember.sin(x)
+        z = scale(y)  # the break
+        return ember.cos(z) + 1
+
+    x = ember.randn(8)
+    report = compiler.explain(f, x)
+    assert report.graph_count == 2 and report.graph_break_count == 1
+    reason, location = report.break_reasons[0]
+    assert "ember.compiler.disable" in reason and "scale" in reason
+    assert location.endswith(f"test_compile.py:{f.__code__.co_firstlineno + 2}")
+    cf = ember.compile(f)
+    for _ in range(2):
+        assert ember.allclose(cf(x), ember.cos(ember.sin(x) * 3) + 1, atol=1e-6)
+    assert seen and not any(seen)  # the disabled code ran eagerly every time
+
+    def g(x):
+        y = x * 2
+        with compiler.disable():
+            y = y.exp()  # not traced
+        return y - 1
+
+    report = compiler.explain(g, x)
+    assert report.graph_break_count == 1 and "with ember.compiler.disable()" in report.break_reasons[0][0]
+    assert all("exp" not in ops for ops in report.ops_per_graph)
+    assert ember.allclose(ember.compile(g)(x), (x * 2).exp() - 1, rtol=1e-6)
+    with pytest.raises(RuntimeError, match=r"fullgraph=True.*ember.compiler.disable"):
+        ember.compile(f, fullgraph=True)(x)
+
+
 @needs_generator
 def test_a_missing_compiler_runs_eagerly_naming_what_was_looked_for(tmp_path):
     import subprocess
@@ -535,3 +573,37 @@ def test_a_compiled_optimizer_step_matches_eager(make):
     for a, b in zip(eager_model.parameters(), compiled_model.parameters()):
         assert ember.equal(a, b)
     assert ember.compiler.explain(step).eager_reasons == []
+
+
+_THREADS_PROGRAM = """
+import json, os, ember
+def codegen_workers():
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/comm") as comm:
+            names.append(comm.read().strip())
+    return names.count("ember-codegen")
+f = ember.compile(lambda x: ember.sin(ember.cos(x)))
+x = ember.randn(1 << 20)
+counts = []
+with ember.no_grad():
+    for n in (3, 1, 2):
+        ember.set_num_threads(n)
+        f(x)
+        counts.append(codegen_workers())
+print(json.dumps(counts))
+"""
+
+
+@needs_generator
+def test_set_num_threads_reaches_generated_kernels(tmp_path):
+    # The generator's pool is its own; the core hands the count on in each
+    # launch, and the pool keeps one worker fewer than the count.
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path))
+    env.pop("EMBER_NUM_THREADS", None)
+    result = subprocess.run([sys.executable, "-c", _THREADS_PROGRAM], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [2, 0, 1]

@@ -136,6 +136,33 @@ def test_one_dim_shared_by_two_inputs_must_agree():
         ep(torch.ones(5, 4), torch.ones(6, 4))
 
 
+def test_embedding_and_attention_modules_export_save_and_load(tmp_path):
+    torch.manual_seed(2)
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.words = nn.Embedding(50, 16)
+            self.layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, batch_first=True)
+
+        def forward(self, tokens):
+            return self.layer(self.words(tokens))
+
+    model = Tagger().eval()
+    dims = ({0: ex.Dim("batch", min=1, max=8), 1: ex.Dim("seq", min=2, max=32)},)
+    ep = ex.export(model, (torch.randint(0, 50, (2, 5)),), dynamic_shapes=dims)
+    assert "index_select(" in ep.graph_code and "scaled_dot_product_attention(" in ep.graph_code
+    path = tmp_path / "tagger.ember"
+    ex.save(ep, path)
+    loaded = ex.load(path)
+    with torch.no_grad():
+        for b, t in ((2, 5), (3, 9)):
+            tokens = torch.randint(0, 50, (b, t))
+            assert_close(loaded(tokens), model(tokens))
+    with pytest.raises(IndexError, match="index_select"):
+        loaded(torch.tensor([[1, 2, 50]]))
+
+
 def test_static_export_and_kwargs():
     ep = ex.export(lambda x, *, scale: x * scale, (torch.randn(2, 3),), {"scale": torch.tensor(2.0)})
     x = torch.randn(2, 3)

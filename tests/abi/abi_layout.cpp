@@ -134,6 +134,7 @@ std::vector<std::string> current_abi_layout() {
       EMBER_FIELD(ember_codegen_launch_args, num_buffers),
       EMBER_FIELD(ember_codegen_launch_args, params),
       EMBER_FIELD(ember_codegen_launch_args, num_params),
+      EMBER_FIELD(ember_codegen_launch_args, num_threads),
       EMBER_STRUCT(ember_codegen_extension),
       EMBER_FIELD(ember_codegen_extension, header),
       EMBER_FIELD(ember_codegen_extension, device_type),

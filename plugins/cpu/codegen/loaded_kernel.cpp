@@ -134,6 +134,13 @@ void LoadedKernel::launch(const ember_codegen_launch_args& args) const {
   for (int64_t b = 0; b < args.num_buffers; ++b) {
     buffers.push_back(static_cast<char*>(args.buffers[b].data) + args.buffers[b].byte_offset);
   }
+  // This plugin's pool has a thread count of its own, apart from the CPU
+  // plugin's; the core hands on what ember::set_num_threads set (ABI 1.4).
+  if (args.struct_size >= EMBER_STRUCT_SIZE(ember_codegen_launch_args, num_threads) && args.num_threads > 0 &&
+      args.num_threads != cpu::num_threads()) {
+    cpu::set_num_threads(args.num_threads);
+    cpu::resize_thread_pool();
+  }
   LaunchContext context;
   const ek_parallel pool{run_on_pool, &context, cpu::num_threads()};
   const unsigned faults = entry_(buffers.data(), args.params, &pool);

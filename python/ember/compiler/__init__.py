@@ -8,7 +8,6 @@ effects happen at trace time only, as with ``jax.jit``; tensors the function rea
 outside (parameters, closures, globals) are read again at every call. See docs/compiler.md.
 """
 
-import contextlib
 import functools
 
 from .. import _C
@@ -100,23 +99,38 @@ def set_stance(stance="default"):
     return _config.set_stance(stance)
 
 
-@contextlib.contextmanager
-def _disabled():
-    _config._state["disabled"] += 1
-    try:
-        yield
-    finally:
-        _config._state["disabled"] -= 1
+class _Disabled:
+    """ember.compiler.disable's region. Inside a trace it is a graph break: the code runs eagerly on
+    real tensors and tracing goes on after it (Note [Eager regions])."""
+
+    def __init__(self, what):
+        self._region = _C._EagerRegion(f"ember.compiler.disable: {what} runs eagerly")
+
+    def __enter__(self):
+        _config._state["disabled"] += 1
+        try:
+            self._region.__enter__()
+        except BaseException:
+            _config._state["disabled"] -= 1
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self._region.__exit__(*exc)
+        finally:
+            _config._state["disabled"] -= 1
 
 
 def disable(fn=None):
-    """Runs ``fn`` (or, with no argument, a ``with`` block) eagerly even inside compiled code."""
+    """Runs ``fn`` (or, with no argument, a ``with`` block) eagerly, also when a compiled function
+    reaches it: there it is a graph break, and compiled code resumes after it."""
     if fn is None:
-        return _disabled()
+        return _Disabled("a `with ember.compiler.disable()` block")
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        with _disabled():
+        with _Disabled(getattr(fn, "__qualname__", repr(fn))):
             return fn(*args, **kwargs)
 
     return run

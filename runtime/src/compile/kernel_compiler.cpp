@@ -10,6 +10,7 @@
 #include "ember/profiler.h"
 #include "plugin/codegen_provider.h"
 #include "plugin/stream_state.h"
+#include "plugin/threads.h"
 #include "profiler/profiler_state.h"
 
 namespace ember::compile {
@@ -52,6 +53,7 @@ void LoadedKernel::launch(Device device, std::vector<DLTensor>& buffers, const s
   args.num_buffers = static_cast<int64_t>(buffers.size());
   args.params = params.data();
   args.num_params = static_cast<int64_t>(params.size());
+  args.num_threads = plugin::requested_num_threads();
   provider_.launch(handle_, args);
 }
 

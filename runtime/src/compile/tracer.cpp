@@ -73,6 +73,19 @@ void Tracer::close() {
 
 Tracer* Tracer::current() { return t_current; }
 
+EagerRegion::EagerRegion(const std::string& reason) {
+  Tracer* tracer = Tracer::current();
+  if (tracer == nullptr || !dispatch::tracing_on_this_thread()) return;
+  tracer->break_graph(reason);
+  LocalDispatchKeys& keys = local_dispatch_keys();
+  included_before_ = keys.included;
+  keys.included = keys.included - DispatchKeySet::of(DispatchKey::Trace);
+}
+
+EagerRegion::~EagerRegion() {
+  if (included_before_) local_dispatch_keys().included = *included_before_;
+}
+
 int Tracer::new_value(const TensorMeta& meta, Device device, int storage_of) {
   Value v;
   v.dtype = meta.dtype;
@@ -325,8 +338,12 @@ std::vector<Tensor> Tracer::run_plan(const std::function<std::vector<Tensor>()>&
 }
 
 void Tracer::materialize(const Tensor& t, const char* reason) {
-  GraphBreak br{std::string("the function reads a tensor's values (") + reason + ")",
-                options_.location ? options_.location() : std::string()};
+  (void)t;
+  break_graph(std::string("the function reads a tensor's values (") + reason + ")");
+}
+
+void Tracer::break_graph(const std::string& reason) {
+  GraphBreak br{reason, options_.location ? options_.location() : std::string()};
   // Values with autograd history would lose it across the break.
   for (const auto& [raw, known] : known_) {
     std::shared_ptr<TensorImpl> impl = known.impl.lock();
@@ -351,7 +368,6 @@ void Tracer::materialize(const Tensor& t, const char* reason) {
     live.push_back(impl);
     outputs.push_back(known.value);
   }
-  (void)t;
   const std::vector<Tensor> real = run_segment(outputs);
   for (size_t i = 0; i < live.size(); ++i) live[i]->set_data_from(*real[i].impl());
   captured_.clear();

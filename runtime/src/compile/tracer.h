@@ -35,6 +35,14 @@ namespace ember::compile {
 // so a function with breaks re-runs its Python at every call but compiles
 // each segment once.
 
+// Note [Eager regions]
+// ember.compiler.disable reached while tracing (a disabled function called
+// from a compiled one, or its `with` block) runs its code eagerly, as
+// torch.compiler.disable does under Dynamo: the segment ends as at a break,
+// the region runs with the Trace key excluded on the thread, so its ops
+// compute on the real tensors the break left, and tracing resumes in a new
+// segment whose inputs include what the region made.
+
 // Why a function cannot be captured; the caller runs it eagerly instead.
 class TraceUnsupported : public std::runtime_error {
  public:
@@ -63,6 +71,19 @@ class SegmentCache {
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+// RAII: an eager region (Note [Eager regions]) on this thread; does
+// nothing where no trace is running.
+class EagerRegion {
+ public:
+  explicit EagerRegion(const std::string& reason);
+  ~EagerRegion();
+  EagerRegion(const EagerRegion&) = delete;
+  EagerRegion& operator=(const EagerRegion&) = delete;
+
+ private:
+  std::optional<DispatchKeySet> included_before_;
 };
 
 class Tracer {
@@ -104,6 +125,8 @@ class Tracer {
   void record(const dispatch::Op& op, dispatch::OpCall& call);
   void note_fresh(const Tensor& t);
   void materialize(const Tensor& t, const char* reason);
+  // Ends the segment (Note [Graph breaks]) for `reason`, said in words.
+  void break_graph(const std::string& reason);
   void alias(const Tensor& t, const Tensor& same);
 
  private:

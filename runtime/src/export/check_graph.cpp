@@ -94,6 +94,7 @@ class NodeCheck {
 
   void check_operands() const;
   void check_window(bool pooling) const;
+  void check_attention() const;
 
  private:
   const Graph& graph_;
@@ -120,6 +121,31 @@ void NodeCheck::check_window(bool pooling) const {
     same_dtype(0, 1);
   }
   if (node_.find("dilation") != nullptr) pair_attr("dilation", 1);
+}
+
+void NodeCheck::check_attention() const {
+  require(node_.inputs.size() == 3 || node_.inputs.size() == 4, "operands are not q, k, v and an optional mask");
+  attr("is_causal", EMBER_ATTR_BOOL);
+  attr("scale", EMBER_ATTR_FLOAT);
+  for (size_t i = 0; i < node_.inputs.size(); ++i) {
+    require(rank(i) == 4, "operand " + std::to_string(i) + " is not 4-d");
+    require(is_floating(in(i).dtype), "operand " + std::to_string(i) + " is not floating");
+    same_dtype(0, i);
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    require(in(i).sizes[3] <= 1 || in(i).strides[3] == 1, "q, k and v need unit stride along their last dim");
+  }
+  const DimVector& q = in(0).sizes;
+  const DimVector& k = in(1).sizes;
+  const DimVector& v = in(2).sizes;
+  require(k[0] == q[0] && v[0] == q[0] && k[1] == q[1] && v[1] == q[1] && v[2] == k[2] && k[3] == q[3],
+          "q, k and v are not [N, H, L, E], [N, H, S, E] and [N, H, S, Ev]");
+  if (node_.inputs.size() == 4) {
+    const int64_t scores[4] = {q[0], q[1], q[2], k[2]};
+    for (size_t d = 0; d < 4; ++d) {
+      require(in(3).sizes[d] == 1 || in(3).sizes[d] == scores[d], "the mask does not broadcast to the scores");
+    }
+  }
 }
 
 void NodeCheck::check_operands() const {
@@ -181,6 +207,14 @@ void NodeCheck::check_operands() const {
       }
       return;
     }
+    case OpId::IndexSelect:
+      require(rank(0) >= 1 && rank(1) == 1 && (in(1).dtype == DType::Int64 || in(1).dtype == DType::Int32),
+              "operands are not a tensor of at least one dim and a 1-d int64 or int32 index");
+      dim_attr("dim", rank(0));
+      return;
+    case OpId::ScaledDotProductAttention:
+      check_attention();
+      return;
     case OpId::Conv2d:
       check_window(false);
       return;
@@ -254,8 +288,8 @@ void NodeCheck::check_operands() const {
     }
     default:
       fail(
-          "this op cannot be exported (export takes elementwise ops, reductions, mm/bmm, cat, conv2d, pooling and "
-          "views)");
+          "this op cannot be exported (export takes elementwise ops, reductions, mm/bmm, cat, index_select, conv2d, "
+          "pooling, scaled_dot_product_attention and views)");
   }
 }
 

@@ -2,6 +2,7 @@
 // optional set_num_threads and get_num_threads slots (ABI 1.1).
 #include "ember/threads.h"
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -10,8 +11,16 @@
 #include "plugin/device_registry.h"
 #include "plugin/loader.h"
 #include "plugin/status.h"
+#include "plugin/threads.h"
 
 namespace ember {
+namespace {
+
+std::atomic<int> g_requested_num_threads{0};
+
+}  // namespace
+
+int plugin::requested_num_threads() { return g_requested_num_threads.load(std::memory_order_relaxed); }
 
 void set_num_threads(int num_threads) {
   if (num_threads < 1) {
@@ -28,6 +37,7 @@ void set_num_threads(int num_threads) {
                             [&] { return backend->api->set_num_threads(num_threads); }),
         "set_num_threads(" + std::to_string(num_threads) + ") on plugin '" + backend->plugin_name + "'");
   }
+  g_requested_num_threads.store(num_threads, std::memory_order_relaxed);
 }
 
 int get_num_threads() {

@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 3
+#define EMBER_ABI_VERSION_MINOR 4
 
 /* Bytes of `type` up to the end of `last_field`: the struct_size of a
  * writer whose struct ends at that field (see the version rules). */
@@ -478,6 +478,12 @@ typedef struct ember_codegen_launch_args {
   int64_t num_buffers;
   const int64_t* params;     /* borrowed for the call */
   int64_t num_params;
+  /* ABI 1.4: the host threads the kernel may use, the calling thread
+   * included: the count ember::set_num_threads last set. 0, or a 1.3 core's
+   * shorter struct: never set, and the generator's default applies (for
+   * the CPU, the same environment variables the CPU plugin reads). A
+   * generator for a device without host threads ignores it. */
+  int32_t num_threads;
 } ember_codegen_launch_args;
 
 /* Flags for ember_codegen_extension.thread_safety. */
