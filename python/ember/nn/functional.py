@@ -8,7 +8,7 @@ from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_activations, functional_conv, functional_ctc, functional_distance, functional_dropout
 from . import functional_embedding, functional_losses, functional_normalization, functional_pooling
-from . import functional_rearrange
+from . import functional_rearrange, functional_sampling
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
 from .functional_ctc import *  # noqa: F401,F403
@@ -19,6 +19,7 @@ from .functional_losses import *  # noqa: F401,F403
 from .functional_normalization import *  # noqa: F401,F403
 from .functional_pooling import *  # noqa: F401,F403
 from .functional_rearrange import *  # noqa: F401,F403
+from .functional_sampling import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",
@@ -29,7 +30,8 @@ __all__ = [
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
 ] + (functional_activations.__all__ + functional_conv.__all__ + functional_ctc.__all__ + functional_distance.__all__
      + functional_dropout.__all__ + functional_embedding.__all__ + functional_losses.__all__
-     + functional_normalization.__all__ + functional_pooling.__all__ + functional_rearrange.__all__)
+     + functional_normalization.__all__ + functional_pooling.__all__ + functional_rearrange.__all__
+     + functional_sampling.__all__)
 
 
 def _pair_list(value):
