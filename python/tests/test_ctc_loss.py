@@ -144,3 +144,10 @@ def test_bad_arguments_raise_what_pytorch_raises(torch, call, error, message):
                  "tg": library.tensor([[1, 2, 1], [2, 2, 1]])}
         with pytest.raises(error, match=re.escape(message) if message else None):
             eval(call, scope)  # noqa: S307 - fixed test data
+
+
+def test_a_label_outside_the_classes_raises():
+    # PyTorch reads past log_probs' class dim there.
+    log_probs = ember.randn(4, 2, 3).log_softmax(-1)
+    with pytest.raises(RuntimeError, match="index 7 is out of range"):
+        F.ctc_loss(log_probs, ember.tensor([[1, 7], [2, 1]]), (4, 4), (2, 2))
