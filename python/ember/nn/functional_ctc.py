@@ -3,6 +3,7 @@ log-likelihood of a target sequence summed over all its alignments to the
 input's time steps (Note [CTC as a forward recursion]), with PyTorch's
 argument checks, reductions and gradients (Note [PyTorch's CTC gradient])."""
 
+import itertools
 import math
 
 from .. import _C, _factories
@@ -80,9 +81,7 @@ def _padded_labels(targets, target_lengths, blank, device):
     else:
         if targets.shape[0] != sum(target_lengths):
             raise _targets_size_error(sum(target_lengths), 0, targets.shape[0])
-        starts = [0]
-        for length in target_lengths[:-1]:
-            starts.append(starts[-1] + length)
+        starts = [0, *itertools.accumulate(target_lengths[:-1])]
         offsets = _factories.tensor(starts, dtype=_C.int64, device=device).unsqueeze(1)
         index = (offsets + positions).clamp(max=max(targets.shape[0] - 1, 0))
         labels = targets.index_select(0, index.reshape(-1)).reshape([batch, longest])
