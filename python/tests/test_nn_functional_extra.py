@@ -65,6 +65,8 @@ LOSSES = [
     ("huber_loss", lambda: [signed((4, 3)), signed((4, 3))], {"delta": 0.8}),
     ("kl_div", lambda: [numpy.log(RNG.uniform(0.1, 1, (4, 3))), RNG.uniform(0, 1, (4, 3))], {"reduction": "batchmean"}),
     ("kl_div", lambda: [signed((4, 3)), signed((4, 3)) * 0.1], {"reduction": "sum", "log_target": True}),
+    # Negative targets give NaN terms and zero targets 0, as PyTorch's xlogy does.
+    ("kl_div", lambda: [signed((4, 3)), signed((4, 3))], {"reduction": "none"}),
     ("margin_ranking_loss", lambda: [signed(6), signed(6), numpy.sign(signed(6)) + (signed(6) == 0)], {"margin": 0.2}),
     ("hinge_embedding_loss", lambda: [signed(8), numpy.where(RNG.random(8) > 0.5, 1.0, -1.0)], {"margin": 1.5}),
     ("soft_margin_loss", lambda: [signed(8), numpy.where(RNG.random(8) > 0.5, 1.0, -1.0)], {}),

@@ -6,10 +6,12 @@ from .._C import _nn
 from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from . import functional_activations, functional_conv, functional_distance, functional_dropout, functional_embedding
-from . import functional_losses, functional_normalization, functional_pooling, functional_rearrange
+from . import functional_activations, functional_conv, functional_ctc, functional_distance, functional_dropout
+from . import functional_embedding, functional_losses, functional_normalization, functional_pooling
+from . import functional_rearrange, functional_sampling
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
+from .functional_ctc import *  # noqa: F401,F403
 from .functional_distance import *  # noqa: F401,F403
 from .functional_dropout import *  # noqa: F401,F403
 from .functional_embedding import *  # noqa: F401,F403
@@ -17,6 +19,7 @@ from .functional_losses import *  # noqa: F401,F403
 from .functional_normalization import *  # noqa: F401,F403
 from .functional_pooling import *  # noqa: F401,F403
 from .functional_rearrange import *  # noqa: F401,F403
+from .functional_sampling import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",
@@ -25,9 +28,10 @@ __all__ = [
     "one_hot", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "normalize", "flatten", "scaled_dot_product_attention", "multi_head_attention_forward",
-] + (functional_activations.__all__ + functional_conv.__all__ + functional_distance.__all__ + functional_dropout.__all__
-     + functional_embedding.__all__ + functional_losses.__all__ + functional_normalization.__all__
-     + functional_pooling.__all__ + functional_rearrange.__all__)
+] + (functional_activations.__all__ + functional_conv.__all__ + functional_ctc.__all__ + functional_distance.__all__
+     + functional_dropout.__all__ + functional_embedding.__all__ + functional_losses.__all__
+     + functional_normalization.__all__ + functional_pooling.__all__ + functional_rearrange.__all__
+     + functional_sampling.__all__)
 
 
 def _pair_list(value):

@@ -6,6 +6,7 @@ import math
 from .. import _C
 from .._C import _nn
 from .._autocast_lists import float32_op
+from .._elementwise_math import xlogy
 from .functional_distance import cosine_similarity, pairwise_distance
 
 __all__ = ["kl_div", "huber_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
@@ -35,9 +36,8 @@ def kl_div(input, target, reduction="mean", log_target=False):
     if log_target:
         pointwise = target.exp() * (target - input)
     else:
-        # 0 * log 0 is 0, as in PyTorch's xlogy.
-        safe = _C.where(target > 0, target, 1.0)
-        pointwise = _C.where(target > 0, target * (safe.log() - input), 0.0)
+        # xlogy makes 0 * log 0 zero and a negative target's term NaN, as in PyTorch.
+        pointwise = xlogy(target, target) - target * input
     if reduction == "batchmean":
         return pointwise.sum() / (input.shape[0] if input.dim() > 0 else 1)
     return _reduce(pointwise, reduction, "kl_div")

@@ -29,9 +29,9 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Unflatten
 from .fold import Fold, Unfold
-from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MarginRankingLoss,
-                   MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
-                   TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .loss import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss,
+                   MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+                   SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import LocalResponseNorm, RMSNorm
 from .channelshuffle import ChannelShuffle
@@ -115,6 +115,7 @@ __all__ = [
     "TransformerEncoderLayer",
     "AlphaDropout",
     "CELU",
+    "CTCLoss",
     "ChannelShuffle",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
