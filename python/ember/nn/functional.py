@@ -8,7 +8,7 @@ from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_activations, functional_conv, functional_ctc, functional_distance, functional_dropout
 from . import functional_embedding, functional_losses, functional_normalization, functional_pooling
-from . import functional_rearrange, functional_sampling
+from . import functional_rearrange, functional_sampling, functional_unpooling, functional_window_pooling
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
 from .functional_ctc import *  # noqa: F401,F403
@@ -20,6 +20,8 @@ from .functional_normalization import *  # noqa: F401,F403
 from .functional_pooling import *  # noqa: F401,F403
 from .functional_rearrange import *  # noqa: F401,F403
 from .functional_sampling import *  # noqa: F401,F403
+from .functional_unpooling import *  # noqa: F401,F403
+from .functional_window_pooling import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",
@@ -31,7 +33,7 @@ __all__ = [
 ] + (functional_activations.__all__ + functional_conv.__all__ + functional_ctc.__all__ + functional_distance.__all__
      + functional_dropout.__all__ + functional_embedding.__all__ + functional_losses.__all__
      + functional_normalization.__all__ + functional_pooling.__all__ + functional_rearrange.__all__
-     + functional_sampling.__all__)
+     + functional_sampling.__all__ + functional_unpooling.__all__ + functional_window_pooling.__all__)
 
 
 def _pair_list(value):
@@ -175,47 +177,24 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if not ceil_mode and divisor_override is None:
         return _nn.avg_pool2d(input, _pair_list(kernel_size), [] if stride is None else _pair_list(stride),
                               _pair_list(padding), count_include_pad)
-    return _avg_pool2d_by_sums(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-def _ones_like_plane(input, height, width):
-    return input.new_ones((1, 1, height, width))
+    return _avg_pool2d_by_windows(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def _two(value):
     return [value, value] if isinstance(value, int) else list(value)
 
 
-def _avg_pool2d_by_sums(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """avg_pool2d with PyTorch's ceil_mode and divisor_override: window sums
-    over the input zero-padded far enough for the last (partial) window,
-    divided by the divisor or by each window's count of cells, which counts
-    the `padding` cells when count_include_pad but never the cells beyond
-    them that only ceil_mode's last window reaches."""
-    kernel, pad_ = _two(kernel_size), _two(padding)
-    step = kernel if stride is None else _two(stride)
-    size = list(input.shape[-2:])
-    extra = []
-    for k, s, p, n in zip(kernel, step, pad_, size):
+def _avg_pool2d_by_windows(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d with PyTorch's ceil_mode and divisor_override, which the core's kernel does not take."""
+    kernel, pads = _two(kernel_size), _two(padding)
+    steps = kernel if stride is None else _two(stride)
+    for k, p in zip(kernel, pads):
         if p > k // 2:
             raise ValueError(f"avg_pool2d: padding {p} should be at most half of the kernel size {k}")
-        windows = -(-(n + 2 * p - k) // s) + 1 if ceil_mode else (n + 2 * p - k) // s + 1
-        if ceil_mode and (windows - 1) * s >= n + p:
-            windows -= 1  # the last window would start in the bottom/right padding
-        extra.append(max(0, (windows - 1) * s + k - (n + 2 * p)))
-    # F.pad's order: (left, right, top, bottom) of the last two dims.
-    padded = pad(input, (pad_[1], pad_[1] + extra[1], pad_[0], pad_[0] + extra[0]))
-    sums = _nn.avg_pool2d(padded, kernel, step, [0, 0], True) * (kernel[0] * kernel[1])
-    if divisor_override is not None:
-        return sums / divisor_override
-    if count_include_pad:
-        plane = _ones_like_plane(input, size[0] + 2 * pad_[0], size[1] + 2 * pad_[1])
-        counted = pad(plane, (0, extra[1], 0, extra[0]))
-    else:
-        plane = _ones_like_plane(input, *size)
-        counted = pad(plane, (pad_[1], pad_[1] + extra[1], pad_[0], pad_[0] + extra[0]))
-    counts = _nn.avg_pool2d(counted, kernel, step, [0, 0], True) * (kernel[0] * kernel[1])
-    return sums / counts.reshape(list(counts.shape[-2:]))
+    lengths = [functional_window_pooling.pooled_length(size, k, s, p, 1, ceil_mode)
+               for size, k, s, p in zip(input.shape[-2:], kernel, steps, pads)]
+    return functional_window_pooling.average_pool(input, kernel, steps, pads, count_include_pad, divisor_override,
+                                                  lengths)
 
 
 def adaptive_avg_pool2d(input, output_size):

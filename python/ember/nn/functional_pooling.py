@@ -1,11 +1,16 @@
-"""Adaptive max pooling over the last one or two dims, with PyTorch's windows
-and indices, composed of a gather of every window's cells and a max over
-them (Note [Adaptive max pooling by gather])."""
+"""Adaptive max pooling over the last one, two or three dims, with PyTorch's
+windows and indices, composed of a gather of every window's cells and a max
+over them (Note [Adaptive max pooling by gather]); adaptive average pooling
+over three dims, from the core's 2-d one."""
+
+import math
 
 from .. import _C, _factories
+from .._C import _nn
 
 __all__ = ["adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
-           "adaptive_max_pool2d_with_indices"]
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
+           "adaptive_avg_pool3d"]
 
 # Note [Adaptive max pooling by gather]
 # Output cell i of a dim of size n pooled to m covers the input cells
@@ -69,16 +74,55 @@ def _adaptive_max_pool(input, pooled):
     return values, indices
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
-    _check_input("adaptive_max_pool2d", input)
-    pooled = [output_size, output_size] if isinstance(output_size, int) else list(output_size)
-    if len(pooled) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    # None keeps that dim's input size, as in PyTorch.
-    pooled = [size if out is None else int(out) for out, size in zip(pooled, input.shape[-2:])]
+def _pooled_sizes(input, output_size, spatial, wrong_length):
+    """output_size as one size per pooled dim; None keeps that dim's input size, as in PyTorch."""
+    pooled = [output_size] * spatial if isinstance(output_size, int) else list(output_size)
+    if len(pooled) != spatial:
+        raise RuntimeError(wrong_length)
+    return [size if out is None else int(out) for out, size in zip(pooled, input.shape[-spatial:])]
+
+
+def _adaptive_max_pool_nd(input, output_size, spatial):
+    name = f"adaptive_max_pool{spatial}d"
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{name}(): Expected {spatial + 1}D or {spatial + 2}D tensor, but got: {list(input.shape)}")
+    _check_input(name, input)
+    pooled = _pooled_sizes(input, output_size, spatial,
+                           f"{name}(): internal error: output_size.size() must be {spatial}")
     return _adaptive_max_pool(input, pooled)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max_pool_nd(input, output_size, 2)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max_pool_nd(input, output_size, 3)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    values, indices = adaptive_max_pool3d_with_indices(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Separably: an average over a product of windows is the average over
+    the depth window of the averages over the (height, width) windows, and
+    the core's 2-d pool does each, the second over a width kept as it is."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    shape = list(input.shape)
+    for dim in range(1, len(shape)):
+        if shape[dim] == 0:
+            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {dim} being empty")
+    depth, height, width = _pooled_sizes(input, output_size, 3, "adaptive_avg_pool3d: output_size must be 3")
+    lead = shape[:-3]
+    planes = input.reshape([math.prod(lead)] + shape[-3:])
+    pooled = _nn.adaptive_avg_pool2d(planes, [height, width])
+    pooled = _nn.adaptive_avg_pool2d(pooled.reshape([planes.shape[0], shape[-3], height * width]),
+                                     [depth, height * width])
+    return pooled.reshape(lead + [depth, height, width])
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):

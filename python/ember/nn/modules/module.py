@@ -36,6 +36,15 @@ def _note_state_change():
     _state_version[0] += 1
 
 
+def _check_member_name(kind, name):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f"{kind} name can't contain \".\"")
+    if name == "":
+        raise KeyError(f"{kind} name can't be empty string \"\"")
+
+
 class Module:
     training = True
 
@@ -72,6 +81,10 @@ class Module:
     def register_parameter(self, name, param):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameters before Module.__init__() call")
+        _check_member_name("parameter", name)
+        if hasattr(self, name) and name not in self._parameters:
+            # A property (a parametrized tensor) or a buffer or submodule of that name.
+            raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
                             "(nn.Parameter or None expected)")
@@ -79,6 +92,9 @@ class Module:
         _note_state_change()
 
     def register_buffer(self, name, tensor, persistent=True):
+        _check_member_name("buffer", name)
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, _C.Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' as buffer '{name}' (Tensor or None expected)")
         self._buffers[name] = tensor
@@ -157,6 +173,7 @@ class Module:
             values = self.__dict__.get(registry)
             if values is not None and name in values:
                 del values[name]
+                _note_state_change()
                 return
         object.__delattr__(self, name)
 

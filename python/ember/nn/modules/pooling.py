@@ -1,4 +1,4 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+"""MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d."""
 
 from .. import functional as F
 from .module import Module
@@ -64,8 +64,8 @@ def _one_tuple(value):
     return value if isinstance(value, tuple) else (value,)
 
 
-# The 1-d modules keep their 2-d twins' options and repr; only the pooling
-# call differs.
+# The 1-d and 3-d modules keep their 2-d twins' options and repr; only the
+# pooling call differs.
 class MaxPool1d(MaxPool2d):
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
@@ -91,3 +91,62 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+def _per_dim(value, spatial):
+    return (value,) * spatial if isinstance(value, int) else tuple(value)
+
+
+class _MaxUnpoolNd(Module):
+    """Keeps its options as one value per dim, as PyTorch's MaxUnpool keeps (and prints) them."""
+
+    spatial = 0
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _per_dim(kernel_size, self.spatial)
+        self.stride = _per_dim(kernel_size if stride is None else stride, self.spatial)
+        self.padding = _per_dim(padding, self.spatial)
+
+    def forward(self, input, indices, output_size=None):
+        return self._unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    spatial = 1
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    spatial = 2
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    spatial = 3
+    _unpool = staticmethod(F.max_unpool3d)
