@@ -198,9 +198,11 @@ void bind_compile(py::module_& m) {
                              [](const TrainingPlan& p) { return p.partition().save_everything_bytes; });
   py::class_<Tracer>(m, "_Tracer")
       .def(py::init([](bool fullgraph, bool dynamic, bool deterministic, bool codegen,
-                       std::shared_ptr<compile::SegmentCache> cache, std::function<std::string()> location) {
+                       std::shared_ptr<compile::SegmentCache> cache, std::function<std::string()> location,
+                       bool fused_composites) {
              compile::TraceOptions options;
              options.fullgraph = fullgraph;
+             options.fused_composites = fused_composites;
              options.plan.dynamic = dynamic;
              options.plan.deterministic = deterministic;
              options.plan.codegen = codegen;
@@ -208,7 +210,7 @@ void bind_compile(py::module_& m) {
              return std::make_unique<Tracer>(std::move(options), std::move(cache));
            }),
            py::arg("fullgraph"), py::arg("dynamic"), py::arg("deterministic"), py::arg("codegen"), py::arg("cache"),
-           py::arg("location"))
+           py::arg("location"), py::arg("fused_composites") = true)
       .def("input", &Tracer::add_input)
       .def(
           "finish",

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 
 #include <ember/kernel_ir/iteration_space.h>
 
@@ -36,6 +38,16 @@
 // thread count or on addresses, so every kernel is deterministic in the
 // sense of the `deterministic` hint whether or not it asks for it.
 //
+// Note [Row reuse]: the loops of one outer point may compute the same
+// costly value over the same extents: softmax's exp(x - max) is summed in
+// one loop and divided by that sum in the next. When such a loop is short
+// (at most kRowReuseMost elements, so it runs as one chunk) and its extents
+// are static, the first loop keeps the value in a row buffer on the stack
+// and the later one reads it there instead of computing it again. A value
+// is costly when a libm call (exp, log, sin, ...) goes into it; the later
+// loop's instructions that only fed the reused value are left out. The
+// bits are the same either way.
+//
 // Note [Kernel faults]: the catalogue's data-dependent errors (an integer
 // divisor of 0, an integer to a negative power) cannot stop a kernel
 // midway; the element yields 0, the kernel goes on and returns a fault bit,
@@ -64,6 +76,28 @@ constexpr int64_t kMostPartials = 64;
 constexpr int64_t kColumnRows = 128;
 constexpr size_t kColumnBytes = 16384;
 constexpr int64_t kMostColumnBlock = 2048;
+constexpr int64_t kRowReuseMost = 16384;
+static_assert(kRowReuseMost < kReduceGrain, "a loop with a row buffer must run as one chunk");
+
+// Ops whose generated code calls the C math library (Note [Row reuse]).
+bool calls_libm(Op op) {
+  switch (op) {
+    case Op::exp:
+    case Op::log:
+    case Op::log1p:
+    case Op::expm1:
+    case Op::sin:
+    case Op::cos:
+    case Op::tan:
+    case Op::tanh:
+    case Op::sigmoid:
+    case Op::erf:
+    case Op::pow:
+      return true;
+    default:
+      return false;
+  }
+}
 
 class Code {
  public:
@@ -141,6 +175,7 @@ class Generator {
     }
     outer_ = simplify_space(kernel.outer, outer_strides);
     choose_schedule();
+    if (!pointwise_ && !column_) find_row_reuse();
   }
 
   CppSource generate() {
@@ -302,6 +337,11 @@ class Generator {
       const std::string type = compute_type(ins.dtype);
       const std::string name = value_name(ref);
       const std::string buffer = "b" + std::to_string(ins.buffer);
+      if (left_out_.count(key(ref)) != 0) continue;
+      if (auto source = reuse_.find(key(ref)); source != reuse_.end()) {
+        c.line("const " + type + " " + name + " = ek_row_" + value_name(source->second) + "[" + row_position_ + "];");
+        continue;
+      }
       switch (ins.op) {
         case Op::load:
           c.line("const " + type + " " + name + " = " + kCpp.load(ins.dtype, buffer, index(ref), req_) + ";");
@@ -330,6 +370,93 @@ class Generator {
         }
       }
       if (column_ && lane.empty() && crosses_.count(key(ref)) != 0) c.line("ek_xs_" + name + "[ek_p] = " + name + ";");
+      if (row_kept_.count(key(ref)) != 0) c.line("ek_row_" + name + "[" + row_position_ + "] = " + name + ";");
+    }
+  }
+
+  // The number of elements of loop `l`, when its extents are all static.
+  std::optional<int64_t> static_points(int l) const {
+    int64_t points = 1;
+    for (const Term& t : kernel_.loops[l].extents) {
+      if (t.is_param || __builtin_mul_overflow(points, t.value, &points)) return std::nullopt;
+    }
+    return points;
+  }
+
+  // What instruction `i` of loop `l` computes, as a string equal for equal
+  // computations over the same extents: operands of the loop by what they
+  // compute, operands of earlier loops by name. A load of a buffer the
+  // kernel stores to is never equal to another.
+  std::string structural_key(int l, int i, const std::vector<std::string>& earlier,
+                             const std::set<int>& stored_buffers) const {
+    const Instruction& ins = kernel_.loops[l].body[i];
+    std::string k = std::to_string(static_cast<int>(ins.op)) + "/" + std::to_string(static_cast<int>(ins.dtype)) +
+                    "/" + std::to_string(static_cast<int>(ins.kind));
+    if (ins.op == Op::load) {
+      if (stored_buffers.count(ins.buffer) != 0) return "#" + value_name({l, i});
+      k += "/b" + std::to_string(ins.buffer) + "@" + term_code(ins.offset);
+      for (const Term& t : ins.strides) k += "," + term_code(t);
+    } else if (ins.op == Op::constant) {
+      k += "/" + std::to_string(ins.constant.number) + "/" + std::to_string(ins.constant.integer);
+    }
+    for (ValueRef arg : ins.args) {
+      k += arg.loop == l ? "(" + earlier[static_cast<size_t>(arg.index)] + ")" : " " + value_name(arg);
+    }
+    return k;
+  }
+
+  // Finds the values of Note [Row reuse].
+  void find_row_reuse() {
+    std::set<int> stored_buffers;
+    for (const Loop& loop : kernel_.loops) {
+      for (const Instruction& ins : loop.body) {
+        if (ins.op == Op::store) stored_buffers.insert(ins.buffer);
+      }
+    }
+    std::map<std::string, ValueRef> first;
+    for (size_t lu = 0; lu < kernel_.loops.size(); ++lu) {
+      const int l = static_cast<int>(lu);
+      const std::optional<int64_t> points = static_points(l);
+      if (inner_[lu].extents.empty() || !points || *points > kRowReuseMost) continue;
+      std::string extents;
+      for (const Term& t : kernel_.loops[lu].extents) extents += term_code(t) + ",";
+      const std::vector<Instruction>& body = kernel_.loops[lu].body;
+      std::vector<std::string> keys(body.size());
+      std::vector<bool> costly(body.size(), false);
+      std::map<int, ValueRef> matched;
+      for (size_t i = 0; i < body.size(); ++i) {
+        keys[i] = structural_key(l, static_cast<int>(i), keys, stored_buffers);
+        costly[i] = calls_libm(body[i].op);
+        for (ValueRef arg : body[i].args) costly[i] = costly[i] || (arg.loop == l && costly[arg.index]);
+        const Op op = body[i].op;
+        if (op == Op::load || op == Op::store || op == Op::reduce) continue;
+        const auto [it, fresh] = first.emplace(extents + keys[i], ValueRef{l, static_cast<int>(i)});
+        if (!fresh) matched[static_cast<int>(i)] = it->second;
+      }
+      // Reuse the largest matched values: those some unmatched instruction,
+      // or a later loop, reads.
+      std::vector<bool> needed(body.size(), false);
+      std::vector<bool> reused(body.size(), false);
+      for (size_t i = body.size(); i-- > 0;) {
+        const ValueRef ref{l, static_cast<int>(i)};
+        const bool kept_for_later = crosses_.count(key(ref)) != 0;
+        needed[i] = needed[i] || kept_for_later || body[i].op == Op::store || body[i].op == Op::reduce;
+        auto match = matched.find(static_cast<int>(i));
+        if (needed[i] && match != matched.end() && costly[i]) {
+          reused[i] = true;
+          reuse_[key(ref)] = match->second;
+          row_kept_.insert(key(match->second));
+          continue;
+        }
+        if (!needed[i]) continue;
+        for (ValueRef arg : body[i].args) {
+          if (arg.loop == l) needed[static_cast<size_t>(arg.index)] = true;
+        }
+      }
+      if (std::find(reused.begin(), reused.end(), true) == reused.end()) continue;
+      for (size_t i = 0; i < body.size(); ++i) {
+        if (!needed[i]) left_out_.insert(key(ValueRef{l, static_cast<int>(i)}));
+      }
     }
   }
 
@@ -393,6 +520,7 @@ class Generator {
     emit_walk(c, prefix, space, in, out, "ek_from", "ek_to", [&](const std::string& n) {
       if (reduces.empty()) {
         c.open("for (int64_t " + j + " = 0; " + j + " < " + n + "; ++" + j + ")");
+        row_position_ = prefix + "f + " + j;
         emit_element(c, l, index_at(j), "", "");
         c.close();
         return;
@@ -404,10 +532,12 @@ class Generator {
       c.open("for (; " + j + " + " + lanes + " <= ek_end; " + j + " += " + lanes + ")");
       c.open("for (int ek_l = 0; ek_l < " + lanes + "; ++ek_l)");
       c.line("const int64_t ek_jj = " + j + " + ek_l;");
+      row_position_ = prefix + "f + ek_jj";
       emit_element(c, l, index_at("ek_jj"), "ek_l", "ek_lanes_");
       c.close();
       c.close();
       c.open("for (int ek_l = 0; " + j + " < ek_end; ++" + j + ", ++ek_l)");
+      row_position_ = prefix + "f + " + j;
       emit_element(c, l, index_at(j), "ek_l", "ek_lanes_");
       c.close();
       c.open("if (ek_filled == " + std::to_string(kPairwiseBlock) + ")");
@@ -613,6 +743,11 @@ class Generator {
         for (size_t l = 0; l < kernel_.loops.size(); ++l) emit_element(c, static_cast<int>(l), point_index, "", "");
       } else {
         for (ValueRef ref : all) c.line("const int64_t pb_" + value_name(ref) + " = " + point_index(ref) + ";");
+        for (int64_t k : row_kept_) {
+          const ValueRef ref{static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffff)};
+          c.line("alignas(64) " + std::string(compute_type(kernel_.at(ref).dtype)) + " ek_row_" + value_name(ref) +
+                 "[" + std::to_string(*static_points(ref.loop)) + "];");
+        }
         for (size_t l = 0; l < kernel_.loops.size(); ++l) {
           const int loop = static_cast<int>(l);
           if (inner_[l].extents.empty()) {
@@ -691,6 +826,14 @@ class Generator {
   bool column_ = false;        // Note [Column blocks]
   int64_t column_block_ = 0;   // outer points per block
   std::set<int64_t> crosses_;  // key(ref) of values later loops use
+  // For Note [Row reuse]: key(ref) of a later loop's value -> the earlier
+  // loop's value it reads from a row buffer; key(ref) of the values kept in
+  // row buffers; key(ref) of instructions that only fed reused values; and
+  // the flat position in its loop of the element being emitted.
+  std::map<int64_t, ValueRef> reuse_;
+  std::set<int64_t> row_kept_;
+  std::set<int64_t> left_out_;
+  std::string row_position_;
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ def _identity(t):
 def _trace_once(fn, tensors, kwarg_names):
     """(plan, captured, structure) of one trace; raises RuntimeError for a break."""
     tracer = _C._Tracer(fullgraph=True, dynamic=False, deterministic=False, codegen=False, cache=None,
-                        location=_user_location)
+                        location=_user_location, fused_composites=False)
     try:
         try:
             traced = [tracer.input(t) for t in tensors]

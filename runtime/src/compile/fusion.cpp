@@ -571,20 +571,28 @@ class Fuser {
     return k;
   }
 
-  static DType accumulation_dtype(OpId op, DType in, DType out) {
-    if (op == OpId::Sum || op == OpId::Mean) {
-      if (out == DType::Float32 || out == DType::Float16 || out == DType::BFloat16) return DType::Float64;
-      return out;
-    }
-    (void)in;
-    return out;
+  // Note [Accumulation dtype]: a float32 (or narrower) sum or mean over a
+  // row of up to kFloat32SumMost elements (softmax's, layer_norm's, a mean
+  // over the last dim) accumulates in float32, as eager kernels do: a
+  // generator's lanes or work-items keep its rounding error near float32's
+  // own. A longer one accumulates in float64, whose error stays below
+  // float32's whatever order a generator adds in.
+  static constexpr int64_t kFloat32SumMost = int64_t{1} << 16;
+
+  DType accumulation_dtype(const Node& node, DType out) const {
+    const OpId op = id_of(node);
+    if (op != OpId::Sum && op != OpId::Mean) return out;
+    if (out != DType::Float32 && out != DType::Float16 && out != DType::BFloat16) return out;
+    int64_t n = 1;
+    for (int64_t d : reduced_dims(g_, node)) n *= value(node.inputs[0]).sizes[static_cast<size_t>(d)];
+    return n <= kFloat32SumMost ? DType::Float32 : DType::Float64;
   }
 
   int emit_reduction(Emitter& e, const Node& node, int r, FusedKernel& k) {
     const OpId op = id_of(node);
     const Value& out = value(r);
     const Value& in = value(node.inputs[0]);
-    const DType acc = accumulation_dtype(op, in.dtype, out.dtype);
+    const DType acc = accumulation_dtype(node, out.dtype);
     const int x = emit_cast(e, emit_value(e, node.inputs[0], k), in.dtype, acc, k);
     Json inst;
     inst["op"] = "reduce";
@@ -598,7 +606,7 @@ class Fuser {
     const OpId op = id_of(node);
     const Value& out = value(r);
     const Value& in = value(node.inputs[0]);
-    const DType acc = accumulation_dtype(op, in.dtype, out.dtype);
+    const DType acc = accumulation_dtype(node, out.dtype);
     int result = reduced;
     if (op == OpId::Mean) {
       int64_t n = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "compile/fusion.h"
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_id.h"
@@ -72,6 +73,20 @@ void Tracer::close() {
 }
 
 Tracer* Tracer::current() { return t_current; }
+
+bool Tracer::made_by_pointwise(const Tensor& t) const {
+  auto it = known_.find(t.impl());
+  if (it == known_.end() || it->second.impl.lock() != t.impl_ptr()) return false;
+  int id = it->second.value;
+  while (true) {
+    const Value& v = graph_.values[static_cast<size_t>(id)];
+    if (v.origin != ValueOrigin::Node) return false;
+    const Node& node = graph_.nodes[static_cast<size_t>(v.producer)];
+    const NodeKind kind = node_kind(graph_, node);
+    if (kind != NodeKind::View) return kind == NodeKind::Pointwise;
+    id = node.inputs[0];
+  }
+}
 
 EagerRegion::EagerRegion(const std::string& reason) {
   Tracer* tracer = Tracer::current();
@@ -514,16 +529,25 @@ void fresh_tensor(const Tensor& t) {
   if (Tracer* tracer = Tracer::current()) tracer->note_fresh(t);
 }
 
-// Convolutions, pooling and losses keep the backend's fused kernel as an
-// extern call; softmax and layer_norm decompose into ops fusion takes.
+// Note [Fused composites in traces]: convolutions, pooling and losses keep
+// the backend's fused kernel as an extern call. Softmax, log_softmax and
+// layer_norm keep it too, unless pointwise ops of the graph make their
+// input: then they decompose into the ops fusion takes, and the prologue
+// (a residual add, a scaling of attention scores), the reductions and any
+// pointwise epilogue become one generated kernel. A fused kernel that
+// reads a line once is as fast as a generated one could be on its own,
+// and a backend without one always decomposes.
 bool keeps_composite(const Op& op, const Tensor& x) {
+  if (op.kernel(x.device().type, x.dtype()) == nullptr) return false;
   switch (static_cast<OpId>(op.index())) {
     case OpId::Softmax:
     case OpId::LogSoftmax:
-    case OpId::LayerNorm:
-      return false;
+    case OpId::LayerNorm: {
+      const Tracer* tracer = Tracer::current();
+      return tracer == nullptr || (tracer->options().fused_composites && !tracer->made_by_pointwise(x));
+    }
     default:
-      return op.kernel(x.device().type, x.dtype()) != nullptr;
+      return true;
   }
 }
 

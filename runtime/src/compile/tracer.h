@@ -57,6 +57,10 @@ struct GraphBreak {
 
 struct TraceOptions {
   bool fullgraph = false;
+  // Softmax, log_softmax and layer_norm keep a backend's fused kernel
+  // (Note [Fused composites in traces]); export, whose programs hold the
+  // ops the graph check takes, decomposes them always.
+  bool fused_composites = true;
   PlanOptions plan;
   // The user's file:line at the moment of a break (the Python layer's).
   std::function<std::string()> location;
@@ -127,6 +131,10 @@ class Tracer {
   void materialize(const Tensor& t, const char* reason);
   // Ends the segment (Note [Graph breaks]) for `reason`, said in words.
   void break_graph(const std::string& reason);
+  // Whether `t` is a value this segment computed by pointwise ops (seen
+  // through views), which a reduction over it could fuse with.
+  bool made_by_pointwise(const Tensor& t) const;
+  const TraceOptions& options() const { return options_; }
   void alias(const Tensor& t, const Tensor& same);
 
  private:

@@ -56,6 +56,17 @@ TEST(CpuCodegenReduce, SoftmaxAsOneKernelOfThreeLoops) {
      {"id":8,"op":"exp","dtype":"float32","args":[7]},
      {"id":9,"op":"div","dtype":"float32","args":[8,5]},
      {"id":10,"op":"store","buffer":1,"offset":0,"strides":[1000,1],"args":[9]}]}]})";
+  // The quotients read the exponentials the sum computed from a row buffer
+  // (Note [Row reuse]): exp is called in the sum's loop only, once in its
+  // vector body and once in its tail, besides its declaration.
+  const Compiled compiled = Codegen::get().compile(ir);
+  ASSERT_TRUE(compiled.status.ok) << compiled.status.message;
+  size_t calls = 0;
+  for (size_t at = compiled.source.find("expf("); at != std::string::npos; at = compiled.source.find("expf(", at + 1)) {
+    ++calls;
+  }
+  EXPECT_EQ(calls, 3u) << compiled.source;
+  EXPECT_NE(compiled.source.find("ek_row_v1_2["), std::string::npos);
   HostBuffer x(EMBER_DTYPE_FLOAT32, rows * cols), out(EMBER_DTYPE_FLOAT32, rows * cols);
   for (int64_t i = 0; i < rows * cols; ++i) x.as<float>()[i] = 10.0f * std::cos(0.11f * static_cast<float>(i));
   ASSERT_TRUE(run(ir, {&x.tensor(), &out.tensor()}).ok);
