@@ -620,3 +620,19 @@ def test_set_num_threads_reaches_generated_kernels(tmp_path):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [2, 0, 1]
+
+
+@needs_generator
+def test_integer_division_by_zero_in_a_generated_kernel_changes_no_input():
+    # Updates of the caller's tensors are written once every kernel has run (Note [Input updates]).
+    def divide_in_place(x, y):
+        x.floor_divide_(y)
+        return x * 2
+
+    x = ember.arange(1 << 16, dtype=ember.int64)
+    y = ember.ones(1 << 16, dtype=ember.int64)
+    y[-1] = 0
+    before = x.clone()
+    with ember.no_grad(), pytest.raises(ValueError, match="integer division by zero"):
+        ember.compile(divide_in_place)(x, y)
+    assert ember.equal(x, before)
