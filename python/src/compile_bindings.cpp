@@ -234,7 +234,14 @@ void bind_compile(py::module_& m) {
                                for (const auto& p : t.segments()) out.push_back(std::const_pointer_cast<Plan>(p));
                                return out;
                              })
-      .def_property_readonly("captured", &Tracer::captured);
+      .def_property_readonly("captured", &Tracer::captured)
+      .def_property_readonly("captured_grad_owners", [](const Tracer& t) {
+        std::vector<std::optional<Tensor>> out;
+        for (const Tensor& owner : t.captured_grad_owners()) {
+          out.push_back(owner.defined() ? std::optional<Tensor>(owner) : std::nullopt);
+        }
+        return out;
+      });
 
   // The kernels fusion forms for a plan's graph, as EKIR, whether or not a
   // generator is loaded (tests of fusion itself).

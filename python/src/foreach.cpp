@@ -17,6 +17,7 @@
 
 #include "bindings.h"
 #include "casters.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/ops.h"
 
 namespace py = pybind11;
@@ -45,6 +46,31 @@ struct AdamOptions {
   bool amsgrad, maximize, decoupled_weight_decay;
 };
 
+// Note [Traced bias corrections]: eager Adam reads the step count to the
+// host and computes its bias corrections in double, as PyTorch does without
+// `capturable`. A traced step must not read values (that would break the
+// graph once per parameter), so there the corrections are float64 0-d
+// tensor ops on the step count, the same double arithmetic: they round to
+// float32 where they meet the moments exactly as eager's double scalars do.
+struct BiasCorrections {
+  std::optional<Tensor> step_size, bias_correction2_sqrt;  // traced
+  double step_size_value = 0, bias_correction2_sqrt_value = 0;
+};
+
+BiasCorrections bias_corrections(const Tensor& step_count, double lr, double beta1, double beta2) {
+  BiasCorrections c;
+  if (dispatch::tracing_on_this_thread()) {
+    const Tensor step = step_count.to(DType::Float64);
+    c.step_size = lr / (1 - pow(full_like(step, beta1), step));
+    c.bias_correction2_sqrt = sqrt(1 - pow(full_like(step, beta2), step));
+  } else {
+    const double step = static_cast<double>(step_count.item().to_int());
+    c.step_size_value = lr / (1 - std::pow(beta1, step));
+    c.bias_correction2_sqrt_value = std::sqrt(1 - std::pow(beta2, step));
+  }
+  return c;
+}
+
 // Adam and AdamW: PyTorch's update order and bias corrections.
 void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_avgs, const Tensors& exp_avg_sqs,
                const Tensors& max_exp_avg_sqs, const Tensors& steps, const AdamOptions& o) {
@@ -54,7 +80,6 @@ void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_a
     Tensor param = params[i], exp_avg = exp_avgs[i], exp_avg_sq = exp_avg_sqs[i], step_count = steps[i];
     Tensor grad = o.maximize ? -grads[i] : grads[i];
     step_count += Scalar(int64_t{1});
-    const double step = static_cast<double>(step_count.item().to_int());
     if (o.weight_decay != 0.0) {
       if (o.decoupled_weight_decay) {
         param *= Scalar(1 - o.lr * o.weight_decay);
@@ -64,16 +89,20 @@ void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_a
     }
     exp_avg += (grad - exp_avg) * (1 - o.beta1);  // lerp toward grad
     (exp_avg_sq *= Scalar(o.beta2)) += grad * grad * (1 - o.beta2);
-    const double step_size = o.lr / (1 - std::pow(o.beta1, step));
-    const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
+    const BiasCorrections c = bias_corrections(step_count, o.lr, o.beta1, o.beta2);
     Tensor second_moment = exp_avg_sq;
     if (o.amsgrad) {
       Tensor max_exp_avg_sq = max_exp_avg_sqs[i];
       max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
       second_moment = max_exp_avg_sq;
     }
-    const Tensor denom = sqrt(second_moment) / bias_correction2_sqrt + o.eps;
-    param -= exp_avg / denom * step_size;
+    if (c.step_size) {
+      const Tensor denom = sqrt(second_moment) / *c.bias_correction2_sqrt + o.eps;
+      param -= exp_avg / denom * *c.step_size;
+    } else {
+      const Tensor denom = sqrt(second_moment) / c.bias_correction2_sqrt_value + o.eps;
+      param -= exp_avg / denom * c.step_size_value;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "bindings.h"
 #include "casters.h"
+#include "compile/tracer.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/printing.h"
@@ -310,6 +311,7 @@ void bind_tensor(py::module_& m) {
           [](const Tensor& t) -> std::optional<Tensor> {
             Tensor g = t.grad();
             if (!g.defined()) return std::nullopt;
+            if (compile::Tracer* tracer = compile::Tracer::current(); tracer != nullptr) tracer->note_grad_read(t, g);
             return g;
           },
           [](Tensor& t, std::optional<Tensor> grad) { t.set_grad(grad.value_or(Tensor())); })

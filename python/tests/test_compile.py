@@ -585,7 +585,24 @@ def test_a_compiled_optimizer_step_matches_eager(make):
             run()
     for a, b in zip(eager_model.parameters(), compiled_model.parameters()):
         assert ember.equal(a, b)
-    assert ember.compiler.explain(step).eager_reasons == []
+    report = ember.compiler.explain(step)
+    assert report.eager_reasons == []
+    # One plan serves every step: no break (Adam's bias corrections stay tensors while traced,
+    # Note [Traced bias corrections]), and the fresh .grad tensors backward makes after each
+    # zero_grad are read where the trace read the old ones (Note [Gradients read while tracing]).
+    assert report.graph_break_count == 0 and report.recompile_reasons == []
+
+
+def test_a_compiled_step_traces_again_when_a_grad_it_reads_is_gone():
+    model = ember.nn.Linear(3, 2)
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    step = ember.compile(opt.step)
+    model(ember.ones(1, 3)).sum().backward()
+    step()
+    step()
+    model.bias.grad = None
+    step()
+    assert step._ember_compiled.recompile_reasons == ["a .grad the function reads is None now"]
 
 
 _THREADS_PROGRAM = """

@@ -180,14 +180,18 @@ class CompiledFunction:
         key = tuple(tuple(t.shape) for t in tensors) if dynamic else ()
         compiled = variant.by_sizes.get(key)
         if compiled is not None:
-            runner, captured, out_spec, positions, passthrough, training = compiled
+            runner, captured, out_spec, positions, passthrough, training, reads = compiled
             inputs = list(tensors) + list(captured)
+            if reads is not None:
+                stale = reads.refresh(inputs, len(tensors))
+                if stale is not None:
+                    return self._retrace(variant, args, kwargs, leaves, spec, key, dynamic, stale)
             if training is not None:
                 try:
                     real = training.run(inputs, self._eager_backward(variant, args, kwargs, inputs))
                 except _C._StaleTrace as e:
                     return self._retrace(variant, args, kwargs, leaves, spec, key, dynamic, str(e))
-            elif captured and _C.is_grad_enabled() and any(t.requires_grad for t in captured):
+            elif reads.start_requiring_grad(captured):
                 return self._retrace(variant, args, kwargs, leaves, spec, key, dynamic,
                                      "a tensor the function reads requires grad now and did not when it was traced")
             else:
@@ -221,6 +225,7 @@ class CompiledFunction:
         return backward
 
     def _trace(self, variant, args, kwargs, leaves, spec, key, dynamic):
+        grad_mode_at_trace = _C.is_grad_enabled()
         deterministic = bool(self.options.get("deterministic", False)) or _determinism._state["enabled"]
         codegen = self.backend == "ember" or callable(self.backend)
         if callable(self.backend):
@@ -258,7 +263,7 @@ class CompiledFunction:
                  "the next call traces again")
         elif training is not None:
             variant.training = training
-            variant.by_sizes[key] = (None, list(tracer.captured), out_spec, positions, passthrough, training)
+            variant.by_sizes[key] = (None, list(tracer.captured), out_spec, positions, passthrough, training, None)
         elif not tracer.breaks:
             plan = tracer.segments[0]
             runner = plan.run
@@ -266,7 +271,8 @@ class CompiledFunction:
                 gm = GraphModule(plan)
                 example = list(t for t in leaves if isinstance(t, Tensor)) + list(tracer.captured)
                 runner = _as_list_runner(self.backend(gm, example))
-            variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough, None)
+            reads = _CapturedReads(tracer.captured, tracer.captured_grad_owners, grad_mode_at_trace)
+            variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough, None, reads)
         else:
             variant.breaks_seen = True
         return _rebuild(out_spec, positions, real, passthrough)
@@ -282,6 +288,39 @@ class CompiledFunction:
             if getattr(v, "eager_reason_backward", None):
                 reasons.append(v.eager_reason_backward)
         return graphs, breaks, reasons
+
+
+class _CapturedReads:
+    """What an inference plan must check of the tensors it reads from outside before it runs.
+
+    A captured gradient is the parameter's ``.grad`` at the call, not the tensor the trace met
+    (Note [Gradients read while tracing]). And a plan traced under grad mode saw which captured
+    tensors required grad (an optimizer's step reads parameters under no_grad), so only one that
+    starts requiring grad since makes a call trace again, for a plan that records derivatives."""
+
+    def __init__(self, captured, grad_owners, grad_mode):
+        self.grads = [(i, owner, _layout(t)) for i, (t, owner) in enumerate(zip(captured, grad_owners))
+                      if owner is not None]
+        self.seen_requiring = [grad_mode and t.requires_grad for t in captured]
+
+    def refresh(self, inputs, offset):
+        """Puts each parameter's present .grad into `inputs`; the reason to trace again, or None."""
+        for i, owner, layout in self.grads:
+            grad = owner.grad
+            if grad is None:
+                return "a .grad the function reads is None now"
+            if _layout(grad) != layout:
+                return f"a .grad the function reads is laid out otherwise now: {_layout(grad)} vs {layout}"
+            inputs[offset + i] = grad
+        return None
+
+    def start_requiring_grad(self, captured):
+        return _C.is_grad_enabled() and any(t.requires_grad and not seen
+                                            for t, seen in zip(captured, self.seen_requiring))
+
+
+def _layout(t):
+    return (tuple(t.shape), tuple(t.stride()), t.dtype, t.device)
 
 
 def _as_list_runner(compiled):

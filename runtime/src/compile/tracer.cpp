@@ -74,6 +74,26 @@ void Tracer::close() {
 
 Tracer* Tracer::current() { return t_current; }
 
+// Note [Gradients read while tracing]: an optimizer's step reads each
+// parameter's .grad, which backward replaces with a new tensor whenever
+// zero_grad set it to None. A captured tensor is read again by identity at
+// every call, so the caller swaps in the parameter's present .grad for a
+// captured gradient (python/ember/compiler/_compiled.py), and traces again
+// when it is None or laid out otherwise.
+void Tracer::note_grad_read(const Tensor& param, const Tensor& grad) {
+  grad_owners_[grad.impl()] = {grad.impl_ptr(), param.impl_ptr()};
+}
+
+std::vector<Tensor> Tracer::captured_grad_owners() const {
+  std::vector<Tensor> owners;
+  for (const Tensor& t : captured_) {
+    auto it = grad_owners_.find(t.impl());
+    std::shared_ptr<TensorImpl> param = it == grad_owners_.end() ? nullptr : it->second.second.lock();
+    owners.push_back(param != nullptr && it->second.first.lock() == t.impl_ptr() ? Tensor(param) : Tensor());
+  }
+  return owners;
+}
+
 bool Tracer::made_by_pointwise(const Tensor& t) const {
   auto it = known_.find(t.impl());
   if (it == known_.end() || it->second.impl.lock() != t.impl_ptr()) return false;

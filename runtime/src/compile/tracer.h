@@ -117,6 +117,11 @@ class Tracer {
   // For a trace without breaks: the graph inputs beyond the arguments (the
   // tensors read from outside), to pass again at every later call.
   const std::vector<Tensor>& captured() const { return captured_; }
+  // For each of captured() (Note [Gradients read while tracing]), the
+  // parameter whose .grad it was when the function read it (undefined for
+  // any other tensor).
+  std::vector<Tensor> captured_grad_owners() const;
+  void note_grad_read(const Tensor& param, const Tensor& grad);
   int num_arguments() const { return num_arguments_; }
   const Graph& graph() const { return graph_; }
   // Whether a tensor the function made outlived the trace (Note [Escaped
@@ -172,6 +177,8 @@ class Tracer {
   std::vector<Tensor> bindings_;  // real tensor of each graph input, this call
   std::vector<Tensor> captured_;
   std::vector<std::weak_ptr<TensorImpl>> fresh_;
+  // grad's impl -> (grad, its parameter), Note [Gradients read while tracing]
+  std::unordered_map<TensorImpl*, std::pair<std::weak_ptr<TensorImpl>, std::weak_ptr<TensorImpl>>> grad_owners_;
   std::unordered_map<TensorImpl*, int> fresh_index_;
   std::vector<GraphBreak> breaks_;
   std::vector<std::shared_ptr<const Plan>> segments_;
