@@ -255,3 +255,19 @@ def test_gradcheck_accepts_right_and_refuses_wrong_gradients():
         ember.autograd.gradcheck(lambda t: (t * t).detach() * t, (x,))
     with pytest.raises(ValueError, match="float64"):
         ember.autograd.gradcheck(lambda t: t * 2, (ember.ones(2, requires_grad=True),))
+
+
+@pytest.mark.parametrize("views", [
+    lambda x: x.unfold(0, 3, 2).unfold(1, 2, 1),
+    lambda x: x.unfold(0, 4, 1).as_strided((3, 2), (1, 1), 1),
+    lambda x: x.expand(3, 10).as_strided((4, 3), (2, 1)),
+    lambda x: x.as_strided((5, 3), (1, 2)),
+], ids=["unfold_of_unfold", "as_strided_of_unfold", "as_strided_of_expand", "overlapping_as_strided"])
+def test_views_of_overlapping_views_match_pytorch(torch, views):
+    # A base whose elements share addresses gets each address's gradient shared out among them.
+    x, tx = leaf_pair(torch, (10,), 4)
+    y, ty = views(x), views(tx)
+    w = ember.randn(*y.shape)
+    (y * w).sum().backward()
+    (ty * torch.from_numpy(w.numpy().copy())).sum().backward()
+    assert_close(x.grad, tx.grad, rtol=1e-6, atol=1e-6)

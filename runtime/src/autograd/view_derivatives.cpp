@@ -1,6 +1,10 @@
 // Derivatives of the view ops (Note [Dispatch steps]: views are catalogue
 // ops whose kernel is the core's aliasing). A view's gradient is the
 // incoming one laid back into its base's shape.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "autograd/derivatives.h"
 #include "autograd/record.h"
 #include "ember/ops.h"
@@ -62,9 +66,30 @@ BackwardFn d_select(const OpCall& c, std::vector<Tensor>&) {
   return indexing_view_backward(c, c.attr_int("select", "dim"), c.attr_int("select", "index"), 1, 1, false);
 }
 
+// Whether two elements of a tensor of these sizes and strides may share an
+// address: false when, taking the dims by increasing stride, each stride
+// steps past every element the smaller ones reach.
+bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size), size > 1
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return false;
+    if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // the largest offset the dims so far address
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return true;
+    reach += stride * (size - 1);
+  }
+  return false;
+}
+
 // Base and view address one storage: the gradient is added into a flat image
 // of that storage at the view's offsets (overlaps accumulate), and the base's
-// elements are read back out of it.
+// elements are read back out of it. Where elements of the base share an
+// address, each gets that address's gradient divided by how many do, as
+// PyTorch's as_strided_backward gives: the base's own backward adds them
+// back up, so the storage's gradient stays the one the view received.
 BackwardFn d_as_strided(const OpCall& c, std::vector<Tensor>&) {
   const Tensor& base = c.inputs[0];
   const DimVector base_sizes = base.sizes();
@@ -78,9 +103,14 @@ BackwardFn d_as_strided(const OpCall& c, std::vector<Tensor>&) {
     const TensorOptions index_options(DType::Int64, g[0].device());
     const Tensor positions = arange(storage_elements, index_options);
     const Tensor view_positions = positions.as_strided(view_sizes, view_strides, view_offset).reshape({-1});
-    const Tensor flat = scatter_add(zeros({storage_elements}, TensorOptions(g[0].dtype(), g[0].device())), 0,
-                                    view_positions, g[0].reshape({-1}));
-    return Grads{flat.as_strided(base_sizes, base_strides, base_offset).clone()};
+    const TensorOptions grad_options(g[0].dtype(), g[0].device());
+    const Tensor flat = scatter_add(zeros({storage_elements}, grad_options), 0, view_positions, g[0].reshape({-1}));
+    if (!may_overlap(base_sizes, base_strides)) return Grads{flat.as_strided(base_sizes, base_strides, base_offset).clone()};
+    const Tensor base_positions = positions.as_strided(base_sizes, base_strides, base_offset).reshape({-1});
+    const Tensor sharing = scatter_add(zeros({storage_elements}, grad_options), 0, base_positions,
+                                       ones({base_positions.numel()}, grad_options));
+    const Tensor shared = flat / maximum(sharing, ones({1}, grad_options));
+    return Grads{shared.as_strided(base_sizes, base_strides, base_offset).clone()};
   };
 }
 
