@@ -110,6 +110,14 @@ def test_meta_device_has_shapes_not_data():
     assert (t @ ember.empty(4, 5, device="meta")).shape == (3, 5)
     with pytest.raises(RuntimeError):
         t.__dlpack__()
+    # Moving to the meta device keeps shapes, strides' contiguity and dtypes; moving back fails.
+    x = ember.randn(2, 3)
+    m = x.to("meta")
+    assert (m.device.type, tuple(m.shape), m.dtype) == ("meta", (2, 3), ember.float32)
+    assert x.to("meta", ember.float64).dtype == ember.float64
+    assert ember.nn.Linear(3, 4).to("meta").weight.device.type == "meta"
+    with pytest.raises(RuntimeError, match="meta"):
+        m.to("cpu")
 
 
 def _swap_data_trace(lib, nn):

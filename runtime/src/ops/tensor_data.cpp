@@ -57,6 +57,9 @@ Tensor& Tensor::copy_(const Tensor& src) {
   impl_->storage()->check_writable("copy");
   check_no_internal_overlap(*this, "copy_");
   Tensor source = input_for_inplace(*this, src.expand(sizes()), "copy_");
+  // A meta tensor holds no data: a copy from another device into one checks
+  // the shapes only, as in PyTorch (x.to("meta")).
+  if (device().is_meta() && !source.device().is_meta()) return *this;
   if (device().is_meta() || source.device() == device()) {
     static const dispatch::Op& op = dispatch::op(dispatch::OpId::Copy);
     dispatch::call_into(op, {source}, *this);
