@@ -22,7 +22,8 @@ def _autocast_policy(policy):
     def mark(function):
         @functools.wraps(function)
         def run(*args, **kwargs):
-            args, kwargs = _cast_arguments(policy, args, kwargs)
+            if _C._autocast_any_enabled():
+                args, kwargs = _cast_arguments(policy, args, kwargs)
             return function(*args, **kwargs)
 
         return run

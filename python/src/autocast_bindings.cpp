@@ -64,6 +64,7 @@ void bind_autocast(py::module_& m) {
     }
     return py::tuple(enabled);
   });
+  m.def("_autocast_any_enabled", &autocast::any_enabled);
   m.def("_autocast_cast",
         [](const Tensor& t, const std::string& policy) { return autocast::cast(t, policy_named(policy)); });
 }

@@ -36,6 +36,9 @@ DType default_dtype(DeviceTypeId type);
 
 bool is_enabled(DeviceTypeId type);
 DType dtype(DeviceTypeId type);
+// Whether autocast is on for some device type on this thread: one check
+// before casting arguments one by one.
+bool any_enabled();
 
 // `t` as a call under `policy` computes with it: cast when autocast is on
 // for its device type and the policy applies to its dtype, else `t` itself.

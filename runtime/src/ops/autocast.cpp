@@ -125,6 +125,8 @@ bool is_enabled(DeviceTypeId type) {
   return state().types[type].enabled;
 }
 
+bool any_enabled() { return state().enabled_count > 0; }
+
 DType dtype(DeviceTypeId type) {
   check_type(type);
   return state().types[type].dtype.value_or(default_dtype(type));
