@@ -1,5 +1,6 @@
-"""BatchNorm1d and BatchNorm2d: normalization over the batch, with running
-statistics for evaluation."""
+"""BatchNorm1d, 2d and 3d: normalization over the batch, with running
+statistics for evaluation; their base holds the affine parameters and
+statistics that the instance norms share."""
 
 from ... import _C, _factories
 from .. import functional as F
@@ -8,17 +9,18 @@ from ..parameter import Parameter
 from .module import Module
 
 
-class _BatchNorm(Module):
-    _input_ranks = ()
+class _NormBase(Module):
+    # Version 2 added num_batches_tracked; older state dicts load without it.
+    _version = 2
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(_factories.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_factories.zeros(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(_factories.zeros(num_features, device=device, dtype=dtype)) if bias else None
         else:
             self.weight = self.bias = None
         if track_running_stats:
@@ -33,6 +35,22 @@ class _BatchNorm(Module):
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
             self.num_batches_tracked.zero_()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        key = prefix + "num_batches_tracked"
+        if local_metadata.get("version", 0) < 2 and self.track_running_stats and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _input_ranks = ()
 
     def forward(self, input):
         if input.dim() not in self._input_ranks:
@@ -49,10 +67,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, use_batch_stats,
                             momentum if momentum is not None else 0.0, self.eps)
 
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
-
 
 class BatchNorm1d(_BatchNorm):
     _input_ranks = (2, 3)
@@ -60,3 +74,7 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _input_ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _input_ranks = (5,)
