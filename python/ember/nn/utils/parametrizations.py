@@ -148,8 +148,19 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Splits module.<name> into a magnitude (original0) and a direction (original1)."""
+    """Splits module.<name> into a magnitude (original0) and a direction
+    (original1); a state dict saved with the hook-based weight_norm's
+    <name>_g and <name>_v loads into them."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_hook_based_entries(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                error_msgs):
+        magnitude, direction = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if magnitude in state_dict and direction in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(magnitude)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(direction)
+
+    module._register_load_state_dict_pre_hook(load_hook_based_entries)
     return module
 
 
