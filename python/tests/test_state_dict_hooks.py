@@ -225,3 +225,14 @@ def test_subclasses_override_saving_and_loading(torch):
         target.load_state_dict(saved)
         results[lib.__name__] = (saved["weight"].tolist(), target.weight.tolist())
     assert results["ember"] == results["torch"] == ([[0.5, 1.0], [1.5, 2.0]], [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_load_result_reprs_match(torch):
+    reprs = {}
+    for lib, net in both(torch):
+        state = net.state_dict()
+        matched = net.load_state_dict(state)
+        del state["0.bias"]
+        reprs[lib.__name__] = (repr(matched), repr(net.load_state_dict(state, strict=False)))
+    assert reprs["ember"] == reprs["torch"]
+    assert reprs["ember"][0] == "<All keys matched successfully>"

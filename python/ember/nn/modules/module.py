@@ -12,7 +12,17 @@ from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, is_lazy
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys it found missing and unexpected."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class RemovableHandle:
@@ -390,7 +400,7 @@ class Module:
                     child_prefix = prefix + name + "."
                     load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
                          child_prefix)
-            incompatible = IncompatibleKeys(missing, unexpected)
+            incompatible = _IncompatibleKeys(missing, unexpected)
             for hook in list(module._load_state_dict_post_hooks.values()):
                 if hook(module, incompatible) is not None:
                     raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
@@ -405,7 +415,7 @@ class Module:
                 errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # --- modes and moves
     def train(self, mode=True):

@@ -4,10 +4,10 @@ weight_norm and spectral_norm, each registered through parametrize."""
 import ember
 
 from .. import functional as F
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 from ._matrix_maps import geqrf, householder_product, matrix_exp
+from .spectral_norm import default_spectral_dim, weight_as_matrix
 from .weight_norm import norm_except_dim, normalized_weight
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -182,18 +182,12 @@ class _SpectralNorm(Module):
         self.eps = eps
         if ndim > 1:
             self.n_power_iterations = n_power_iterations
-            matrix = self._as_matrix(weight)
+            matrix = weight_as_matrix(weight, self.dim)
             rows, columns = matrix.shape
             self.register_buffer("_u", F.normalize(matrix.new_empty([rows]).normal_(0, 1), dim=0, eps=eps))
             self.register_buffer("_v", F.normalize(matrix.new_empty([columns]).normal_(0, 1), dim=0, eps=eps))
             # A good estimate from the start, as PyTorch makes it.
             self._power_method(matrix, 15)
-
-    def _as_matrix(self, weight):
-        """weight with `dim` first, flattened to rows."""
-        if self.dim != 0:
-            weight = weight.permute([self.dim] + [d for d in range(weight.dim()) if d != self.dim])
-        return weight.flatten(1)
 
     def _power_method(self, matrix, iterations):
         # In place, so that the buffers stay the tensors state_dict() and
@@ -206,7 +200,7 @@ class _SpectralNorm(Module):
     def forward(self, weight):
         if weight.dim() == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
-        matrix = self._as_matrix(weight)
+        matrix = weight_as_matrix(weight, self.dim)
         if self.training:
             self._power_method(matrix, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
@@ -220,8 +214,6 @@ class _SpectralNorm(Module):
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divides module.<name> by its spectral norm on every read."""
     weight = _tensor_attribute(module, name)
-    if dim is None:
-        # A transposed convolution's weight is (in, out, ...): its rows are dim 1.
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+    dim = default_spectral_dim(module) if dim is None else dim
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
