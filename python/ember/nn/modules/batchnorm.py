@@ -18,23 +18,30 @@ class _NormBase(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(_factories.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_factories.zeros(num_features, device=device, dtype=dtype)) if bias else None
-        else:
-            self.weight = self.bias = None
-        if track_running_stats:
-            self.register_buffer("running_mean", _factories.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", _factories.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", _factories.zeros((), dtype=_C.int64, device=device))
-        else:
-            self.running_mean = self.running_var = self.num_batches_tracked = None
+        # Absent ones are registered as None, so that a lazy subclass's
+        # placeholders assigned later take the same places.
+        self.register_parameter("weight", Parameter(_factories.ones(num_features, device=device, dtype=dtype))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(_factories.zeros(num_features, device=device, dtype=dtype))
+                                if affine and bias else None)
+        statistics = {"running_mean": _factories.zeros(num_features, device=device, dtype=dtype),
+                      "running_var": _factories.ones(num_features, device=device, dtype=dtype),
+                      "num_batches_tracked": _factories.zeros((), dtype=_C.int64, device=device)}
+        for name, initial in statistics.items():
+            self.register_buffer(name, initial if track_running_stats else None)
 
     def reset_running_stats(self):
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
             self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):

@@ -30,13 +30,14 @@ class RemovableHandle:
 
     _next_id = 0
 
-    def __init__(self, hooks):
-        self._hooks = hooks
+    def __init__(self, hooks, *extra_registries):
+        self._registries = (hooks,) + extra_registries
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self):
-        self._hooks.pop(self.id, None)
+        for registry in self._registries:
+            registry.pop(self.id, None)
 
 
 # Note [Module state version]: bumped whenever any module's parameters,
@@ -73,6 +74,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         object.__setattr__(self, "_state_dict_pre_hooks", OrderedDict())
         object.__setattr__(self, "_state_dict_hooks", OrderedDict())
         object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
@@ -86,7 +88,15 @@ class Module:
 
     def _call_with_hooks(self, forward, args, kwargs):
         """forward(*args, **kwargs) between this module's pre-hooks and hooks."""
-        for hook in list(self._forward_pre_hooks.values()):
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in self._forward_pre_hooks_with_kwargs:
+                replaced = hook(self, args, kwargs)
+                if replaced is not None:
+                    if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {replaced}.")
+                    args, kwargs = replaced
+                continue
             replaced = hook(self, args)
             if replaced is not None:
                 args = replaced if isinstance(replaced, tuple) else (replaced,)
@@ -141,8 +151,16 @@ class Module:
     def register_forward_hook(self, hook):
         return self._add_hook(self._forward_hooks, hook)
 
-    def register_forward_pre_hook(self, hook):
-        return self._add_hook(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) -> None or new args; with_kwargs,
+        hook(module, args, kwargs) -> None or (new args, new kwargs)."""
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars), run before the module saves its entries."""
