@@ -68,6 +68,8 @@ class UninitializedTensorMixin:
     def __repr__(self):
         return f"<{type(self).__name__}>"
 
+    __str__ = __repr__
+
     def __reduce_ex__(self, protocol):
         return type(self), (self.requires_grad,)
 

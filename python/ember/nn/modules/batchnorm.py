@@ -1,11 +1,14 @@
 """BatchNorm1d, 2d and 3d: normalization over the batch, with running
 statistics for evaluation; their base holds the affine parameters and
-statistics that the instance norms share."""
+statistics that the instance norms share, and its lazy form takes
+num_features from the first input."""
 
 from ... import _C, _factories
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -56,6 +59,34 @@ class _NormBase(Module):
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """Built with no features and placeholders for the parameters and
+    statistics, which input.shape[1] of the first forward shapes. Affine and
+    tracking default to on for the instance norms too, as in PyTorch."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _factories.zeros((), dtype=_C.int64, device=device)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            with no_grad():
+                for tensor in (self.weight, self.bias, self.running_mean, self.running_var):
+                    if tensor is not None:
+                        tensor.materialize((self.num_features,))
+                self.reset_parameters()
+
 class _BatchNorm(_NormBase):
     _input_ranks = ()
 
@@ -85,3 +116,15 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     _input_ranks = (5,)
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    cls_to_become = BatchNorm3d

@@ -1,8 +1,8 @@
 """InstanceNorm1d, 2d and 3d: each sample's channels normalized over their
-own spatial extent, with optional running statistics."""
+own spatial extent, with optional running statistics, and their lazy forms."""
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -34,3 +34,15 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _spatial = 3
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d
