@@ -3,10 +3,10 @@ weight_norm and spectral_norm, each registered through parametrize."""
 
 import ember
 
+from ..._householder import geqrf
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
-from ._matrix_maps import geqrf, householder_product, matrix_exp
 from .spectral_norm import default_spectral_dim, weight_as_matrix
 from .weight_norm import norm_except_dim, normalized_weight
 
@@ -59,7 +59,7 @@ class _Orthogonal(Module):
             tau = 2.0 / (1.0 + (reflectors * reflectors).sum(-2))
             # X's diagonal holds each column's sign; PyTorch reads it through
             # int(), which trunc() matches, gradient (none) included.
-            Q = householder_product(reflectors, tau) * _diagonal(X).trunc().unsqueeze(-2)  # noqa: N806
+            Q = ember.linalg.householder_product(reflectors, tau) * _diagonal(X).trunc().unsqueeze(-2)  # noqa: N806
         else:
             lower = X.tril()
             if rows != columns:
@@ -67,7 +67,7 @@ class _Orthogonal(Module):
                     list(lower.shape[:-2]) + [rows, rows - columns])], -1)
             skew = lower - _mT(lower)
             if self.orthogonal_map == "matrix_exp":
-                Q = matrix_exp(skew)  # noqa: N806
+                Q = ember.linalg.matrix_exp(skew)  # noqa: N806
             else:
                 identity = ember.eye(rows, dtype=skew.dtype, device=skew.device)
                 Q = ember.linalg.solve(identity - 0.5 * skew, identity + 0.5 * skew)  # noqa: N806
