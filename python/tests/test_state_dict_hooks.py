@@ -236,3 +236,37 @@ def test_load_result_reprs_match(torch):
         reprs[lib.__name__] = (repr(matched), repr(net.load_state_dict(state, strict=False)))
     assert reprs["ember"] == reprs["torch"]
     assert reprs["ember"][0] == "<All keys matched successfully>"
+
+
+def counted(lib):
+    """A module that keeps a plain Python counter in its state dict."""
+    class Counted(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = lib.nn.Linear(1, 1)
+            self.calls = 0
+
+        def get_extra_state(self):
+            return {"calls": self.calls}
+
+        def set_extra_state(self, state):
+            self.calls = state["calls"]
+
+    return Counted()
+
+
+def test_extra_state_is_saved_and_loaded(torch):
+    results = {}
+    for lib in (ember, torch):
+        source, target = counted(lib), counted(lib)
+        source.calls = 4
+        wrapped = lib.nn.Sequential(source)
+        state = wrapped.state_dict()
+        lib.nn.Sequential(target).load_state_dict(state)
+        del state["0._extra_state"]
+        missing = error_message(lambda: lib.nn.Sequential(counted(lib)).load_state_dict(state))
+        plain = lib.nn.Sequential(lib.nn.Module())
+        unexpected = plain.load_state_dict({"0._extra_state": 1}, strict=False)
+        results[lib.__name__] = (list(wrapped.state_dict()), target.calls, missing, tuple(unexpected))
+    assert results["ember"] == results["torch"]
+    assert results["ember"][0][0] == "0._extra_state" and results["ember"][1] == 4

@@ -19,15 +19,6 @@ class LazyModuleMixin:
         self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        # A placeholder is saved as itself: it has no data to detach.
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
-        for name, buffer in self._buffers.items():
-            if buffer is not None and name not in self._non_persistent_buffers:
-                destination[prefix + name] = buffer if keep_vars or is_lazy(buffer) else buffer.detach()
-
     def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
         """Gives each placeholder the shape of the initialized entry loaded into it."""
         for name, tensor in list(self._parameters.items()) + list(self._buffers.items()):

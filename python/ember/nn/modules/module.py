@@ -40,6 +40,10 @@ class RemovableHandle:
             registry.pop(self.id, None)
 
 
+# The state dict key, under a module's prefix, of what get_extra_state returns.
+_EXTRA_STATE_KEY = "_extra_state"
+
+
 # Note [Module state version]: bumped whenever any module's parameters,
 # buffers, submodules or training flag are assigned, so a compiled module
 # (ember.compile) re-checks what it traced against only after a change.
@@ -311,15 +315,27 @@ class Module:
         return self
 
     # --- state
+    def get_extra_state(self):
+        """What a module that defines it saves beside its tensors, under
+        <prefix>_extra_state; set_extra_state receives it on load."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        """Puts this module's own parameters and persistent buffers, not its
-        children's, into destination; a module overrides it to save others."""
+        """Puts this module's own parameters, persistent buffers and extra
+        state, not its children's, into destination; a module overrides it
+        to save others. An uninitialized tensor is saved as itself: it has
+        no data to detach."""
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers:
-                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+                destination[prefix + name] = buffer if keep_vars or is_lazy(buffer) else buffer.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         if destination is None:
@@ -389,9 +405,17 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{target.size()} and whose dimensions in the checkpoint are {value.size()}, an "
                                   f"exception occurred : {error.args}.")
+        extra_state_key = prefix + _EXTRA_STATE_KEY
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
         if strict:
             for key in state_dict:
-                if not key.startswith(prefix):
+                if not key.startswith(prefix) or key == extra_state_key:
                     continue
                 head, *rest = key[len(prefix):].split(".", 1)
                 if head not in (self._modules if rest else own):
