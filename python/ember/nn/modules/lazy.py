@@ -25,6 +25,7 @@ class LazyModuleMixin:
             key = prefix + name
             if key in state_dict and is_lazy(tensor) and not is_lazy(state_dict[key]):
                 tensor.materialize(state_dict[key].shape)
+                _note_state_change()
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
@@ -49,5 +50,6 @@ class LazyModuleMixin:
         del module._load_hook
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
-        # The parameters changed shape in place, and forward may have changed.
+        # Note [Module state version]: the parameters changed shape in place
+        # and forward may have changed with the class.
         _note_state_change()

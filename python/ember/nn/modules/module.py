@@ -45,7 +45,8 @@ _EXTRA_STATE_KEY = "_extra_state"
 
 
 # Note [Module state version]: bumped whenever any module's parameters,
-# buffers, submodules or training flag are assigned, so a compiled module
+# buffers, submodules or training flag are assigned, or a lazy module's
+# placeholders take their shapes, so a compiled module
 # (ember.compile) re-checks what it traced against only after a change.
 _state_version = [0]
 
@@ -451,10 +452,9 @@ class Module:
 
         load(self, state_dict, "")
         if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+            for kind, keys in (("Unexpected", unexpected), ("Missing", missing)):
+                if keys:
+                    errors.insert(0, f"{kind} key(s) in state_dict: " + ", ".join(f'"{k}"' for k in keys) + ". ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
