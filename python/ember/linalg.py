@@ -1,15 +1,19 @@
 """ember.linalg: PyTorch's torch.linalg. The norms are composed of
 reductions (and, for ord 2, -2 and "nuc", of singular values); the
 factorizations come from ember._linalg_factorizations, composed of the
-catalogue's primitives (sdk/docs/ops.md "Linear algebra")."""
+catalogue's primitives (sdk/docs/ops.md "Linear algebra"); matrix_exp and
+householder_product are compositions of matmuls."""
 
 import math
 import numbers
 
 from . import _C
+from ._householder import householder_product  # noqa: F401  (ember.linalg's public names)
 from ._linalg_factorizations import (  # noqa: F401  (ember.linalg's public names)
     LinAlgError, cholesky, cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, lu_factor, lu_factor_ex, lu_solve,
     matrix_rank, pinv, qr, slogdet, solve, solve_ex, solve_triangular, svd, svdvals)
+from ._linalg_factorizations import _check_square
+from ._matrix_exp import matrix_exp as _matrix_exp
 
 
 def _dtype_name(dtype):
@@ -42,6 +46,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if x.dim() == 0:
         return x.abs() if ord != 0 else (x != 0).to(x.dtype)
     return _C.norm(x, float(ord), dims, keepdim)
+
+
+def matrix_exp(A):  # noqa: N803
+    """exp of each square matrix in A (by scaling, a Taylor series and squaring)."""
+    _check_square("matrix_exp", A)
+    return _matrix_exp(_floating_input("matrix_exp", A, None))
 
 
 def _unsupported_order(op, ord):  # noqa: A002

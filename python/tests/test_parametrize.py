@@ -354,3 +354,19 @@ def test_old_weight_norm_keeps_g_and_v_parameters(torch):
     assert list(ours.state_dict()) == ["bias", "weight"] and isinstance(ours.weight, ember.nn.Parameter)
     with pytest.raises(ValueError, match="weight_norm of 'weight' not found in"):
         ember.nn.utils.remove_weight_norm(ours)
+
+
+def test_parametrized_weight_norm_loads_a_hook_based_state_dict(torch):
+    ours, theirs = ember.nn.Sequential(ember.nn.Linear(4, 3)), torch.nn.Sequential(torch.nn.Linear(4, 3))
+    ember.nn.utils.parametrizations.weight_norm(ours[0], dim=1)
+    torch.nn.utils.parametrizations.weight_norm(theirs[0], dim=1)
+    old = torch.nn.Sequential(torch.nn.Linear(4, 3))
+    with pytest.warns(FutureWarning):
+        torch.nn.utils.weight_norm(old[0], dim=1)
+    saved = old.state_dict()
+    assert sorted(saved) == ["0.bias", "0.weight_g", "0.weight_v"]
+    ours.load_state_dict({key: ember.tensor(value.detach().numpy()) for key, value in saved.items()})
+    theirs.load_state_dict(saved)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert_close(ours[0].parametrizations.weight.original0, theirs[0].parametrizations.weight.original0.detach())
+    assert_close(ours[0].weight, old[0].weight.detach())

@@ -3,6 +3,7 @@ layers start with PyTorch's statistics. Every function runs under no_grad
 and returns its tensor."""
 
 import math
+import warnings
 
 from ..autograd.grad_mode import no_grad
 
@@ -74,13 +75,25 @@ def xavier_normal_(tensor, gain=1.0):
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
 
+def _has_no_elements(tensor):
+    """A zero-element tensor has no fan to scale by: kaiming leaves it, warning, as PyTorch does."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return True
+    return False
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    if _has_no_elements(tensor):
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    if _has_no_elements(tensor):
+        return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
 
 

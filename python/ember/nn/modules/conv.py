@@ -1,5 +1,6 @@
 """Conv1d/2d/3d and ConvTranspose1d/2d/3d, with PyTorch's arguments, weight
-layouts and initialization."""
+layouts and initialization, and their Lazy forms, which take in_channels
+from the first input."""
 
 import math
 
@@ -7,7 +8,9 @@ from ... import _factories
 from .. import functional as F
 from .. import init
 from ..functional_conv import same_padding
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 # In PyTorch's order, so that the sets its errors print come out alike.
@@ -169,3 +172,73 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     _spatial_dims = 3
     _functional = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvNd(LazyModuleMixin):
+    """Builds the convolution with no channels, then gives it placeholders
+    that the first input's channel count shapes."""
+
+    def _make_lazy(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def _in_channels_of(self, input):
+        unbatched = self._spatial_dims + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) input to "
+                               f"{type(self).__name__}, but got input of size: {input.shape}")
+        return input.shape[input.dim() - unbatched]
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_channels = self._in_channels_of(input)
+                if self.in_channels % self.groups:
+                    raise ValueError("in_channels must be divisible by groups")
+                channels = ((self.in_channels, self.out_channels // self.groups) if self.transposed
+                            else (self.out_channels, self.in_channels // self.groups))
+                self.weight.materialize(channels + self.kernel_size)
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+
+class _LazyConv(_LazyConvNd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvNd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

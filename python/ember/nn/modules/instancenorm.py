@@ -1,30 +1,16 @@
 """InstanceNorm1d, 2d and 3d: each sample's channels normalized over their
-own spatial extent, with optional running statistics."""
+own spatial extent, with optional running statistics, and their lazy forms."""
 
-from ... import _factories
 from .. import functional as F
-from ..parameter import Parameter
-from .module import Module
+from .batchnorm import _LazyNormBase, _NormBase
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     _spatial = 0
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(_factories.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_factories.zeros(num_features, device=device, dtype=dtype))
-        else:
-            self.weight = self.bias = None
-        if track_running_stats:
-            self.register_buffer("running_mean", _factories.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", _factories.ones(num_features, device=device, dtype=dtype))
-        else:
-            self.running_mean = self.running_var = None
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         unbatched = input.dim() == self._spatial + 1
@@ -37,10 +23,6 @@ class _InstanceNorm(Module):
                               self.momentum, self.eps)
         return out.squeeze(0) if unbatched else out
 
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
-
 
 class InstanceNorm1d(_InstanceNorm):
     _spatial = 1
@@ -52,3 +34,15 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _spatial = 3
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d

@@ -1,11 +1,13 @@
-"""Linear, Bilinear and Identity."""
+"""Linear, LazyLinear, Bilinear and Identity."""
 
 import math
 
 from ... import _factories
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -40,6 +42,28 @@ class Linear(Module):
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is input.shape[-1] of the first forward."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
 
 class Bilinear(Module):
     """y = x1^T A x2 + b, one A (in1_features x in2_features) per output

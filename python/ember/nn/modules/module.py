@@ -1,15 +1,28 @@
 """nn.Module: parameters, buffers and submodules registered by assignment
-(``self.fc = Linear(...)``), the recursive views of them, state dicts, modes,
-device/dtype moves and forward hooks, as in PyTorch."""
+(``self.fc = Linear(...)``), the recursive views of them, state dicts with
+their save and load hooks, modes, device/dtype moves and forward hooks, as in
+PyTorch."""
 
+import functools
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from ... import _C
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys it found missing and unexpected."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class RemovableHandle:
@@ -17,17 +30,23 @@ class RemovableHandle:
 
     _next_id = 0
 
-    def __init__(self, hooks):
-        self._hooks = hooks
+    def __init__(self, hooks, *extra_registries):
+        self._registries = (hooks,) + extra_registries
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self):
-        self._hooks.pop(self.id, None)
+        for registry in self._registries:
+            registry.pop(self.id, None)
+
+
+# The state dict key, under a module's prefix, of what get_extra_state returns.
+_EXTRA_STATE_KEY = "_extra_state"
 
 
 # Note [Module state version]: bumped whenever any module's parameters,
-# buffers, submodules or training flag are assigned, so a compiled module
+# buffers, submodules or training flag are assigned, or a lazy module's
+# placeholders take their shapes, so a compiled module
 # (ember.compile) re-checks what it traced against only after a change.
 _state_version = [0]
 
@@ -47,6 +66,9 @@ def _check_member_name(kind, name):
 
 class Module:
     training = True
+    # Saved in each state dict's _metadata, so that _load_from_state_dict
+    # overrides can convert entries saved by an older layout of the module.
+    _version = 1
 
     def __init__(self):
         # object.__setattr__: our own __setattr__ needs these dicts to exist.
@@ -57,6 +79,11 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        object.__setattr__(self, "_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_state_dict_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
@@ -66,7 +93,15 @@ class Module:
 
     def _call_with_hooks(self, forward, args, kwargs):
         """forward(*args, **kwargs) between this module's pre-hooks and hooks."""
-        for hook in list(self._forward_pre_hooks.values()):
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in self._forward_pre_hooks_with_kwargs:
+                replaced = hook(self, args, kwargs)
+                if replaced is not None:
+                    if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {replaced}.")
+                    args, kwargs = replaced
+                continue
             replaced = hook(self, args)
             if replaced is not None:
                 args = replaced if isinstance(replaced, tuple) else (replaced,)
@@ -112,15 +147,59 @@ class Module:
 
     add_module = register_module
 
-    def register_forward_hook(self, hook):
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+    @staticmethod
+    def _add_hook(hooks, hook):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
-    def register_forward_pre_hook(self, hook):
-        handle = RemovableHandle(self._forward_pre_hooks)
+    def register_forward_hook(self, hook):
+        return self._add_hook(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) -> None or new args; with_kwargs,
+        hook(module, args, kwargs) -> None or (new args, new kwargs)."""
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars), run before the module saves its entries."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None, run after
+        the module and its children saved theirs; it edits state_dict in place."""
+        hook._from_public_api = True
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The older form of register_state_dict_post_hook: a returned dict
+        replaces the state dict, though only when this module is the root."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs), with the module first if with_module; it
+        may rewrite the entries before this module loads them."""
+        return self._add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) -> None, run after the module and its
+        children loaded; clearing the key lists in place avoids strict's error."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
 
     def __setattr__(self, name, value):
         params = self.__dict__.get("_parameters")
@@ -237,45 +316,148 @@ class Module:
         return self
 
     # --- state
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        destination = OrderedDict() if destination is None else destination
+    def get_extra_state(self):
+        """What a module that defines it saves beside its tensors, under
+        <prefix>_extra_state; set_extra_state receives it on load."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Puts this module's own parameters, persistent buffers and extra
+        state, not its children's, into destination; a module overrides it
+        to save others. An uninitialized tensor is saved as itself: it has
+        no data to detach."""
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers:
-                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+                destination[prefix + name] = buffer if keep_vars or is_lazy(buffer) else buffer.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination, prefix + name + ".", keep_vars)
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
         return destination
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copies matching entries into this module's parameters and buffers.
-        With strict, missing or unexpected keys are an error listing them all."""
-        own = self.state_dict(keep_vars=True)
-        missing = [key for key in own if key not in state_dict]
-        unexpected = [key for key in state_dict if key not in own]
-        errors = []
-        for key, target in own.items():
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """Loads this module's own entries (keys under prefix) after its load
+        pre-hooks ran, adding to the key and error lists instead of raising;
+        a module overrides it to load entries of an older layout."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        own = {name: value for name, value in self._parameters.items() if value is not None}
+        own.update((name, value) for name, value in self._buffers.items()
+                   if value is not None and name not in self._non_persistent_buffers)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, target in own.items():
+            key = prefix + name
             if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
                 continue
             value = state_dict[key]
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
-                              f"the shape in current model is {tuple(target.shape)}")
-        if strict and (missing or unexpected):
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected))
+            if not isinstance(value, _C.Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            # A lazy module's uninitialized target takes any shape (its load
+            # pre-hook has materialized it unless value is uninitialized too).
+            if not is_lazy(target):
+                if target.dim() == 0 and value.dim() == 1:  # a scalar saved as shape [1] by old versions
+                    value = value[0]
+                if value.shape != target.shape:
+                    error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                      f"checkpoint, the shape in current model is {target.shape}.")
+                    continue
+            try:
+                with no_grad():
+                    if not assign:
+                        target.copy_(value)
+                    elif isinstance(target, Parameter):
+                        if isinstance(value, Parameter):
+                            setattr(self, name, value.requires_grad_(target.requires_grad))
+                        else:
+                            setattr(self, name, Parameter(value, target.requires_grad))
+                    else:
+                        setattr(self, name, value)
+            except Exception as error:  # noqa: BLE001  (reported with the others, as PyTorch does)
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{target.size()} and whose dimensions in the checkpoint are {value.size()}, an "
+                                  f"exception occurred : {error.args}.")
+        extra_state_key = prefix + _EXTRA_STATE_KEY
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix) or key == extra_state_key:
+                    continue
+                head, *rest = key[len(prefix):].split(".", 1)
+                if head not in (self._modules if rest else own):
+                    unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Loads the entries module by module through _load_from_state_dict
+        and the load hooks. With strict, missing or unexpected keys are an
+        error listing them all; what matched is loaded either way."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        # A copy: pre-hooks rewrite keys without touching the caller's dict.
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local_state_dict, prefix):
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, incompatible) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be modified, "
+                                         "it should be done inplace.")
+
+        load(self, state_dict, "")
+        if strict:
+            for kind, keys in (("Unexpected", unexpected), ("Missing", missing)):
+                if keys:
+                    errors.insert(0, f"{kind} key(s) in state_dict: " + ", ".join(f'"{k}"' for k in keys) + ". ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        with no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    target.copy_(state_dict[key])
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # --- modes and moves
     def train(self, mode=True):
@@ -302,16 +484,20 @@ class Module:
                 param.grad.zero_()
 
     def _apply_to_tensors(self, convert):
-        """Replaces every parameter and buffer by convert(tensor), keeping requires_grad."""
+        """Replaces every parameter and buffer by convert(tensor), keeping
+        requires_grad; an uninitialized one stays so, on the new device and dtype."""
         for module in self.modules():
+            for tensor in list(module._parameters.values()) + list(module._buffers.values()):
+                if is_lazy(tensor):
+                    tensor.data = convert(tensor.data)
             for name, param in module._parameters.items():
-                if param is not None:
+                if param is not None and not is_lazy(param):
                     with no_grad():
                         moved = convert(param)
                     if moved.data_ptr() != param.data_ptr() or moved.dtype != param.dtype:
                         module._parameters[name] = Parameter(moved, param.requires_grad)
             for name, buffer in module._buffers.items():
-                if buffer is not None:
+                if buffer is not None and not is_lazy(buffer):
                     module._buffers[name] = convert(buffer)
         return self
 

@@ -2,7 +2,8 @@
 
 from . import parametrizations, parametrize, rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parametrizations", "parametrize", "remove_weight_norm", "rnn",
-           "weight_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parametrizations", "parametrize", "remove_spectral_norm",
+           "remove_weight_norm", "rnn", "spectral_norm", "weight_norm"]

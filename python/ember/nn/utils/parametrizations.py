@@ -3,11 +3,11 @@ weight_norm and spectral_norm, each registered through parametrize."""
 
 import ember
 
+from ..._householder import geqrf
 from .. import functional as F
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
-from ._matrix_maps import geqrf, householder_product, matrix_exp
+from .spectral_norm import default_spectral_dim, weight_as_matrix
 from .weight_norm import norm_except_dim, normalized_weight
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -59,7 +59,7 @@ class _Orthogonal(Module):
             tau = 2.0 / (1.0 + (reflectors * reflectors).sum(-2))
             # X's diagonal holds each column's sign; PyTorch reads it through
             # int(), which trunc() matches, gradient (none) included.
-            Q = householder_product(reflectors, tau) * _diagonal(X).trunc().unsqueeze(-2)  # noqa: N806
+            Q = ember.linalg.householder_product(reflectors, tau) * _diagonal(X).trunc().unsqueeze(-2)  # noqa: N806
         else:
             lower = X.tril()
             if rows != columns:
@@ -67,7 +67,7 @@ class _Orthogonal(Module):
                     list(lower.shape[:-2]) + [rows, rows - columns])], -1)
             skew = lower - _mT(lower)
             if self.orthogonal_map == "matrix_exp":
-                Q = matrix_exp(skew)  # noqa: N806
+                Q = ember.linalg.matrix_exp(skew)  # noqa: N806
             else:
                 identity = ember.eye(rows, dtype=skew.dtype, device=skew.device)
                 Q = ember.linalg.solve(identity - 0.5 * skew, identity + 0.5 * skew)  # noqa: N806
@@ -148,8 +148,19 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Splits module.<name> into a magnitude (original0) and a direction (original1)."""
+    """Splits module.<name> into a magnitude (original0) and a direction
+    (original1); a state dict saved with the hook-based weight_norm's
+    <name>_g and <name>_v loads into them."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_hook_based_entries(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                error_msgs):
+        magnitude, direction = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if magnitude in state_dict and direction in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(magnitude)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(direction)
+
+    module._register_load_state_dict_pre_hook(load_hook_based_entries)
     return module
 
 
@@ -171,18 +182,12 @@ class _SpectralNorm(Module):
         self.eps = eps
         if ndim > 1:
             self.n_power_iterations = n_power_iterations
-            matrix = self._as_matrix(weight)
+            matrix = weight_as_matrix(weight, self.dim)
             rows, columns = matrix.shape
             self.register_buffer("_u", F.normalize(matrix.new_empty([rows]).normal_(0, 1), dim=0, eps=eps))
             self.register_buffer("_v", F.normalize(matrix.new_empty([columns]).normal_(0, 1), dim=0, eps=eps))
             # A good estimate from the start, as PyTorch makes it.
             self._power_method(matrix, 15)
-
-    def _as_matrix(self, weight):
-        """weight with `dim` first, flattened to rows."""
-        if self.dim != 0:
-            weight = weight.permute([self.dim] + [d for d in range(weight.dim()) if d != self.dim])
-        return weight.flatten(1)
 
     def _power_method(self, matrix, iterations):
         # In place, so that the buffers stay the tensors state_dict() and
@@ -195,7 +200,7 @@ class _SpectralNorm(Module):
     def forward(self, weight):
         if weight.dim() == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
-        matrix = self._as_matrix(weight)
+        matrix = weight_as_matrix(weight, self.dim)
         if self.training:
             self._power_method(matrix, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
@@ -209,8 +214,6 @@ class _SpectralNorm(Module):
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divides module.<name> by its spectral norm on every read."""
     weight = _tensor_attribute(module, name)
-    if dim is None:
-        # A transposed convolution's weight is (in, out, ...): its rows are dim 1.
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+    dim = default_spectral_dim(module) if dim is None else dim
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module

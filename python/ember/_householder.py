@@ -1,37 +1,9 @@
-"""The matrix functions the orthogonal parametrization is built on, composed
-of matmuls and elementwise ops so that autograd derives their gradients:
-the matrix exponential, the product of Householder reflectors, and the
-Householder QR factorization (LAPACK's geqrf) that produces them."""
-
-import math
+"""Householder reflectors: their product (torch.linalg.householder_product),
+composed of matmuls and elementwise ops so that autograd derives its
+gradient, and the Householder QR factorization (LAPACK's geqrf) that
+produces them."""
 
 import ember
-
-# exp(A) = exp(A / 2**s) ** (2**s): with s chosen so that the scaled matrix
-# has norm at most 1/2, 18 terms of the Taylor series leave an error below
-# 0.5**19 / 19!, far under float64's precision.
-_TAYLOR_TERMS = 18
-_SCALED_NORM = 0.5
-
-
-def _identity_like(A):  # noqa: N803  (PyTorch's names)
-    return ember.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(list(A.shape))
-
-
-def matrix_exp(A):  # noqa: N803
-    """exp of each square matrix in A, by scaling, a Taylor series and squaring."""
-    with ember.no_grad():
-        norm = float(A.abs().sum(-1).max().item()) if A.numel() else 0.0
-    squarings = max(0, math.ceil(math.log2(norm / _SCALED_NORM))) if norm > 0 else 0
-    scaled = A / (2 ** squarings)
-    identity = _identity_like(A)
-    result = identity
-    for term in range(_TAYLOR_TERMS, 0, -1):
-        result = identity + scaled.matmul(result) / term
-    for _ in range(squarings):
-        result = result.matmul(result)
-    return result
-
 
 def _reflector_vectors(A):  # noqa: N803
     """The reflectors geqrf stores in A: A's strictly lower part with an implicit 1 on the diagonal."""
@@ -39,9 +11,34 @@ def _reflector_vectors(A):  # noqa: N803
     return A.tril(-1) + ember.eye(rows, columns, dtype=A.dtype, device=A.device)
 
 
+def _check_reflectors(A, tau):  # noqa: N803
+    op = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {A.dim()}")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{op}: tau dtype {_name(tau.dtype)} does not match input dtype {_name(A.dtype)}")
+    if not A.dtype.is_floating_point:
+        raise NotImplementedError(f"{op}: not implemented for '{_name(A.dtype)}'")
+
+
+def _name(dtype):
+    return str(dtype).removeprefix("ember.")
+
+
 def householder_product(A, tau):  # noqa: N803
     """The first columns of H_0 H_1 ... H_(k-1), H_i = I - tau_i v_i v_i^T, as
     torch.linalg.householder_product: (..., n, k) from A (..., n, k)."""
+    _check_reflectors(A, tau)
     vectors = _reflector_vectors(A)
     rows, columns = A.shape[-2:]
     result = ember.eye(rows, columns, dtype=A.dtype, device=A.device).expand(list(A.shape))
