@@ -302,7 +302,130 @@ def resume(rank, world, report, arg):
     report["params"] = [p.detach().numpy().ravel().tolist() for p in model.parameters()]
 
 
-SCENARIOS = {"ddp": ddp, "mixed": mixed, "resume": resume, "staged": staged, "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
+def rank_object(rank):
+    """What rank `rank` sends in the object scenario: sizes differ from
+    rank to rank, from an empty string to a few kilobytes with a tensor."""
+    if rank == 0:
+        return ""
+    if rank == 1:
+        return {"nested": {"deeper": {"numbers": [1, 2.5, None, True]}}, "text": "\u00e9" * 3000,
+                "tensor": ember.arange(6.0).reshape(2, 3)}
+    return [ember.nn.Parameter(ember.ones(2)), {"rank": rank}]
+
+
+def plain(value):
+    """`value` as JSON, each tensor as its values, dtype and kind."""
+    if isinstance(value, ember.Tensor):
+        return {"tensor": value.tolist(), "dtype": str(value.dtype), "requires_grad": value.requires_grad,
+                "parameter": isinstance(value, ember.nn.Parameter)}
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def error_of(call):
+    try:
+        call()
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def objects(rank, world, report, _):
+    """Every object collective, the root the last rank, then again on the
+    subgroup of ranks 1 and up, then the argument errors. An error raised
+    before any collective runs only on the ranks that make it."""
+    import warnings
+    last = world - 1
+    every = [rank_object(r) for r in range(world)]
+    results = report["results"] = {}
+
+    gathered = [None] * world
+    dist.all_gather_object(gathered, rank_object(rank))
+    results["all_gather"] = plain(gathered)
+    gathered = [None] * world if rank == last else None
+    dist.gather_object(rank_object(rank), gathered, dst=last)
+    results["gather"] = plain(gathered)
+    gathered = [None] * world if rank == 0 else None
+    dist.gather_object(rank_object(rank), gathered)
+    results["gather_default"] = plain(gathered)
+    listed = list(every) if rank == last else [None] * world
+    dist.broadcast_object_list(listed, src=last)
+    results["broadcast"] = plain(listed)
+    listed = ["from zero", {}] if rank == 0 else [None, None]
+    dist.broadcast_object_list(listed)
+    results["broadcast_default"] = plain(listed)
+    nothing = []
+    dist.broadcast_object_list(nothing, src=last)
+    results["broadcast_empty"] = nothing
+    mine = [None]
+    dist.scatter_object_list(mine, every if rank == last else None, src=last)
+    results["scatter"] = plain(mine)
+    computed = [None] * world
+    dist.all_gather_object(computed, ember.ones(1, requires_grad=True) * (rank + 2))
+    results["computed"] = plain(computed) + [computed[rank].is_leaf]
+    if rank == last:
+        dist.send_object_list([rank_object(last), "", {"n": {"m": 1}}], dst=0)
+        echoed = [None]
+        results["recv_sender"] = dist.recv_object_list(echoed, src=0)
+        results["recv"] = plain(echoed)
+    elif rank == 0:
+        received = [None] * 3
+        results["recv_sender"] = dist.recv_object_list(received, src=last)
+        results["recv"] = plain(received)
+        dist.send_object_list([received[0]], dst=last)
+
+    subgroup = dist.new_group(list(range(1, world)))
+    if rank == 0:
+        untouched = ["untouched"]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            dist.all_gather_object(untouched, "ignored", group=subgroup)
+            results["outsider_recv"] = dist.recv_object_list([None], src=1, group=subgroup)
+        results["outsider"] = untouched
+        results["outsider_warnings"] = [str(w.message) for w in caught]
+    else:
+        gathered = [None] * (world - 1)
+        dist.all_gather_object(gathered, rank_object(rank), group=subgroup)
+        results["sub_all_gather"] = plain(gathered)
+        gathered = [None] * (world - 1) if rank == 1 else None
+        dist.gather_object(rank_object(rank), gathered, group=subgroup, group_dst=0)
+        results["sub_gather"] = plain(gathered)
+        listed = [rank_object(last)] if rank == last else [None]
+        dist.broadcast_object_list(listed, src=last, group=subgroup)
+        results["sub_broadcast"] = plain(listed)
+        mine = [None]
+        dist.scatter_object_list(mine, [f"to {r}" for r in range(1, world)] if rank == 1 else None,
+                                 group=subgroup, group_src=0)
+        results["sub_scatter"] = mine
+
+    errors = report["errors"] = {}
+    if rank == 0:
+        errors["gather_none"] = error_of(lambda: dist.gather_object(1, None, dst=0))
+        errors["gather_empty"] = error_of(lambda: dist.gather_object(1, [], dst=0))
+        errors["scatter_input_none"] = error_of(lambda: dist.scatter_object_list([None], None, src=0))
+        errors["scatter_input_length"] = error_of(lambda: dist.scatter_object_list([None], [1] * (world + 1)))
+        errors["send_self"] = error_of(lambda: dist.send_object_list([1], dst=0))
+        errors["recv_self"] = error_of(lambda: dist.recv_object_list([None], src=0))
+    if rank == 1:
+        errors["gather_list_off_root"] = error_of(lambda: dist.gather_object(1, [None] * world, dst=0))
+    errors["scatter_output_empty"] = error_of(lambda: dist.scatter_object_list([], None, src=last))
+    errors["scatter_output_tuple"] = error_of(lambda: dist.scatter_object_list((None,), None, src=last))
+    errors["send_no_dst"] = error_of(lambda: dist.send_object_list([1]))
+    errors["both_roots"] = error_of(lambda: dist.broadcast_object_list([None], src=0, group_src=0))
+    errors["root_outside"] = error_of(lambda: dist.broadcast_object_list([None], src=world + 5))
+    # These two reach the tensor collectives: every rank calls them.
+    errors["gather_short"] = error_of(lambda: dist.gather_object(rank, [None] * (world - 1) if rank == 0 else None))
+    errors["broadcast_lengths"] = error_of(lambda: dist.broadcast_object_list([rank] * (2 if rank == 0 else 3)))
+    after = [None] * world
+    dist.all_gather_object(after, rank)
+    results["after_errors"] = after
+
+
+SCENARIOS = {"ddp": ddp, "objects": objects, "mixed": mixed, "resume": resume, "staged": staged,
+             "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
 def main():
