@@ -50,6 +50,6 @@ class LazyModuleMixin:
         del module._load_hook
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
-        # Note [Module state version]: the parameters changed shape in place
-        # and forward may have changed with the class.
+        # The parameters changed shape in place and forward may have changed
+        # with the class (Note [Module state version]).
         _note_state_change()
