@@ -650,6 +650,6 @@ def test_integer_division_by_zero_in_a_generated_kernel_changes_no_input():
     y = ember.ones(1 << 16, dtype=ember.int64)
     y[-1] = 0
     before = x.clone()
-    with ember.no_grad(), pytest.raises(ValueError, match="integer division by zero"):
+    with ember.no_grad(), pytest.raises(ValueError, match=r"kernel '\w+ \(floor_divide, mul\)': integer division by zero"):
         ember.compile(divide_in_place)(x, y)
     assert ember.equal(x, before)

@@ -37,10 +37,22 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+// The kernel's name and the ops it computes, as an error names them:
+// "fused_copy_mul (floor_divide, mul)".
+std::string described(const FusedKernel& kernel) {
+  std::string ops;
+  for (const std::string& op : kernel.ops) {
+    if (op == "load" || op == "store" || op == "const" || op == "cast") continue;
+    ops += (ops.empty() ? "" : ", ") + op;
+  }
+  return ops.empty() ? kernel.name : kernel.name + " (" + ops + ")";
+}
+
 }  // namespace
 
-LoadedKernel::LoadedKernel(const plugin::CodegenProvider& provider, ember_codegen_kernel_t handle, std::string ir)
-    : provider_(provider), handle_(handle), ir_(std::move(ir)) {}
+LoadedKernel::LoadedKernel(const plugin::CodegenProvider& provider, ember_codegen_kernel_t handle, std::string ir,
+                           std::string name)
+    : provider_(provider), handle_(handle), ir_(std::move(ir)), name_(std::move(name)) {}
 
 LoadedKernel::~LoadedKernel() { provider_.unload(handle_); }
 
@@ -54,7 +66,7 @@ void LoadedKernel::launch(Device device, std::vector<DLTensor>& buffers, const s
   args.params = params.data();
   args.num_params = static_cast<int64_t>(params.size());
   args.num_threads = plugin::requested_num_threads();
-  provider_.launch(handle_, args);
+  provider_.launch(handle_, args, name_);
 }
 
 CodegenStats codegen_stats() {
@@ -132,7 +144,7 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
     std::shared_ptr<const LoadedKernel> loaded;
     if (std::optional<std::string> blob = DiskCache::get().read(key)) {
       try {
-        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(*blob), kernel.ekir);
+        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(*blob), kernel.ekir, described(kernel));
         if (log_enabled(LogTopic::Cache))
           log_event(LogTopic::Cache, "hit " + digest + " " + kernel.name, "{\"hit\":" + quoted(digest) + "}");
         std::lock_guard lock(g_lock);
@@ -165,7 +177,8 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
                       ",\"source\":" + quoted(compiled.source) + ",\"log\":" + quoted(compiled.log) + "}");
       }
       try {
-        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(compiled.binary), kernel.ekir);
+        loaded = std::make_shared<const LoadedKernel>(*provider, provider->load(compiled.binary), kernel.ekir,
+                                                    described(kernel));
       } catch (const Error& e) {
         // A generator that cannot load what it just wrote cannot be trusted.
         provider->quarantine(std::string("a blob its own compile wrote does not load: ") + e.what());

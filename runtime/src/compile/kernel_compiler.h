@@ -20,7 +20,7 @@ namespace ember::compile {
 // plan using it goes.
 class LoadedKernel {
  public:
-  LoadedKernel(const plugin::CodegenProvider& provider, ember_codegen_kernel_t handle, std::string ir);
+  LoadedKernel(const plugin::CodegenProvider& provider, ember_codegen_kernel_t handle, std::string ir, std::string name);
   ~LoadedKernel();
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -32,6 +32,7 @@ class LoadedKernel {
   const plugin::CodegenProvider& provider_;
   ember_codegen_kernel_t handle_;
   std::string ir_;
+  std::string name_;  // the kernel's name and ops, for errors
 };
 
 // Counters since the process started (or the last reset): what tests and

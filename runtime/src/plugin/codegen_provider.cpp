@@ -126,10 +126,11 @@ ember_codegen_kernel_t CodegenProvider::load(const std::string& blob) const {
   return kernel;
 }
 
-void CodegenProvider::launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args& args) const {
+void CodegenProvider::launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args& args,
+                             const std::string& kernel_name) const {
   std::unique_lock<std::recursive_mutex> lock(launch_lock_, std::defer_lock);
   if (!(table_.thread_safety & EMBER_CODEGEN_LAUNCH_THREAD_SAFE)) lock.lock();
-  check(call_plugin([&] { return table_.launch(kernel, &args); }), "launch", true);
+  check(call_plugin([&] { return table_.launch(kernel, &args); }), "launch of kernel '" + kernel_name + "'", true);
 }
 
 void CodegenProvider::unload(ember_codegen_kernel_t kernel) const noexcept {

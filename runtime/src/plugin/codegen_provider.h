@@ -46,7 +46,9 @@ class CodegenProvider {
   // Throws an ember::Error carrying the generator's message.
   Compiled compile(const std::string& ir, const std::string& options) const;
   ember_codegen_kernel_t load(const std::string& blob) const;
-  void launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args& args) const;
+  // `kernel_name` (what the kernel computes) goes into the error of a
+  // failed launch.
+  void launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args& args, const std::string& kernel_name) const;
   void unload(ember_codegen_kernel_t kernel) const noexcept;
   // From now on compiled code for this device runs eagerly, with `reason`.
   void quarantine(const std::string& reason) const;
