@@ -98,6 +98,7 @@ from .serialization import save, load
 from . import autograd, linalg, nn, optim, utils
 from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, slogdet
 from ._linalg_factorizations import svd_reduced_or_full as svd
+from .linalg import householder_product as orgqr, matrix_exp
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._determinism import (
     use_deterministic_algorithms,

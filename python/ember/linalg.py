@@ -96,3 +96,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002, N8
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.norm: ord {ord!r} is a matrix norm: it needs a 2-D input or two dims")
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+# The top-level and Tensor spellings programs use: torch.matrix_exp, and
+# torch.orgqr, householder_product's older name.
+_C.Tensor.matrix_exp = matrix_exp
+_C.Tensor.orgqr = householder_product

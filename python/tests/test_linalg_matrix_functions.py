@@ -27,6 +27,16 @@ def test_householder_product_matches_pytorch(torch, shape, reflectors):
                          grad=(True, True), rtol=1e-9, atol=1e-10)
 
 
+def test_top_level_and_tensor_spellings_match_pytorch(torch):
+    A = (0.5 * RNG.standard_normal((3, 3))).astype("float64")  # noqa: N806
+    H, tau = RNG.standard_normal((4, 3)), RNG.uniform(0.2, 1.8, (2,))  # noqa: N806
+    check_with_gradients(torch, ember.matrix_exp, torch.matrix_exp, [A], rtol=1e-9, atol=1e-10)
+    check_with_gradients(torch, lambda a: a.matrix_exp(), lambda a: a.matrix_exp(), [A], rtol=1e-9, atol=1e-10)
+    check_with_gradients(torch, ember.orgqr, torch.orgqr, [H, tau], grad=(True, True), rtol=1e-9, atol=1e-10)
+    check_with_gradients(torch, lambda h, t: h.orgqr(t), lambda h, t: h.orgqr(t), [H, tau], grad=(True, True),
+                         rtol=1e-9, atol=1e-10)
+
+
 def test_empty_inputs_match(torch):
     for shape in ((0, 2, 2), (0, 0)):
         assert_close(ember.linalg.matrix_exp(ember.ones(*shape)), torch.linalg.matrix_exp(torch.ones(*shape)))
