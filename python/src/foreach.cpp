@@ -52,23 +52,16 @@ struct AdamOptions {
 // graph once per parameter), so there the corrections are float64 0-d
 // tensor ops on the step count, the same double arithmetic: they round to
 // float32 where they meet the moments exactly as eager's double scalars do.
-struct BiasCorrections {
-  std::optional<Tensor> step_size, bias_correction2_sqrt;  // traced
-  double step_size_value = 0, bias_correction2_sqrt_value = 0;
-};
-
-BiasCorrections bias_corrections(const Tensor& step_count, double lr, double beta1, double beta2) {
-  BiasCorrections c;
+// `update(step_size, bias_correction2_sqrt)` gets doubles or 0-d tensors.
+template <class Update>
+void with_bias_corrections(const Tensor& step_count, const AdamOptions& o, const Update& update) {
   if (dispatch::tracing_on_this_thread()) {
     const Tensor step = step_count.to(DType::Float64);
-    c.step_size = lr / (1 - pow(full_like(step, beta1), step));
-    c.bias_correction2_sqrt = sqrt(1 - pow(full_like(step, beta2), step));
+    update(o.lr / (1 - pow(full_like(step, o.beta1), step)), sqrt(1 - pow(full_like(step, o.beta2), step)));
   } else {
     const double step = static_cast<double>(step_count.item().to_int());
-    c.step_size_value = lr / (1 - std::pow(beta1, step));
-    c.bias_correction2_sqrt_value = std::sqrt(1 - std::pow(beta2, step));
+    update(o.lr / (1 - std::pow(o.beta1, step)), std::sqrt(1 - std::pow(o.beta2, step)));
   }
-  return c;
 }
 
 // Adam and AdamW: PyTorch's update order and bias corrections.
@@ -89,20 +82,16 @@ void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_a
     }
     exp_avg += (grad - exp_avg) * (1 - o.beta1);  // lerp toward grad
     (exp_avg_sq *= Scalar(o.beta2)) += grad * grad * (1 - o.beta2);
-    const BiasCorrections c = bias_corrections(step_count, o.lr, o.beta1, o.beta2);
     Tensor second_moment = exp_avg_sq;
     if (o.amsgrad) {
       Tensor max_exp_avg_sq = max_exp_avg_sqs[i];
       max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
       second_moment = max_exp_avg_sq;
     }
-    if (c.step_size) {
-      const Tensor denom = sqrt(second_moment) / *c.bias_correction2_sqrt + o.eps;
-      param -= exp_avg / denom * *c.step_size;
-    } else {
-      const Tensor denom = sqrt(second_moment) / c.bias_correction2_sqrt_value + o.eps;
-      param -= exp_avg / denom * c.step_size_value;
-    }
+    with_bias_corrections(step_count, o, [&](const auto& step_size, const auto& bias_correction2_sqrt) {
+      const Tensor denom = sqrt(second_moment) / bias_correction2_sqrt + o.eps;
+      param -= exp_avg / denom * step_size;
+    });
   }
 }
 

@@ -436,14 +436,14 @@ class Generator {
       // Reuse the largest matched values: those some unmatched instruction,
       // or a later loop, reads.
       std::vector<bool> needed(body.size(), false);
-      std::vector<bool> reused(body.size(), false);
+      bool reuses = false;
       for (size_t i = body.size(); i-- > 0;) {
         const ValueRef ref{l, static_cast<int>(i)};
         const bool kept_for_later = crosses_.count(key(ref)) != 0;
         needed[i] = needed[i] || kept_for_later || body[i].op == Op::store || body[i].op == Op::reduce;
         auto match = matched.find(static_cast<int>(i));
         if (needed[i] && match != matched.end() && costly[i]) {
-          reused[i] = true;
+          reuses = true;
           reuse_[key(ref)] = match->second;
           row_kept_.insert(key(match->second));
           continue;
@@ -453,7 +453,7 @@ class Generator {
           if (arg.loop == l) needed[static_cast<size_t>(arg.index)] = true;
         }
       }
-      if (std::find(reused.begin(), reused.end(), true) == reused.end()) continue;
+      if (!reuses) continue;
       for (size_t i = 0; i < body.size(); ++i) {
         if (!needed[i]) left_out_.insert(key(ValueRef{l, static_cast<int>(i)}));
       }

@@ -105,12 +105,14 @@ BackwardFn d_as_strided(const OpCall& c, std::vector<Tensor>&) {
     const Tensor view_positions = positions.as_strided(view_sizes, view_strides, view_offset).reshape({-1});
     const TensorOptions grad_options(g[0].dtype(), g[0].device());
     const Tensor flat = scatter_add(zeros({storage_elements}, grad_options), 0, view_positions, g[0].reshape({-1}));
-    if (!may_overlap(base_sizes, base_strides)) return Grads{flat.as_strided(base_sizes, base_strides, base_offset).clone()};
-    const Tensor base_positions = positions.as_strided(base_sizes, base_strides, base_offset).reshape({-1});
-    const Tensor sharing = scatter_add(zeros({storage_elements}, grad_options), 0, base_positions,
-                                       ones({base_positions.numel()}, grad_options));
-    const Tensor shared = flat / maximum(sharing, ones({1}, grad_options));
-    return Grads{shared.as_strided(base_sizes, base_strides, base_offset).clone()};
+    Tensor per_address = flat;
+    if (may_overlap(base_sizes, base_strides)) {
+      const Tensor base_positions = positions.as_strided(base_sizes, base_strides, base_offset).reshape({-1});
+      const Tensor sharing = scatter_add(zeros({storage_elements}, grad_options), 0, base_positions,
+                                         ones({base_positions.numel()}, grad_options));
+      per_address = flat / maximum(sharing, ones({1}, grad_options));
+    }
+    return Grads{per_address.as_strided(base_sizes, base_strides, base_offset).clone()};
   };
 }
 

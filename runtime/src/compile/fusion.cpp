@@ -579,13 +579,18 @@ class Fuser {
   // float32's whatever order a generator adds in.
   static constexpr int64_t kFloat32SumMost = int64_t{1} << 16;
 
+  // How many input elements each result of reduction `node` combines.
+  int64_t reduced_elements(const Node& node) const {
+    int64_t n = 1;
+    for (int64_t d : reduced_dims(g_, node)) n *= value(node.inputs[0]).sizes[static_cast<size_t>(d)];
+    return n;
+  }
+
   DType accumulation_dtype(const Node& node, DType out) const {
     const OpId op = id_of(node);
     if (op != OpId::Sum && op != OpId::Mean) return out;
     if (out != DType::Float32 && out != DType::Float16 && out != DType::BFloat16) return out;
-    int64_t n = 1;
-    for (int64_t d : reduced_dims(g_, node)) n *= value(node.inputs[0]).sizes[static_cast<size_t>(d)];
-    return n <= kFloat32SumMost ? DType::Float32 : DType::Float64;
+    return reduced_elements(node) <= kFloat32SumMost ? DType::Float32 : DType::Float64;
   }
 
   int emit_reduction(Emitter& e, const Node& node, int r, FusedKernel& k) {
@@ -605,12 +610,10 @@ class Fuser {
   int emit_epilogue(Emitter& e, const Node& node, int r, int reduced, FusedKernel& k) {
     const OpId op = id_of(node);
     const Value& out = value(r);
-    const Value& in = value(node.inputs[0]);
     const DType acc = accumulation_dtype(node, out.dtype);
     int result = reduced;
     if (op == OpId::Mean) {
-      int64_t n = 1;
-      for (int64_t d : reduced_dims(g_, node)) n *= in.sizes[static_cast<size_t>(d)];
+      const int64_t n = reduced_elements(node);
       const int inv =
           emit_const(e, n == 0 ? std::numeric_limits<double>::infinity() : 1.0 / static_cast<double>(n), acc, k);
       Json mul;
