@@ -1,5 +1,6 @@
 // Entry point of the CPU plugin: the default backend, loaded like any other.
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/host_clock_profiling.hpp>
 
 #include "device.h"
 #include "kernels/kernels.h"
@@ -35,6 +36,7 @@ ember_plugin describe_plugin() {
   plugin.version = EMBER_CPU_PLUGIN_VERSION;
   plugin.device = device_api();
   plugin.register_kernels = sdk::fenced<register_kernels>;
+  plugin.extension = &sdk::host_clock_profiling().header;
   return plugin;
 }
 

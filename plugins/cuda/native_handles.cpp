@@ -3,6 +3,7 @@
 #include <ember/ember_plugin.hpp>
 
 #include "devices.h"
+#include "profiling.h"
 #include "stream.h"
 
 namespace ember::gpu {
@@ -27,7 +28,7 @@ void native_device(int32_t device_index, int64_t* ordinal) {
 const ember_native_handles_extension& native_handles_extension() {
   static const ember_native_handles_extension extension = [] {
     ember_native_handles_extension e{};
-    e.header = {sizeof(ember_native_handles_extension), EMBER_EXTENSION_NATIVE_HANDLES, nullptr};
+    e.header = {sizeof(ember_native_handles_extension), EMBER_EXTENSION_NATIVE_HANDLES, &profiling_extension().header};
 #ifdef EMBER_GPU_HIP
     e.api = "hip";
 #else

@@ -7,6 +7,7 @@ set(EMBER_GPU_HOST_SOURCES
   devices.cpp
   device_api.cpp
   native_handles.cpp
+  profiling.cpp
   host_staging.cpp)
 set(EMBER_GPU_KERNEL_SOURCES
   kernels/unary.cu

@@ -61,7 +61,7 @@ Device open_device(cl_platform_id platform, cl_device_id id) {
   cl_int error = CL_SUCCESS;
   d.context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &error);
   check_cl(error, "clCreateContext for " + d.name);
-  d.default_queue = clCreateCommandQueue(d.context, id, 0, &error);
+  d.default_queue = clCreateCommandQueue(d.context, id, CL_QUEUE_PROFILING_ENABLE, &error);
   if (error != CL_SUCCESS) clReleaseContext(d.context);
   check_cl(error, "clCreateCommandQueue for " + d.name);
   return d;

@@ -7,6 +7,7 @@
 #include "buffer.h"
 #include "devices.h"
 #include "dtypes.h"
+#include "profiling.h"
 #include "program_cache.h"
 #include "stream.h"
 
@@ -110,8 +111,10 @@ void Launch::run(int64_t work_items) {
            "clGetKernelWorkGroupInfo(" + name_ + ")");
   const size_t local = std::min<size_t>(kGroupSize, std::max<size_t>(kernel_limit, 1));
   const size_t global = (static_cast<size_t>(work_items) + local - 1) / local * local;
-  check_cl(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+  CommandTiming timing;
+  check_cl(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, timing.event()),
            "clEnqueueNDRangeKernel(" + name_ + ")");
+  timing.keep(name_);
 }
 
 ErrorWord::ErrorWord(const ember_kernel_call& call) {

@@ -46,7 +46,7 @@ cl_command_queue queue_of(int32_t device, ember_stream_t stream) {
 ember_stream_t create_stream(int32_t device) {
   const Device& d = Devices::instance().at(device);
   cl_int error = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(d.context, d.id, 0, &error);
+  cl_command_queue queue = clCreateCommandQueue(d.context, d.id, CL_QUEUE_PROFILING_ENABLE, &error);
   check_cl(error, "clCreateCommandQueue");
   return reinterpret_cast<ember_stream_t>(new Stream{device, queue});
 }

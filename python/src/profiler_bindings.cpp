@@ -91,6 +91,7 @@ void bind_profiler(py::module_& m) {
     return result;
   });
   m.def("_profiler_enabled", &profiler::is_enabled);
+  m.def("_profiler_timed_device_types", &profiler::timed_device_types);
   py::class_<profiler::RecordFunction>(m, "_RecordFunction")
       .def(py::init<std::string_view>(), py::arg("name"))
       .def("end", &profiler::RecordFunction::end);

@@ -48,7 +48,7 @@ def microseconds(cell):
 def check_trace_event(event):
     assert isinstance(event, dict), event
     ph = event.get("ph")
-    assert ph in {"X", "i", "C", "M"}, event
+    assert ph in {"X", "i", "C", "M", "s", "f"}, event
     assert isinstance(event.get("name"), str) and event["name"], event
     assert isinstance(event.get("pid"), int), event
     assert isinstance(event.get("tid"), int), event
@@ -66,6 +66,10 @@ def check_trace_event(event):
         assert event.get("s", "t") in {"g", "p", "t"}, event
     elif ph == "C":
         assert event["args"] and all(isinstance(v, (int, float)) for v in event["args"].values()), event
+    elif ph in {"s", "f"}:  # a flow arrow's ends
+        assert isinstance(event.get("id"), int) and isinstance(event.get("cat"), str), event
+        if ph == "f":
+            assert event.get("bp") in {None, "e"}, event
 
 
 def load_trace(path):
@@ -418,3 +422,74 @@ print(sorted({{(e.device, e.device_memory_usage) for e in prof.events() if e.is_
     assert {e["args"]["Bytes"] for e in toy_memory} >= {1024, -1024}
     assert any(e["ph"] == "C" and e["name"] == "Memory (toy:1)" for e in events)
     assert result.stdout.strip().splitlines()[-1] == "[('toy:1', -1024), ('toy:1', 1024)]"
+
+
+LAGGING_PLUGIN = TOY_PLUGIN.parent / "liblagging.so"
+
+
+def test_device_time_of_a_plugin_that_times_its_kernels(tmp_path):
+    """The lagging test device runs each kernel 20 ms after its call returned, and its profiling
+    extension says when: the op's device time, the table's device columns and the trace's kernel track
+    show it. In a child process, for the same reasons as the toy plugin."""
+    import subprocess
+    import sys
+    assert LAGGING_PLUGIN.exists(), f"the lagging test plugin is not built ({LAGGING_PLUGIN})"
+    program = f"""
+import json, sys, warnings
+import ember
+from ember.profiler import ProfilerActivity, profile
+ember.load_plugin({str(LAGGING_PLUGIN)!r})
+x = ember.ones(64).to("lagging")
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1])
+with prof:
+    for _ in range(3):
+        y = ember.neg(x)
+prof.export_chrome_trace(sys.argv[1])
+neg = {{a.key: a for a in prof.key_averages()}}["neg"]
+print(json.dumps([neg.count, neg.cpu_time_total, neg.self_device_time_total, neg.device_time,
+                  neg.self_cuda_time_total]))
+print(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=5))
+"""
+    trace_path = tmp_path / "trace.json"
+    result = subprocess.run([sys.executable, "-c", program, str(trace_path)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    count, cpu_total, self_device, device_avg, cuda_alias = json.loads(lines[0])
+    assert count == 3
+    assert self_device >= 3 * 20000 > cpu_total  # microseconds: the device lagged, the host did not
+    assert device_avg == pytest.approx(self_device / 3) and cuda_alias == self_device
+    table = "\n".join(lines[1:])
+    assert "Self LAGGING" in table and "LAGGING total" in table and "Self LAGGING time total" in table
+    assert table_rows(table)[0][0] == "neg"  # sorted by device time
+    events = load_trace(trace_path)
+    track = [e for e in events if e["ph"] == "M" and e["args"]["name"] == "lagging:0 kernels"]
+    assert len(track) == 1
+    kernels = [e for e in events if e["ph"] == "X" and e.get("cat") == "kernel" and e["pid"] == track[0]["pid"]]
+    assert [k["name"] for k in kernels] == ["lagging_neg_kernel"] * 3
+    assert all(k["dur"] >= 20000 for k in kernels)
+    ops = {e["args"]["External id"]: e for e in events if e["ph"] == "X" and e["name"] == "neg"}
+    assert {k["args"]["External id"] for k in kernels} == set(ops)
+    starts = {e["id"] for e in events if e["ph"] == "s"}
+    ends = {e["id"] for e in events if e["ph"] == "f" and e["pid"] == track[0]["pid"]}
+    assert {k["args"]["correlation"] for k in kernels} <= starts & ends
+
+
+def test_a_device_activity_without_a_timing_plugin_warns(monkeypatch):
+    monkeypatch.setattr(ember._C, "_profiler_timed_device_types", lambda: ["cpu"])
+    with pytest.warns(UserWarning, match="device time for XPU needs a plugin with the profiling extension"):
+        ember.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.XPU])
+
+
+def test_cpu_kernels_are_timed_but_cpu_ops_have_no_device_time():
+    a = ember.ones(64, 64)
+    with ember.profiler.profile() as prof:
+        ember.mm(a, a)
+    mm = [e for e in prof.events() if e.name == "mm"]
+    assert len(mm) == 1 and [k.device for k in mm[0].kernels] == ["cpu"]
+    kernel = mm[0].kernels[0]
+    assert mm[0].start_us <= kernel.start_us <= kernel.end_us <= mm[0].end_us
+    assert mm[0].self_device_time_total == 0 and "Self CPU" in prof.key_averages().table()
+    assert "Self DEVICE" not in prof.key_averages().table() and "CUDA" not in prof.key_averages().table()

@@ -14,6 +14,9 @@ ember_add_cpp_test(ember_test_caching_allocator SOURCES cpp/test_caching_allocat
 ember_use_test_plugins(ember_test_caching_allocator)
 ember_add_cpp_test(ember_test_kernel_errors SOURCES cpp/test_kernel_errors.cpp cpp/test_kernel_faults.cpp)
 ember_use_test_plugins(ember_test_kernel_errors)
+# Device time through the profiling extension (ABI 1.5): the lagging test device and the CPU plugin.
+ember_add_cpp_test(ember_test_device_time SOURCES cpp/test_device_time.cpp)
+ember_use_test_plugins(ember_test_device_time)
 
 # Streams and events, on the streamed toy plugin and, where built, the XPU plugin.
 # XPU program binaries go to the build's caches, as for the XPU plugin's own tests.

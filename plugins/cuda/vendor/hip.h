@@ -15,9 +15,11 @@
 #define cudaErrorLaunchTimeout hipErrorLaunchTimeOut
 #define cudaErrorMemoryAllocation hipErrorOutOfMemory
 #define cudaErrorNoDevice hipErrorNoDevice
+#define cudaEventCreate hipEventCreate
 #define cudaEventCreateWithFlags hipEventCreateWithFlags
 #define cudaEventDestroy hipEventDestroy
 #define cudaEventDisableTiming hipEventDisableTiming
+#define cudaEventElapsedTime hipEventElapsedTime
 #define cudaEventRecord hipEventRecord
 #define cudaEventSynchronize hipEventSynchronize
 #define cudaEvent_t hipEvent_t

@@ -7,6 +7,7 @@
 
 #include "../devices.h"
 #include "../dtypes.h"
+#include "../profiling.h"
 #include "generated_kernel.h"
 
 namespace ember::xpu::codegen {
@@ -63,7 +64,7 @@ const ember_codegen_extension& codegen_extension() {
   static const std::string dtypes = served_dtype_names();
   static const ember_codegen_extension extension = [] {
     ember_codegen_extension e{};
-    e.header = {sizeof(ember_codegen_extension), EMBER_EXTENSION_CODEGEN, nullptr};
+    e.header = {sizeof(ember_codegen_extension), EMBER_EXTENSION_CODEGEN, &profiling_extension().header};
     e.device_type = "xpu";
     e.ir_versions = "1.0";
     e.ops = ops.c_str();

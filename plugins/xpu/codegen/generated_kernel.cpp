@@ -9,6 +9,7 @@
 
 #include "../buffer.h"
 #include "../devices.h"
+#include "../profiling.h"
 #include "../stream.h"
 #include "blob.h"
 #include "codegen_sources.h"
@@ -227,8 +228,10 @@ void GeneratedKernel::launch(const ember_codegen_launch_args& args) {
     const size_t groups =
         source_.group_per_point ? static_cast<size_t>(points) : (static_cast<size_t>(points) + local - 1) / local;
     const size_t global = groups * local;
-    check_cl(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+    CommandTiming timing;
+    check_cl(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, timing.event()),
              "clEnqueueNDRangeKernel(generated kernel '" + kernel_.name + "')");
+    timing.keep(kernel_.name);
     if (fault_word != nullptr) {
       check_cl(clEnqueueReadBuffer(queue, fault_word, CL_TRUE, 0, sizeof faults, &faults, 0, nullptr, nullptr),
                "clEnqueueReadBuffer of a generated kernel's fault word");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "../profiling.h"
 #include "../stream.h"
 #include "kernels.h"
 
@@ -123,15 +124,17 @@ void gemm(const ember_kernel_call& call) {
   const cl_mem c_buffer = buffer_of(out_direct ? out : c_aside->tensor());
   const size_t c_offset = out_direct ? static_cast<size_t>(element_offset(out)) : 0;
   cl_command_queue queue = queue_of(call.device_index, call.stream);
+  CommandTiming timing;
   const clblast::StatusCode status =
       clblast::GemmStridedBatched<T>(clblast::Layout::kRowMajor, ma.transpose, mb.transpose, m, cols, k, T{1},
                                      ma.buffer, ma.offset, ma.ld, ma.batch_stride, mb.buffer, mb.offset, mb.ld,
-                                     mb.batch_stride, T{0}, c_buffer, c_offset, cols, m * cols, batch, &queue);
+                                     mb.batch_stride, T{0}, c_buffer, c_offset, cols, m * cols, batch, &queue, timing.event());
   if (status != clblast::StatusCode::kSuccess) {
     sdk::fail(EMBER_STATUS_INTERNAL, std::string("xpu: CLBlast GEMM failed with status ") +
                                          std::to_string(static_cast<int>(status)) + " (" +
                                          cl_error_name(static_cast<cl_int>(status)) + ")");
   }
+  timing.keep("clblast_gemm_strided_batched");
   if (!out_direct) enqueue_copy(call, c_aside->tensor(), buffer_of(out), dtype, operand_of(out));
 }
 

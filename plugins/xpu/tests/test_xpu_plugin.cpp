@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
+#include <ember/profiler.h>
 
 #include <bit>
 #include <cmath>
@@ -226,6 +227,38 @@ TEST(XpuBuildFailure, ReportsTheCompilerError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("building the float32 kernels"), std::string::npos) << e.what();
   }
+}
+
+// Device time (ABI 1.5): each OpenCL command of a profiled op carries a
+// profiling event, read at stop() and moved onto the host's clock.
+TEST_F(Xpu, ProfiledOpsGetTheDeviceTimesOfTheirKernels) {
+  const Tensor a = ones({64, 64}, TensorOptions(DType::Float32, xpu()));
+  (void)(a + a).to(Device("cpu"));  // programs built before the session
+  (void)matmul(a, a).to(Device("cpu"));
+  profiler::start({});
+  const Tensor sum_ = a + a;
+  const Tensor product = matmul(a, a);
+  (void)product.to(Device("cpu"));
+  const auto events = profiler::stop();
+  std::vector<const profiler::ProfilerEvent*> kernels;
+  for (const auto& e : events) {
+    if (e.kind == profiler::EventKind::Device) kernels.push_back(&e);
+  }
+  ASSERT_GE(kernels.size(), 2u);
+  bool saw_add = false;
+  bool saw_gemm = false;
+  for (const auto* k : kernels) {
+    const profiler::ProfilerEvent& op = events[static_cast<size_t>(k->parent_id)];
+    EXPECT_EQ(k->device_type, xpu().type);
+    EXPECT_LE(k->start_ns, k->end_ns);
+    // The clocks meet at start() within the wake-up of clFinish, so a
+    // kernel cannot be seen to start well before the op queued it.
+    EXPECT_GE(k->start_ns, op.start_ns - 1'000'000) << k->name;
+    saw_add |= op.name == "add";
+    saw_gemm |= op.name == "mm" && k->name == "clblast_gemm_strided_batched";
+  }
+  EXPECT_TRUE(saw_add);
+  EXPECT_TRUE(saw_gemm);
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
 complete events (ph "X") for ops and ranges, instant events (ph "i") and a
 counter track (ph "C") per device for memory, named as PyTorch's traces
-name them, and instant events for the compiler's log events."""
+name them, instant events for the compiler's log events, and each device's
+kernels on a track of their own, joined to their ops by flow arrows."""
 
 import gzip
 import json
 import os
 import tempfile
+
+from ._kernels import device_kernels
 
 _CATEGORY = {0: "cpu_op", 1: "user_annotation"}
 
@@ -40,9 +43,26 @@ def _memory_events(event, pid):
     return [instant, counter]
 
 
+def _kernel_events(event, kernel, pid, device_pid):
+    # The flow's two ends share the kernel's correlation id, as PyTorch's
+    # "ac2g" (async CPU to GPU) arrows do.
+    flow = {"cat": "ac2g", "name": "ac2g", "id": kernel.correlation_id}
+    return [{"ph": "X", "cat": "kernel", "name": kernel.name, "pid": device_pid, "tid": 0, "ts": kernel.start_us,
+             "dur": kernel.duration,
+             "args": {"External id": event.id, "correlation": kernel.correlation_id, "device": kernel.device}},
+            dict(flow, ph="s", pid=pid, tid=event.thread, ts=event.start_us),
+            dict(flow, ph="f", bp="e", pid=device_pid, tid=0, ts=kernel.start_us)]
+
+
 def trace_events(events):
     pid = os.getpid()
     trace = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "ember"}}]
+    # One process per device for its kernels, numbered after the host's.
+    devices = sorted({kernel.device for event in events for kernel in device_kernels(event.kernels)})
+    device_pids = {device: pid + 1 + n for n, device in enumerate(devices)}
+    for device, device_pid in device_pids.items():
+        trace.append({"ph": "M", "name": "process_name", "pid": device_pid, "tid": 0,
+                      "args": {"name": f"{device} kernels"}})
     for thread in sorted({event.thread for event in events}):
         trace.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": thread,
                       "args": {"name": f"thread {thread}"}})
@@ -54,6 +74,8 @@ def trace_events(events):
                           "tid": event.thread, "ts": event.start_us, "args": event.args})
         else:
             trace.append(_complete_event(event, pid))
+        for kernel in device_kernels(event.kernels):
+            trace.extend(_kernel_events(event, kernel, pid, device_pids[kernel.device]))
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "traceName": "ember", "traceEvents": trace}
 
 

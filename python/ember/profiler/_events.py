@@ -8,9 +8,10 @@ import os
 from collections import OrderedDict
 
 from . import _chrome_trace, _table
+from ._kernels import Kernel, device_kernels
 
 # The kinds ember/profiler.h gives (EventKind).
-_OP, _USER_RANGE, _MEMORY, _INSTANT = 0, 1, 2, 3
+_OP, _USER_RANGE, _MEMORY, _INSTANT, _DEVICE = 0, 1, 2, 3, 4
 
 
 class FunctionEvent:
@@ -37,8 +38,7 @@ class FunctionEvent:
         self.is_legacy = False
         self.overload_name = ""
         self.flops = 0
-        self.device_time_total = 0
-        self.self_device_time_total = 0
+        self.kernels = []  # its device work, as Kernel records
         # Memory: this event's own bytes (a memory event), or the bytes of the
         # memory events inside this range, its children's included.
         self.cpu_memory_usage = 0
@@ -91,8 +91,28 @@ class FunctionEvent:
         return self.cpu_time_total / self.count
 
     @property
+    def self_device_time_total(self):
+        return sum(kernel.duration for kernel in device_kernels(self.kernels))
+
+    @property
+    def device_time_total(self):
+        return self.self_device_time_total + sum(child.device_time_total for child in self.cpu_children)
+
+    @property
     def device_time(self):
-        return 0.0
+        return self.device_time_total / self.count
+
+    @property
+    def timed_device_types(self):
+        """The device types (not cpu) whose kernels count in this event's device times."""
+        types = {kernel.device_type for kernel in device_kernels(self.kernels)}
+        for child in self.cpu_children:
+            types |= child.timed_device_types
+        return types
+
+    cuda_time_total = device_time_total
+    self_cuda_time_total = self_device_time_total
+    cuda_time = device_time
 
     @property
     def self_cpu_memory_usage(self):
@@ -134,6 +154,7 @@ class FunctionEventAvg:
         self.flops = 0
         self.cpu_parent = None
         self.cpu_children = None
+        self.timed_device_types = set()
 
     def add(self, other):
         if not isinstance(other, (FunctionEvent, FunctionEventAvg)):
@@ -152,6 +173,9 @@ class FunctionEventAvg:
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.device_time_total += other.device_time_total
+        self.self_device_time_total += other.self_device_time_total
+        self.timed_device_types = self.timed_device_types | other.timed_device_types
         self.cpu_memory_usage += other.cpu_memory_usage
         self.self_cpu_memory_usage += other.self_cpu_memory_usage
         self.device_memory_usage += other.device_memory_usage
@@ -167,7 +191,19 @@ class FunctionEventAvg:
 
     @property
     def device_time(self):
-        return 0.0
+        return 0.0 if self.count == 0 else self.device_time_total / self.count
+
+    @property
+    def cuda_time_total(self):
+        return self.device_time_total
+
+    @property
+    def self_cuda_time_total(self):
+        return self.self_device_time_total
+
+    @property
+    def cuda_time(self):
+        return self.device_time
 
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total:.3f}us "
@@ -176,7 +212,8 @@ class FunctionEventAvg:
 
 
 class EventList(list):
-    """A list of FunctionEvent or FunctionEventAvg, as torch's EventList."""
+    """A list of FunctionEvent or FunctionEventAvg, as torch's EventList. A device's kernels hang on
+    their ops (FunctionEvent.kernels)."""
 
     def __init__(self, *args, profile_memory=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -185,6 +222,10 @@ class EventList(list):
     @property
     def self_cpu_time_total(self):
         return sum(event.self_cpu_time_total for event in self)
+
+    @property
+    def self_device_time_total(self):
+        return sum(event.self_device_time_total for event in self)
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
@@ -229,6 +270,8 @@ class EventList(list):
             total.count += event.count
             total.cpu_time_total += event.cpu_time_total
             total.self_cpu_time_total += event.self_cpu_time_total
+            total.device_time_total += event.device_time_total
+            total.self_device_time_total += event.self_device_time_total
             total.cpu_memory_usage += event.cpu_memory_usage
             total.self_cpu_memory_usage += event.self_cpu_memory_usage
         total.key = "Total"
@@ -253,8 +296,13 @@ def events_from_raw(raw_events):
     package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     events = []
     memory = []
-    for (kind, name, start_ns, end_ns, thread, device, _id, parent, shapes, dtypes, stack, nbytes, address,
+    for (kind, name, start_ns, end_ns, thread, device, raw_id, parent, shapes, dtypes, stack, nbytes, address,
          allocated, reserved, peak, detail) in raw_events:
+        if kind == _DEVICE:
+            # The core puts device activities last, after every event they
+            # could belong to: they are their ops' kernels, not events.
+            events[parent].kernels.append(Kernel(name, device, start_ns / 1000.0, end_ns / 1000.0, raw_id))
+            continue
         event = FunctionEvent(id=len(events), name=name, thread=thread, start_us=start_ns / 1000.0,
                               end_us=end_ns / 1000.0, device=device, input_shapes=shapes, input_dtypes=dtypes,
                               stack=[frame for frame in stack if not _package_frame(frame, package_dir)], kind=kind)

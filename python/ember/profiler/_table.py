@@ -78,6 +78,9 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75, ma
     stacks = [event.stack for event in events if event.stack]
     has_stack = len(stacks) > 0
     has_device_mem = any(event.self_device_memory_usage != 0 for event in events)
+    # As PyTorch names the columns by the device ("Self CUDA"); "Device" when several are timed.
+    timed = set().union(*(event.timed_device_types for event in events))
+    device_name = None if not timed else (next(iter(timed)).upper() if len(timed) == 1 else "Device")
 
     name_column_width = max(len(event.key) for event in events) + 4
     if max_name_column_width is not None:
@@ -93,6 +96,9 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75, ma
             src_column_width = min(src_column_width, max_src_column_width)
 
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    if device_name is not None:
+        headers += [f"Self {device_name}", f"Self {device_name} %", f"{device_name} total",
+                    f"{device_name} time avg"]
     if profile_memory:
         headers += ["CPU Mem", "Self CPU Mem"]
         if has_device_mem:
@@ -122,6 +128,7 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75, ma
 
     lines = []
     sum_self_cpu_time_total = sum(event.self_cpu_time_total for event in events)
+    sum_self_device_time_total = sum(event.self_device_time_total for event in events)
     if header is not None:
         lines += ["=" * line_length, header]
     if top_level_events_only:
@@ -144,6 +151,11 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75, ma
                format_time_share(event.cpu_time_total, sum_self_cpu_time_total),
                _time(event.cpu_time_total, time_unit),
                _time(event.cpu_time, time_unit)]
+        if device_name is not None:
+            row += [_time(event.self_device_time_total, time_unit),
+                    format_time_share(event.self_device_time_total, sum_self_device_time_total),
+                    _time(event.device_time_total, time_unit),
+                    _time(event.device_time, time_unit)]
         if profile_memory:
             row += [format_memory(event.cpu_memory_usage), format_memory(event.self_cpu_memory_usage)]
             if has_device_mem:
@@ -160,4 +172,6 @@ def build_table(events, sort_by=None, row_limit=100, max_src_column_width=75, ma
                 lines.append(row_format.format(*(empty + [_trim_path(entry, src_column_width)])))
             lines.append(row_format.format(*(empty + [""])))
     lines += [header_sep, f"Self CPU time total: {_time(sum_self_cpu_time_total, time_unit)}"]
+    if device_name is not None:
+        lines.append(f"Self {device_name} time total: {_time(sum_self_device_time_total, time_unit)}")
     return "".join(line + "\n" for line in lines)

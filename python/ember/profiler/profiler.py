@@ -38,6 +38,18 @@ def supported_activities():
     return activities
 
 
+def _timed(activity):
+    """Whether a loaded plugin of the activity's devices times its kernels."""
+    from .._device_module import plugin_device_types
+
+    timed = set(_C._profiler_timed_device_types())
+    if activity is ProfilerActivity.CUDA:
+        return "cuda" in timed
+    if activity is ProfilerActivity.XPU:
+        return "xpu" in timed
+    return any(t in timed for t in plugin_device_types() if t not in ("cpu", "meta", "cuda", "xpu"))
+
+
 def _check_activities(activities):
     if activities is None:
         return {ProfilerActivity.CPU}
@@ -51,10 +63,10 @@ def _check_activities(activities):
             raise TypeError(f"profile: activities must hold ProfilerActivity values, got {activity!r}")
     if not activities:
         raise ValueError("profile: activities is empty; pass at least ProfilerActivity.CPU")
-    devices = [a for a in activities if a is not ProfilerActivity.CPU]
-    if devices:
-        warnings.warn(f"profile: device time for {', '.join(a.name for a in devices)} needs a plugin with the "
-                      f"profiling extension, which no loaded plugin has; ops on those devices get host times "
+    untimed = [a for a in activities if a is not ProfilerActivity.CPU and not _timed(a)]
+    if untimed:
+        warnings.warn(f"profile: device time for {', '.join(a.name for a in untimed)} needs a plugin with the "
+                      f"profiling extension, which no loaded plugin of that device has; its ops get host times "
                       f"only", stacklevel=3)
     return set(activities)
 

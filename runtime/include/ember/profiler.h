@@ -22,6 +22,7 @@ enum class EventKind : uint8_t {
   UserRange,  // a record_function range
   Memory,     // an allocation (bytes > 0) or a free (bytes < 0)
   Instant,    // a moment with details: a compile log event (Note [Compile logs])
+  Device,     // device work of an op, as its plugin timed it (Note [Device activities])
 };
 
 struct ProfilerEvent {
@@ -36,7 +37,9 @@ struct ProfilerEvent {
   int32_t device_type = -1;
   int32_t device_index = 0;
   int64_t id = 0;          // index of the event in the list stop() returns
-  int64_t parent_id = -1;  // the innermost range open on its thread when it began; -1 at top level
+  // The innermost range open on its thread when it began, -1 at top level;
+  // for a device activity, the op it ran for.
+  int64_t parent_id = -1;
   // With record_shapes, an op's inputs in order; an undefined tensor is an
   // empty shape and an empty dtype name.
   std::vector<std::vector<int64_t>> input_shapes;
@@ -52,14 +55,17 @@ struct ProfilerEvent {
   uint64_t peak_allocated = 0;
 };
 
-// Turns recording on for every thread. Throws ember::Error if a session is
+// Turns recording on for every thread, and device timing on for every
+// plugin device that has it. Throws ember::Error if a session is
 // already running (one profiler at a time, as in PyTorch).
 void start(const ProfilerConfig& config);
 // Turns recording off and returns every event recorded since start(), each
-// thread's in the order they began. A range still open is left out. Throws
-// if no session is running.
+// thread's in the order they began, then the device activities. A range
+// still open is left out. Throws if no session is running.
 std::vector<ProfilerEvent> stop();
 bool is_enabled();
+// The names of the device types whose plugin times its kernels.
+std::vector<std::string> timed_device_types();
 
 // A named range on this thread while alive (torch's record_function); the
 // ops it runs are its children. Costs one branch when not profiling.

@@ -9,9 +9,12 @@
 #include "compile/disk_cache.h"
 #include "ember/profiler.h"
 #include "plugin/codegen_provider.h"
+#include "plugin/device_registry.h"
+#include "plugin/kernel_timing.h"
 #include "plugin/stream_state.h"
 #include "plugin/threads.h"
 #include "profiler/profiler_state.h"
+#include "profiler/ranges.h"
 
 namespace ember::compile {
 namespace {
@@ -66,6 +69,11 @@ void LoadedKernel::launch(Device device, std::vector<DLTensor>& buffers, const s
   args.params = params.data();
   args.num_params = static_cast<int64_t>(params.size());
   args.num_threads = plugin::requested_num_threads();
+  // A generated kernel is an op of its own in a profile, named as the
+  // kernel, with the device time of its device's plugin.
+  const profiler::ScopedRange range(
+      profiler::open_range(profiler::EventKind::Op, name_.c_str(), true, nullptr, 0, device));
+  const plugin::KernelTiming timing(plugin::backend_for(device), device, args.stream);
   provider_.launch(handle_, args, name_);
 }
 

@@ -12,6 +12,7 @@
 #include "ember/ops.h"
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
+#include "plugin/kernel_timing.h"
 #include "plugin/status.h"
 #include "plugin/stream_state.h"
 #include "plugin/supports_op.h"
@@ -103,11 +104,14 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   // A kernel that throws past its fence becomes a status like any other
   // error, named below with its op and plugin (tests/cpp/test_kernel_faults.cpp).
   ember_status* status = nullptr;
-  if (kernel->flags & EMBER_KERNEL_THREAD_SAFE) {
-    status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
-  } else {
-    std::lock_guard lock(kernel->backend->serial_lock);
-    status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
+  {
+    const KernelTiming timing(*kernel->backend, device, kc.stream);
+    if (kernel->flags & EMBER_KERNEL_THREAD_SAFE) {
+      status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
+    } else {
+      std::lock_guard lock(kernel->backend->serial_lock);
+      status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
+    }
   }
   if (status != nullptr) {
     throw_if_error(status, op.name() + " (" + std::string(dtype_name(dtype)) + ") on " + device.str() + ", plugin '" +

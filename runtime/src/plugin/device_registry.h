@@ -33,6 +33,8 @@ struct DeviceBackend {
   std::vector<std::unique_ptr<CachingAllocator>> allocators;  // one per device
   // The plugin's native handles (ABI 1.3), lent to collective engines.
   std::optional<ember_native_handles_extension> native_handles;
+  // The plugin's device timer (ABI 1.5), read by the profiler.
+  std::optional<ember_profiling_extension> profiling;
 
   CachingAllocator& allocator(int32_t index);
   std::string device_name(int32_t index) const { return type_name + ":" + std::to_string(index); }

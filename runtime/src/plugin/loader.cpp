@@ -24,6 +24,7 @@
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/host_api.h"
+#include "plugin/kernel_timing.h"
 #include "plugin/native_handles.h"
 #include "plugin/status.h"
 
@@ -167,6 +168,7 @@ void commit(LoaderState& s, PluginInfo& info, std::unique_ptr<DeviceBackend> bac
       s.kernels.push_back({staged.fn, staged.data, staged.flags, published});
       staged.op->set_kernel(type, staged.dtype, &s.kernels.back());
     }
+    if (published->profiling) add_device_timer(*published);
   }
   info.num_kernels = static_cast<int64_t>(registrar.staged.size());
   info.skipped_ops = registrar.skipped_ops;
@@ -285,6 +287,7 @@ void register_plugin(LoaderState& s, PluginInfo& info, const ember_plugin& plugi
     backend = make_backend(s, info.name, *plugin.device, alias != nullptr ? &alias->device_type : nullptr);
     backend->native_handles = find_native_handles(plugin, info.negotiated_minor);
     if (backend->native_handles) info.native_api = backend->native_handles->api;
+    backend->profiling = find_profiling(plugin, info.negotiated_minor);
   }
   ember_registrar registrar;
   registrar.plugin_name = info.name;

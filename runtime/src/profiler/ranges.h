@@ -22,6 +22,18 @@ OpenRange open_range(EventKind kind, const char* name, bool copy_name, const Ten
                      int64_t num_inputs = 0, Device device = Device(-1, 0));
 void close_range(const OpenRange& range) noexcept;
 
+// A range open while alive.
+class ScopedRange {
+ public:
+  explicit ScopedRange(const OpenRange& range) : range_(range) {}
+  ~ScopedRange() { close_range(range_); }
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  OpenRange range_;
+};
+
 // Note [One event per op call]
 // A call re-enters dispatch::call once per functionality step (Autograd,
 // Trace) with the same OpCall; only the outermost entry is the user's op. A

@@ -1,9 +1,11 @@
 // start() and stop(): the profiling session, and the events it hands back.
 #include <mutex>
+#include <unordered_map>
 
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/profiler.h"
+#include "profiler/device_timers.h"
 #include "profiler/profiler_state.h"
 #include "profiler/thread_buffer.h"
 
@@ -31,8 +33,8 @@ void add_shapes(const ThreadBuffer& b, const RawEvent& raw, ProfilerEvent& e) {
 }
 
 // With b.mutex held: b's finished events appended to `out`, ids renumbered
-// across the whole list.
-void collect(const ThreadBuffer& b, std::vector<ProfilerEvent>& out) {
+// across the whole list; the ids of ops with device activities in `ops`.
+void collect(const ThreadBuffer& b, std::vector<ProfilerEvent>& out, std::unordered_map<uint64_t, int64_t>& ops) {
   std::vector<int64_t> id_of(b.events.size(), -1);
   for (size_t i = 0; i < b.events.size(); ++i) {
     const RawEvent& raw = b.events[i];
@@ -58,6 +60,29 @@ void collect(const ThreadBuffer& b, std::vector<ProfilerEvent>& out) {
     e.total_allocated = raw.total_allocated;
     e.total_reserved = raw.total_reserved;
     e.peak_allocated = raw.peak_allocated;
+    if (raw.correlation != 0) ops.emplace(raw.correlation, e.id);
+  }
+}
+
+// Each activity as a child of its op; one whose op is not in the session
+// (it began before start) is left out.
+void add_activities(std::vector<DeviceActivity>& activities, const std::unordered_map<uint64_t, int64_t>& ops,
+                    std::vector<ProfilerEvent>& out) {
+  for (DeviceActivity& a : activities) {
+    const auto op = ops.find(a.correlation_id);
+    if (op == ops.end()) continue;
+    const ProfilerEvent& parent = out[static_cast<size_t>(op->second)];
+    ProfilerEvent e;
+    e.kind = EventKind::Device;
+    e.name = a.name.empty() ? parent.name : std::move(a.name);
+    e.start_ns = a.start_ns;
+    e.end_ns = a.end_ns;
+    e.thread_id = parent.thread_id;
+    e.device_type = a.device_type;
+    e.device_index = a.device_index;
+    e.id = static_cast<int64_t>(out.size());
+    e.parent_id = op->second;
+    out.push_back(std::move(e));
   }
 }
 
@@ -84,6 +109,7 @@ void start(const ProfilerConfig& config) {
   if (config.profile_memory) flags |= kRecordMemory;
   if (config.with_stack) flags |= kRecordStack;
   g_profiling_flags.store(flags, std::memory_order_release);
+  start_device_timers();
 }
 
 std::vector<ProfilerEvent> stop() {
@@ -92,13 +118,16 @@ std::vector<ProfilerEvent> stop() {
   g_profiling_flags.store(0, std::memory_order_release);
   // What a thread still records now goes to a generation no session reads.
   g_generation.fetch_add(1, std::memory_order_acq_rel);
+  std::vector<DeviceActivity> activities = stop_device_timers();
   std::vector<ProfilerEvent> events;
+  std::unordered_map<uint64_t, int64_t> ops;
   for (const std::shared_ptr<ThreadBuffer>& b : all_thread_buffers()) {
     std::lock_guard buffer_lock(b->mutex);
     if (b->generation != g_session_generation) continue;
-    collect(*b, events);
+    collect(*b, events, ops);
     b->sync(0);  // drop the events now rather than at the thread's next record
   }
+  add_activities(activities, ops, events);
   return events;
 }
 

@@ -30,6 +30,7 @@ struct RawEvent {
   uint32_t stack_begin = 0;
   uint32_t num_frames = 0;
   const char* detail = nullptr;  // an instant event's JSON arguments, in `strings`
+  uint64_t correlation = 0;      // an op's id in its device activities, 0 for none
   // Memory events.
   int64_t bytes = 0;
   uint64_t address = 0;

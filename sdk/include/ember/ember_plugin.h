@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 4
+#define EMBER_ABI_VERSION_MINOR 5
 
 /* Bytes of `type` up to the end of `last_field`: the struct_size of a
  * writer whose struct ends at that field (see the version rules). */
@@ -128,7 +128,7 @@ typedef enum ember_dtype {
 /* Kinds of optional extension records. */
 typedef enum ember_extension_type {
   EMBER_EXTENSION_CODEGEN = 1,     /* fused-kernel compilation (ABI 1.2) */
-  EMBER_EXTENSION_PROFILING = 2,   /* reserved: kernel timing and events */
+  EMBER_EXTENSION_PROFILING = 2,   /* device time of kernels (ABI 1.5) */
   EMBER_EXTENSION_COLLECTIVES = 3, /* collective engines (ABI 1.3) */
   EMBER_EXTENSION_NATIVE_HANDLES = 4 /* native device handles (ABI 1.3) */
 } ember_extension_type;
@@ -659,6 +659,42 @@ typedef struct ember_native_handles_extension {
   /* The native device ordinal, which may differ from Ember's index. */
   ember_status* (*native_device)(int32_t device_index, int64_t* ordinal /* out */);
 } ember_native_handles_extension;
+
+/* One stretch of device work a timed kernel call enqueued (ABI 1.5). A call
+ * may give several (one per native kernel it launched) or one for all. */
+typedef struct ember_kernel_activity {
+  size_t struct_size;
+  uint64_t correlation_id; /* the id kernel_begin was given */
+  int32_t device_index;
+  /* The native kernel's name, borrowed for the sink call; NULL: the op's. */
+  const char* name;
+  /* When the device began and finished the work, in nanoseconds of the
+   * host's CLOCK_MONOTONIC (C++'s steady_clock on Linux): a plugin whose
+   * device counts its own time converts, so host and device events share
+   * one time line. */
+  int64_t start_ns;
+  int64_t end_ns;
+} ember_kernel_activity;
+
+typedef void (*ember_activity_sink)(void* context, const ember_kernel_activity* activity);
+
+/* Device time of kernels (ABI 1.5), on the chain of ember_plugin.extension
+ * beside a device: the profiler's device activities. A device without it is
+ * profiled by host times alone. Every function may be called from any
+ * thread; kernel_begin and kernel_end of one call come from the thread that
+ * runs the kernel, around it. */
+typedef struct ember_profiling_extension {
+  ember_extension header; /* type EMBER_EXTENSION_PROFILING */
+  /* A profiling session begins: time the kernel calls bracketed from now. */
+  ember_status* (*start)(void);
+  /* Around one kernel call of the core on (device_index, stream): the device
+   * work the kernel enqueues between the two belongs to correlation_id. */
+  ember_status* (*kernel_begin)(int32_t device_index, ember_stream_t stream, uint64_t correlation_id);
+  ember_status* (*kernel_end)(int32_t device_index, ember_stream_t stream, uint64_t correlation_id);
+  /* The session ends: waits for the timed work to finish, hands each
+   * activity to sink on the calling thread, and forgets them. */
+  ember_status* (*stop)(ember_activity_sink sink, void* context);
+} ember_profiling_extension;
 
 /* The entry point. Fills `plugin` (reading host->abi_* if it wants) and
  * returns NULL, or an error status. It must not call register_kernel. */
