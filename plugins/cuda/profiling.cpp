@@ -1,10 +1,10 @@
 #include "profiling.h"
 
-#include <chrono>
 #include <mutex>
 #include <vector>
 
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/profiling.hpp>
 
 #include "devices.h"
 #include "gpu_runtime.h"
@@ -44,20 +44,18 @@ Session& session() {
 // The call begun on this thread and not ended.
 thread_local TimedCall t_open;
 
-int64_t host_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+// A failed destroy leaves nothing to do.
+void release_event(cudaEvent_t event) { (void)cudaEventDestroy(event); }
 
 void destroy_events(std::vector<TimedCall>& calls, std::vector<Reference>& references) {
   for (const TimedCall& c : calls) {
     use_device(c.device);
-    cudaEventDestroy(c.begin);
-    cudaEventDestroy(c.end);
+    release_event(c.begin);
+    release_event(c.end);
   }
   for (size_t d = 0; d < references.size(); ++d) {
     use_device(static_cast<int32_t>(d));
-    cudaEventDestroy(references[d].event);
+    release_event(references[d].event);
   }
   calls.clear();
   references.clear();
@@ -72,7 +70,7 @@ void start() {
     references.push_back(r);
     check(cudaEventRecord(r.event, nullptr), "cudaEventRecord");
     check(cudaEventSynchronize(r.event), "cudaEventSynchronize");
-    references.back().host_ns = host_now_ns();
+    references.back().host_ns = sdk::steady_now_ns();
   }
   Session& s = session();
   std::lock_guard lock(s.mutex);
@@ -86,7 +84,7 @@ void kernel_begin(int32_t device, ember_stream_t stream, uint64_t correlation_id
   TimedCall call{nullptr, nullptr, correlation_id, device};
   check(cudaEventCreate(&call.begin), "cudaEventCreate");
   const cudaError_t recorded = cudaEventRecord(call.begin, stream_of(stream));
-  if (recorded != cudaSuccess) cudaEventDestroy(call.begin);
+  if (recorded != cudaSuccess) release_event(call.begin);
   check(recorded, "cudaEventRecord");
   t_open = call;
 }
@@ -101,8 +99,8 @@ void kernel_end(int32_t device, ember_stream_t stream, uint64_t correlation_id) 
   Session& s = session();
   std::lock_guard lock(s.mutex);
   if (error != cudaSuccess || !s.on) {
-    cudaEventDestroy(call.begin);
-    if (call.end != nullptr) cudaEventDestroy(call.end);
+    release_event(call.begin);
+    if (call.end != nullptr) release_event(call.end);
     check(error, "cudaEventRecord");
     return;  // the session ended while the call ran
   }
@@ -129,12 +127,10 @@ void stop(ember_activity_sink sink, void* context) {
         cudaEventElapsedTime(&end_ms, references[c.device].event, c.end) != cudaSuccess) {
       continue;  // a failed kernel has no times; the others still count
     }
-    ember_kernel_activity a{};
-    a.struct_size = sizeof a;
-    a.correlation_id = c.correlation_id;
-    a.device_index = c.device;
-    a.start_ns = references[c.device].host_ns + static_cast<int64_t>(static_cast<double>(begin_ms) * 1e6);
-    a.end_ns = references[c.device].host_ns + static_cast<int64_t>(static_cast<double>(end_ms) * 1e6);
+    const int64_t origin = references[c.device].host_ns;
+    const ember_kernel_activity a =
+        sdk::kernel_activity(c.correlation_id, c.device, nullptr, origin + static_cast<int64_t>(begin_ms * 1e6),
+                             origin + static_cast<int64_t>(end_ms * 1e6));
     sink(context, &a);
   }
   destroy_events(calls, references);
@@ -143,16 +139,7 @@ void stop(ember_activity_sink sink, void* context) {
 }  // namespace
 
 const ember_profiling_extension& profiling_extension() {
-  static const ember_profiling_extension extension = [] {
-    ember_profiling_extension e{};
-    e.header = {sizeof e, EMBER_EXTENSION_PROFILING, nullptr};
-    e.start = sdk::fenced<start>;
-    e.kernel_begin = sdk::fenced<kernel_begin>;
-    e.kernel_end = sdk::fenced<kernel_end>;
-    e.stop = sdk::fenced<stop>;
-    return e;
-  }();
-  return extension;
+  return sdk::profiling_extension<start, kernel_begin, kernel_end, stop>();
 }
 
 }  // namespace ember::gpu

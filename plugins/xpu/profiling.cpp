@@ -1,11 +1,11 @@
 #include "profiling.h"
 
-#include <chrono>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/profiling.hpp>
 
 #include "devices.h"
 
@@ -39,11 +39,6 @@ struct TimedCall {
 };
 thread_local TimedCall t_call;
 
-int64_t host_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 cl_ulong profiling_time(cl_event event, cl_profiling_info what) {
   cl_ulong value = 0;
   check_cl(clGetEventProfilingInfo(event, what, sizeof value, &value, nullptr), "clGetEventProfilingInfo");
@@ -57,7 +52,7 @@ int64_t clock_offset(const Device& device) {
   cl_event marker = nullptr;
   check_cl(clEnqueueMarkerWithWaitList(device.default_queue, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
   const cl_int finished = clFinish(device.default_queue);
-  const int64_t after = host_now_ns();
+  const int64_t after = sdk::steady_now_ns();
   if (finished != CL_SUCCESS) {
     clReleaseEvent(marker);
     check_cl(finished, "clFinish");
@@ -111,13 +106,9 @@ void stop(ember_activity_sink sink, void* context) {
       continue;
     }
     const int64_t offset = static_cast<size_t>(c.device) < offsets.size() ? offsets[static_cast<size_t>(c.device)] : 0;
-    ember_kernel_activity a{};
-    a.struct_size = sizeof a;
-    a.correlation_id = c.correlation_id;
-    a.device_index = c.device;
-    a.name = c.name.c_str();
-    a.start_ns = static_cast<int64_t>(begin) + offset;
-    a.end_ns = static_cast<int64_t>(end) + offset;
+    const ember_kernel_activity a = sdk::kernel_activity(c.correlation_id, c.device, c.name.c_str(),
+                                                         static_cast<int64_t>(begin) + offset,
+                                                         static_cast<int64_t>(end) + offset);
     sink(context, &a);
   }
   release_commands(commands);
@@ -127,16 +118,7 @@ void stop(ember_activity_sink sink, void* context) {
 }  // namespace
 
 const ember_profiling_extension& profiling_extension() {
-  static const ember_profiling_extension extension = [] {
-    ember_profiling_extension e{};
-    e.header = {sizeof e, EMBER_EXTENSION_PROFILING, nullptr};
-    e.start = sdk::fenced<start>;
-    e.kernel_begin = sdk::fenced<kernel_begin>;
-    e.kernel_end = sdk::fenced<kernel_end>;
-    e.stop = sdk::fenced<stop>;
-    return e;
-  }();
-  return extension;
+  return sdk::profiling_extension<start, kernel_begin, kernel_end, stop>();
 }
 
 CommandTiming::~CommandTiming() {

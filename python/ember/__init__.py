@@ -113,7 +113,8 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype, is_aut
                                 set_autocast_enabled)
 from . import onnx  # torch.onnx; the onnx package itself is imported by onnx.export only
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
-from ._plugins import load_plugin, plugins, devices, device_count, is_device_type_available, synchronize
+from ._plugins import (load_plugin, plugins, devices, device_count, is_device_type_available, synchronize,
+                       set_kernel_timeout, get_kernel_timeout)
 
 # torch's other names of functions above (absolute, greater, clip, ...).
 for _alias, _target in _tensor_surface.ALIASES.items():

@@ -149,3 +149,26 @@ def is_device_type_available(type):
 
 def synchronize(device="cpu"):
     _C.synchronize(device)
+
+
+def set_kernel_timeout(seconds):
+    """Turns the kernel watchdog on: a kernel call that does not return within `seconds` raises
+    RuntimeError naming its op, device and plugin, and that plugin is unusable from then on (its hung
+    kernel cannot be stopped). None or 0 turns it off, the default unless EMBER_KERNEL_TIMEOUT_MS is
+    set. With it on, each kernel call hands over to a helper thread: a few microseconds per op."""
+    if seconds is None:
+        seconds = 0
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"set_kernel_timeout: seconds must be a number or None, got {type(seconds).__name__}")
+    if not seconds >= 0:
+        raise ValueError(f"set_kernel_timeout: seconds must be >= 0 (0 or None turns it off), got {seconds}")
+    milliseconds = int(round(seconds * 1000))
+    if seconds > 0:
+        milliseconds = max(milliseconds, 1)
+    _C._set_kernel_timeout_ms(milliseconds)
+
+
+def get_kernel_timeout():
+    """The kernel watchdog's timeout in seconds, or None when it is off."""
+    milliseconds = _C._kernel_timeout_ms()
+    return None if milliseconds == 0 else milliseconds / 1000.0

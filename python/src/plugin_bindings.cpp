@@ -49,6 +49,8 @@ void bind_plugins(py::module_& m) {
   m.def("is_device_type_available", &is_device_type_available, py::arg("type"), no_gil);
   m.def("device_count", &device_count, py::arg("type"), no_gil);
   m.def("synchronize", &synchronize, py::arg("device"), no_gil);
+  m.def("_set_kernel_timeout_ms", [](int64_t ms) { set_kernel_timeout(std::chrono::milliseconds(ms)); });
+  m.def("_kernel_timeout_ms", [] { return kernel_timeout().count(); });
   m.def(
       "memory_stats",
       [](Device device) {

@@ -5,6 +5,7 @@
 // other kernels and the other plugins keep working.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,13 @@
 #include "ember/ops.h"
 #include "ember/plugins.h"
 #include "plugin/device_registry.h"
+#include "expect_error.h"
 #include "plugin_paths.h"
 
 namespace ember {
 namespace {
+
+using testing::expect_error;
 
 Device faulty() {
   const auto info = load_plugin(test_plugin_path("faulty_kernels"));
@@ -73,6 +77,44 @@ TEST(KernelFaults, TheFaultyDevicesMemoryStillWorksAfterEveryFault) {
   for (Tensor (*op)(const Tensor&) : {&ember::neg, &ember::abs, &ember::exp}) error_of(op, x);
   EXPECT_EQ(x.to(Device(kCpuDeviceType)).tolist<float>(),
             arange(-64, 64, 1, TensorOptions(DType::Float32)).tolist<float>());
+}
+
+// Every fault above, and a kernel that never returns, under the watchdog
+// (Note [Kernel watchdog]): the hung call is an error naming op, plugin and
+// timeout, the plugin is unusable from then on, the rest keeps working.
+class KernelWatchdog : public ::testing::Test {
+ protected:
+  void SetUp() override { set_kernel_timeout(std::chrono::milliseconds(300)); }
+  void TearDown() override { set_kernel_timeout(std::chrono::milliseconds(0)); }
+};
+
+TEST_F(KernelWatchdog, FaultsAreReportedAsWithoutIt) {
+  const Device device = faulty();
+  expect_names(error_of(&ember::neg, input_on(device)), {"neg", "plugin 'faulty'", "neg kernel blew up"});
+  expect_names(error_of(&ember::abs, input_on(device)), {"abs", "wrote out of bounds of its output"});
+  expect_names(error_of(&ember::exp, input_on(device)), {"exp", "exp kernel returned an error"});
+  expect_the_cpu_still_works();
+}
+
+TEST_F(KernelWatchdog, AKernelThatNeverReturnsTimesOutAndItsPluginIsUnusable) {
+  const Device device = faulty();
+  const Tensor x = input_on(device);
+  const auto begin = std::chrono::steady_clock::now();
+  expect_names(error_of(&ember::sin, x),
+               {"sin (float32) on faulty:0", "plugin 'faulty'", "did not return within 300 ms", "kernel watchdog"});
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+  // Any later kernel of the plugin fails at once, with the reason.
+  expect_names(error_of(&ember::exp, x), {"exp (float32) on faulty:0", "the plugin is unusable",
+                                          "sin (float32) on faulty:0", "did not return within 300 ms"});
+  // The hung call's input is still allocated for it; other plugins go on.
+  expect_the_cpu_still_works();
+  const Tensor a = ones({64, 64});
+  EXPECT_FLOAT_EQ(sum(matmul(a, a)).item<float>(), 64.0f * 64 * 64);
+}
+
+TEST(KernelWatchdogSetting, ANegativeTimeoutIsRefused) {
+  expect_error([] { set_kernel_timeout(std::chrono::milliseconds(-1)); }, ErrorKind::Value, "must be >= 0 ms");
+  EXPECT_EQ(kernel_timeout().count(), 0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 //        (what sdk::fenced exists to prevent, done on purpose here)
 //   abs  writes one element past the end of its output
 //   exp  returns an error status
+//   sin  never returns (for the kernel watchdog, Note [Kernel watchdog])
 // Note [Guard-page arena]: every allocation gets its own pages, placed so
 // that the block ends exactly where a PROT_NONE page begins. The core's
 // caching allocator hands each tensor a whole device allocation of its size
@@ -21,7 +22,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <string>
 
 #include <ember/ember_plugin.h>
@@ -165,6 +168,10 @@ ember_status* failing_exp(const ember_kernel_call*, void*) {
   return g_host->status_create(EMBER_STATUS_INTERNAL, "exp kernel returned an error");
 }
 
+ember_status* deadlocked_sin(const ember_kernel_call*, void*) {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
 ember_status* register_one(ember_registrar* registrar, const char* op, ember_kernel_fn fn) {
   ember_kernel_registration kernel{};
   kernel.struct_size = sizeof(kernel);
@@ -178,6 +185,7 @@ ember_status* register_one(ember_registrar* registrar, const char* op, ember_ker
 ember_status* faulty_register_kernels(ember_registrar* registrar) {
   if (ember_status* status = register_one(registrar, "neg", throwing_neg)) return status;
   if (ember_status* status = register_one(registrar, "abs", overrunning_abs)) return status;
+  if (ember_status* status = register_one(registrar, "sin", deadlocked_sin)) return status;
   return register_one(registrar, "exp", failing_exp);
 }
 

@@ -18,17 +18,13 @@
 #include <vector>
 
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/profiling.hpp>
 
 namespace {
 
 using namespace ember;
 
 constexpr int kLagMs = 20;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The device: one in-order queue run by a worker thread, which records when
 // each timed job began and ended.
@@ -78,19 +74,13 @@ class Queue {
       jobs_.pop_front();
       busy_ = true;
       lock.unlock();
-      const int64_t start = now_ns();
+      const int64_t start = sdk::steady_now_ns();
       std::this_thread::sleep_for(std::chrono::milliseconds(kLagMs));
       job.work();
-      const int64_t end = now_ns();
+      const int64_t end = sdk::steady_now_ns();
       lock.lock();
       if (job.correlation != 0) {
-        ember_kernel_activity a{};
-        a.struct_size = sizeof a;
-        a.correlation_id = job.correlation;
-        a.name = "lagging_neg_kernel";
-        a.start_ns = start;
-        a.end_ns = end;
-        activities_.push_back(a);
+        activities_.push_back(sdk::kernel_activity(job.correlation, 0, "lagging_neg_kernel", start, end));
       }
       busy_ = false;
       changed_.notify_all();
@@ -187,18 +177,16 @@ void stop(ember_activity_sink sink, void* context) {
 }
 
 const ember_profiling_extension& profiling() {
-  static const ember_profiling_extension extension = [] {
-    ember_profiling_extension e{};
-    e.header = {sizeof e, EMBER_EXTENSION_PROFILING, nullptr};
-    e.start = sdk::fenced<start>;
-    e.kernel_begin = sdk::fenced<kernel_begin>;
-#ifndef LAGGING_NULL_TIMER
-    e.kernel_end = sdk::fenced<kernel_end>;
-#endif
-    e.stop = sdk::fenced<stop>;
+#ifdef LAGGING_NULL_TIMER
+  static const ember_profiling_extension malformed = [] {
+    ember_profiling_extension e = sdk::profiling_extension<start, kernel_begin, kernel_end, stop>();
+    e.kernel_end = nullptr;
     return e;
   }();
-  return extension;
+  return malformed;
+#else
+  return sdk::profiling_extension<start, kernel_begin, kernel_end, stop>();
+#endif
 }
 
 ember_plugin describe_plugin() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -105,5 +106,12 @@ MemoryStats memory_stats(Device device);
 void reset_peak_memory_stats(Device device);
 // Returns every cached, unused block to the plugin.
 void empty_cache(Device device);
+
+// The kernel watchdog (Note [Kernel watchdog]): a kernel call that does not
+// return within `timeout` is an error, and its plugin is marked hung. 0, the
+// default unless EMBER_KERNEL_TIMEOUT_MS says otherwise, turns it off.
+// Throws for a negative timeout.
+void set_kernel_timeout(std::chrono::milliseconds timeout);
+std::chrono::milliseconds kernel_timeout();
 
 }  // namespace ember

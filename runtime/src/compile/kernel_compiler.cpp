@@ -73,7 +73,8 @@ void LoadedKernel::launch(Device device, std::vector<DLTensor>& buffers, const s
   // kernel, with the device time of its device's plugin.
   const profiler::ScopedRange range(
       profiler::open_range(profiler::EventKind::Op, name_.c_str(), true, nullptr, 0, device));
-  const plugin::KernelTiming timing(plugin::backend_for(device), device, args.stream);
+  const plugin::DeviceBackend& backend = plugin::backend_for(device);
+  const plugin::KernelTiming timing(backend, device, args.stream, plugin::kernel_correlation(backend));
   provider_.launch(handle_, args, name_);
 }
 

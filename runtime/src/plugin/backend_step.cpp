@@ -3,16 +3,22 @@
 #include "plugin/backend_step.h"
 
 #include <array>
+#include <chrono>
+#include <deque>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/dlpack.h"
+#include "core/logging.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/kernel_timing.h"
+#include "plugin/kernel_watchdog.h"
 #include "plugin/status.h"
 #include "plugin/stream_state.h"
 #include "plugin/supports_op.h"
@@ -55,6 +61,77 @@ ember_status* allocate_scratch(const ember_kernel_call* call, size_t size, void*
                                              "')");
 }
 
+// Calls the kernel under its plugin's thread-safety rule. A kernel that
+// throws past its fence becomes a status like any other error, named by the
+// caller with its op and plugin (tests/cpp/test_kernel_faults.cpp).
+ember_status* invoke(const BackendKernel& kernel, Device device, const ember_kernel_call& kc, uint64_t correlation) {
+  const KernelTiming timing(*kernel.backend, device, kc.stream, correlation);
+  if (kernel.flags & EMBER_KERNEL_THREAD_SAFE) return call_plugin([&] { return kernel.fn(&kc, kernel.data); });
+  std::lock_guard lock(kernel.backend->serial_lock);
+  return call_plugin([&] { return kernel.fn(&kc, kernel.data); });
+}
+
+// A kernel call that owns what it points at, so that a call the watchdog
+// gives up on can go on reading it (Note [Kernel watchdog]).
+struct OwnedKernelCall {
+  std::vector<Tensor> tensors;  // keep the storages and the sizes and strides the DLTensors point at
+  std::vector<DLTensor> dl_tensors;
+  std::deque<std::string> attr_names;
+  std::deque<std::vector<int64_t>> attr_ints;
+  std::vector<ember_attr> attrs;
+  std::shared_ptr<const StreamState> stream;
+  ScratchBlocks scratch;
+  ember_kernel_call kc{};
+};
+
+std::shared_ptr<OwnedKernelCall> own(const ember_kernel_call& kc, const OpCall& call,
+                                     const std::shared_ptr<const StreamState>& stream, CachingAllocator& allocator) {
+  auto owned = std::make_shared<OwnedKernelCall>();
+  owned->tensors.assign(call.inputs, call.inputs + call.num_inputs);
+  owned->tensors.insert(owned->tensors.end(), call.outputs, call.outputs + call.num_outputs);
+  owned->dl_tensors.assign(kc.inputs, kc.inputs + kc.num_inputs);
+  owned->dl_tensors.insert(owned->dl_tensors.end(), kc.outputs, kc.outputs + kc.num_outputs);
+  for (int64_t i = 0; i < kc.num_attrs; ++i) {
+    ember_attr a = kc.attrs[i];
+    a.name = owned->attr_names.emplace_back(a.name != nullptr ? a.name : "").c_str();
+    if (a.ints != nullptr) a.ints = owned->attr_ints.emplace_back(a.ints, a.ints + a.num_ints).data();
+    owned->attrs.push_back(a);
+  }
+  owned->stream = stream;
+  owned->scratch.allocator = &allocator;
+  owned->scratch.stream = &owned->stream;
+  owned->kc = kc;
+  owned->kc.inputs = owned->dl_tensors.data();
+  owned->kc.outputs = owned->dl_tensors.data() + kc.num_inputs;
+  owned->kc.attrs = owned->attrs.data();
+  owned->kc.host_context = &owned->scratch;
+  return owned;
+}
+
+ember_status* run_watched(const BackendKernel& kernel, Device device, const ember_kernel_call& kc, const OpCall& call,
+                          const std::shared_ptr<const StreamState>& stream, uint64_t correlation,
+                          std::chrono::milliseconds timeout, const std::string& what) {
+  DeviceBackend& backend = *kernel.backend;
+  std::shared_ptr<OwnedKernelCall> owned = own(kc, call, stream, backend.allocator(device.index));
+  std::optional<ember_status*> status =
+      run_with_timeout([owned, &kernel, device, correlation] { return invoke(kernel, device, owned->kc, correlation); },
+                       timeout);
+  if (status) return *status;
+  {
+    static std::mutex hung_mutex;  // not the serial lock, which the hung kernel may hold
+    std::lock_guard lock(hung_mutex);
+    if (!backend.hung.load(std::memory_order_relaxed)) {
+      backend.hung_reason =
+          "a kernel call, " + what + ", did not return within " + std::to_string(timeout.count()) + " ms";
+      backend.hung.store(true, std::memory_order_release);
+    }
+  }
+  log().error("kernel watchdog: {} did not return within {} ms; plugin '{}' is unusable from now on", what,
+              timeout.count(), backend.plugin_name);
+  return make_status(EMBER_STATUS_DEADLINE_EXCEEDED, "did not return within " + std::to_string(timeout.count()) +
+                                                         " ms (the kernel watchdog); the plugin is unusable from now on");
+}
+
 void run_kernel(const Op& op, OpCall& call, Device device) {
   const OpSchema& schema = op.schema();
   const Tensor& dtype_source =
@@ -84,9 +161,6 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   for (int64_t i = 0; i < call.num_outputs; ++i) outputs[i] = to_dl_tensor(call.outputs[i], dl_device);
 
   const auto& stream = current_stream_state(device);
-  ScratchBlocks scratch;
-  scratch.allocator = &kernel->backend->allocator(device.index);
-  scratch.stream = &stream;
   ember_kernel_call kc{};
   kc.struct_size = sizeof(ember_kernel_call);
   kc.op_name = op.name().c_str();
@@ -99,24 +173,28 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
   kc.attrs = call.attrs;
   kc.num_attrs = call.num_attrs;
   kc.allocate_scratch = &allocate_scratch;
-  kc.host_context = &scratch;
 
-  // A kernel that throws past its fence becomes a status like any other
-  // error, named below with its op and plugin (tests/cpp/test_kernel_faults.cpp).
+  DeviceBackend& backend = *kernel->backend;
+  // Built only when needed: a string per call would cost every op.
+  const auto what = [&] {
+    return op.name() + " (" + std::string(dtype_name(dtype)) + ") on " + device.str() + ", plugin '" +
+           backend.plugin_name + "'";
+  };
+  if (backend.hung.load(std::memory_order_acquire)) {
+    throw_error(ErrorKind::Runtime, what() + ": the plugin is unusable: " + backend.hung_reason);
+  }
+  const uint64_t correlation = kernel_correlation(backend);
   ember_status* status = nullptr;
-  {
-    const KernelTiming timing(*kernel->backend, device, kc.stream);
-    if (kernel->flags & EMBER_KERNEL_THREAD_SAFE) {
-      status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
-    } else {
-      std::lock_guard lock(kernel->backend->serial_lock);
-      status = call_plugin([&] { return kernel->fn(&kc, kernel->data); });
-    }
+  if (const auto timeout = kernel_timeout(); timeout.count() > 0) {
+    status = run_watched(*kernel, device, kc, call, stream, correlation, timeout, what());
+  } else {
+    ScratchBlocks scratch;
+    scratch.allocator = &backend.allocator(device.index);
+    scratch.stream = &stream;
+    kc.host_context = &scratch;
+    status = invoke(*kernel, device, kc, correlation);
   }
-  if (status != nullptr) {
-    throw_if_error(status, op.name() + " (" + std::string(dtype_name(dtype)) + ") on " + device.str() + ", plugin '" +
-                               kernel->backend->plugin_name + "'");
-  }
+  if (status != nullptr) throw_if_error(status, what());
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ struct DeviceBackend {
   std::optional<ember_native_handles_extension> native_handles;
   // The plugin's device timer (ABI 1.5), read by the profiler.
   std::optional<ember_profiling_extension> profiling;
+  // Set once a kernel of the plugin ran past the watchdog's timeout (Note
+  // [Kernel watchdog]); `hung_reason` is written before and read after.
+  std::atomic<bool> hung{false};
+  std::string hung_reason;
 
   CachingAllocator& allocator(int32_t index);
   std::string device_name(int32_t index) const { return type_name + ":" + std::to_string(index); }

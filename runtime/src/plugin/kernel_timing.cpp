@@ -92,9 +92,13 @@ void add_device_timer(const DeviceBackend& backend) {
   profiler::add_device_timer(std::make_shared<PluginTimer>(backend), backend.type);
 }
 
-KernelTiming::KernelTiming(const DeviceBackend& backend, Device device, ember_stream_t stream) {
-  if (!backend.profiling || !profiler::profiling_on()) return;
-  correlation_ = profiler::correlate_open_op();
+uint64_t kernel_correlation(const DeviceBackend& backend) {
+  if (!backend.profiling || !profiler::profiling_on()) return 0;
+  return profiler::correlate_open_op();
+}
+
+KernelTiming::KernelTiming(const DeviceBackend& backend, Device device, ember_stream_t stream, uint64_t correlation)
+    : correlation_(correlation) {
   if (correlation_ == 0) return;
   backend_ = &backend;
   device_index_ = device.index;

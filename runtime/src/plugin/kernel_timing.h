@@ -22,11 +22,16 @@ std::optional<ember_profiling_extension> find_profiling(const ember_plugin& plug
 // lives as long as the process.
 void add_device_timer(const DeviceBackend& backend);
 
-// While alive, the device work a kernel call enqueues is timed for the op
-// open on this thread, when a session records and the backend has a timer.
+// The id under which the device work of a kernel call on `backend` is
+// timed for the op open on this thread; 0 when a session does not record or
+// the backend has no timer.
+uint64_t kernel_correlation(const DeviceBackend& backend);
+
+// While alive, the device work a kernel call enqueues on this thread is
+// timed under `correlation` (nothing when it is 0).
 class KernelTiming {
  public:
-  KernelTiming(const DeviceBackend& backend, Device device, ember_stream_t stream);
+  KernelTiming(const DeviceBackend& backend, Device device, ember_stream_t stream, uint64_t correlation);
   ~KernelTiming();
   KernelTiming(const KernelTiming&) = delete;
   KernelTiming& operator=(const KernelTiming&) = delete;

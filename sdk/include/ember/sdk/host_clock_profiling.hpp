@@ -10,20 +10,14 @@
 #include <ember/ember_plugin.h>
 
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <utility>
 #include <vector>
 
-#include <ember/sdk/device_table.hpp>
+#include <ember/sdk/profiling.hpp>
 
 namespace ember::sdk {
 namespace host_clock_detail {
-
-inline int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Session {
   std::atomic<bool> on{false};
@@ -51,11 +45,11 @@ inline void start() {
 
 inline void kernel_begin(int32_t, ember_stream_t, uint64_t correlation_id) {
   if (!session().on.load(std::memory_order_acquire)) return;
-  open_calls().emplace_back(correlation_id, now_ns());
+  open_calls().emplace_back(correlation_id, steady_now_ns());
 }
 
 inline void kernel_end(int32_t device_index, ember_stream_t, uint64_t correlation_id) {
-  const int64_t end = now_ns();
+  const int64_t end = steady_now_ns();
   auto& open = open_calls();
   for (auto it = open.rbegin(); it != open.rend(); ++it) {
     if (it->first != correlation_id) continue;
@@ -65,13 +59,7 @@ inline void kernel_end(int32_t device_index, ember_stream_t, uint64_t correlatio
     std::lock_guard lock(s.mutex);
     // A call that ends after stop() belongs to no session.
     if (!s.on.load(std::memory_order_acquire)) return;
-    ember_kernel_activity a{};
-    a.struct_size = sizeof a;
-    a.correlation_id = correlation_id;
-    a.device_index = device_index;
-    a.start_ns = begin;
-    a.end_ns = end;
-    s.done.push_back(a);
+    s.done.push_back(kernel_activity(correlation_id, device_index, nullptr, begin, end));
     return;
   }
 }
@@ -90,16 +78,8 @@ inline void stop(ember_activity_sink sink, void* context) {
 }  // namespace host_clock_detail
 
 inline const ember_profiling_extension& host_clock_profiling() {
-  static const ember_profiling_extension extension = [] {
-    ember_profiling_extension e{};
-    e.header = {sizeof(ember_profiling_extension), EMBER_EXTENSION_PROFILING, nullptr};
-    e.start = fenced<host_clock_detail::start>;
-    e.kernel_begin = fenced<host_clock_detail::kernel_begin>;
-    e.kernel_end = fenced<host_clock_detail::kernel_end>;
-    e.stop = fenced<host_clock_detail::stop>;
-    return e;
-  }();
-  return extension;
+  return profiling_extension<host_clock_detail::start, host_clock_detail::kernel_begin, host_clock_detail::kernel_end,
+                             host_clock_detail::stop>();
 }
 
 }  // namespace ember::sdk
