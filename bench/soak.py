@@ -3,7 +3,8 @@ and samples the caching allocator's statistics (ember.<device>.memory_stats)
 and the process's resident set size, to show that nothing grows once the
 first steps have filled the allocator's cache and Python's heaps.
 
-    python bench/soak.py [--steps 10000] [--sample-every 50] [--warmup 1000] [--plot soak.png] [--json soak.json]
+    python bench/soak.py [--steps 10000] [--sample-every 50] [--warmup 1000] [--compile] [--plot soak.png]
+                         [--json soak.json]
 
 Every step trains on a batch of the same size (the last, ragged batch of an
 epoch is dropped), so after warm-up each step asks the allocator for the
@@ -48,6 +49,8 @@ def parse_args(argv=None):
     parser.add_argument("--plot", help="write the PNG plot here (needs matplotlib)")
     parser.add_argument("--json", help="write the samples and figures here")
     parser.add_argument("--check", action="store_true", help="fail on growth after warm-up")
+    parser.add_argument("--compile", action="store_true",
+                        help="train the model through ember.compile (forward and backward compiled)")
     return parser.parse_args(argv)
 
 
@@ -56,6 +59,8 @@ def soak(args):
     ember.manual_seed(args.seed)
     model = make_cnn().to(args.device)
     optimizer = ember.optim.Adam(model.parameters(), lr=1e-3)
+    if args.compile:
+        model = ember.compile(model)
     device_module = getattr(ember, ember.device(args.device).type)
     samples = []
     batches_per_epoch = len(labels) // args.batch_size
