@@ -28,4 +28,6 @@ if [ "${EMBER_SANITIZE:-0}" != "1" ]; then
   else
     echo "clang not found: the fuzz targets (tests/fuzz) are not run"
   fi
+  # The many-threads workload under ThreadSanitizer (docs/reliability.md).
+  "$root/scripts/tsan.sh"
 fi

@@ -17,6 +17,9 @@ ember_use_test_plugins(ember_test_kernel_errors)
 # Device time through the profiling extension (ABI 1.5): the lagging test device and the CPU plugin.
 ember_add_cpp_test(ember_test_device_time SOURCES cpp/test_device_time.cpp)
 ember_use_test_plugins(ember_test_device_time)
+# Many threads at once: the workload of the ThreadSanitizer build (scripts/tsan.sh).
+ember_add_cpp_test(ember_test_concurrency SOURCES cpp/test_concurrency.cpp)
+ember_use_test_plugins(ember_test_concurrency)
 
 # Streams and events, on the streamed toy plugin and, where built, the XPU plugin.
 # XPU program binaries go to the build's caches, as for the XPU plugin's own tests.

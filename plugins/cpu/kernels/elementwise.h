@@ -21,7 +21,9 @@ namespace ember::cpu {
 // AVX2 and AVX-512 clones picked at load time by the CPU's features (GCC and
 // Clang resolve them through an ifunc). A reduction streaming from memory
 // gains most: wider loads keep more cache lines in flight per instruction.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Not under ThreadSanitizer: it instruments the ifunc resolver, which runs
+// while the plugin is relocated, before its calls into the runtime resolve.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_THREAD__)
 #define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define EMBER_CPU_ISA_CLONES
