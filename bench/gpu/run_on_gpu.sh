@@ -30,5 +30,6 @@ cp "$build/plugins/cuda/tests/conformance_cuda.json" "$results/" 2>/dev/null
 export EMBER_PLUGIN_PATH="$plugins" PYTHONPATH="$root/python:$build/python" PYTHONUNBUFFERED=1
 timeout 240 python3 "$root/samples/train_digits.py" --device cuda >"$results/digits.log" 2>&1
 timeout 300 python3 "$root/bench/gpu/gpu_bench.py" --device cuda >"$results/bench.md" 2>&1
+timeout 60 python3 "$root/bench/gpu/profile_check.py" --device cuda >"$results/profile.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$results/gpu.txt" 2>&1
 tail -5 "$results"/*.log "$results/bench.md"
