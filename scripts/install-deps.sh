@@ -14,6 +14,8 @@ packages=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libspd
           # The XPU plugin: OpenCL ICD loader and headers, CLBlast, and PoCL
           # (OpenCL on the CPU) so its tests run without a GPU.
           ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
+          # The fuzz targets (tests/fuzz): clang with libFuzzer's runtime.
+          clang libclang-rt-14-dev
           # The ROCm plugin: hipcc and the HIP runtime, so that it builds (and
           # its tests skip) without an AMD GPU. The CUDA plugin builds where
           # nvcc is installed; Debian's own CUDA toolkit is not needed.
