@@ -31,8 +31,6 @@ thread_local CurrentStreams t_current;
 
 }  // namespace
 
-constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_streams_set = false;
-
 bool has_streams(const DeviceBackend& backend) {
   return backend.has(offsetof(ember_device_api, stream_synchronize)) && backend.api->stream_create != nullptr &&
          backend.api->stream_destroy != nullptr && backend.api->stream_synchronize != nullptr;
@@ -154,7 +152,7 @@ Stream current_stream(Device device) {
 
 void set_current_stream(const Stream& stream) {
   const Device device = stream.device();
-  plugin::t_streams_set = true;
+  plugin::g_streams_ever_set.store(true, std::memory_order_relaxed);
   auto& streams = plugin::t_current.by_type[device.type];
   if (static_cast<size_t>(device.index) >= streams.size()) streams.resize(static_cast<size_t>(device.index) + 1);
   streams[device.index] = stream.state();

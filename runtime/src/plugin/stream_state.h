@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -23,17 +24,21 @@ struct StreamState {
   ~StreamState();
 };
 
-// Whether this thread ever set a current stream. Read on every kernel call
-// and allocation, so it is constinit (no lazy-initialisation check) and in
-// the initial-exec TLS model (one load, no __tls_get_addr call; one byte of
-// the static TLS space glibc keeps for libraries loaded later).
-extern constinit __attribute__((tls_model("initial-exec"))) thread_local bool t_streams_set;
+// Whether any thread ever set a current stream. Read on every kernel call
+// and allocation: one relaxed load of a global, so a program that never
+// sets a stream pays no thread-local lookup. It is no initial-exec
+// thread_local on purpose: one such variable puts the library's whole TLS
+// block in glibc's static TLS space, the few hundred bytes a process keeps
+// for libraries loaded later, and a vendor runtime that needs that space
+// (HIP's libamdhip64) could then not be loaded by a plugin opened after
+// the core, as in Python (Note [No static TLS]).
+inline constinit std::atomic<bool> g_streams_ever_set{false};
 inline const std::shared_ptr<const StreamState> kDefaultStream;
 const std::shared_ptr<const StreamState>& current_stream_state_of_thread(Device device) noexcept;
 
 // The current stream of `device` on this thread: null for the default stream.
 inline const std::shared_ptr<const StreamState>& current_stream_state(Device device) noexcept {
-  return t_streams_set ? current_stream_state_of_thread(device) : kDefaultStream;
+  return g_streams_ever_set.load(std::memory_order_relaxed) ? current_stream_state_of_thread(device) : kDefaultStream;
 }
 inline ember_stream_t handle_of(const std::shared_ptr<const StreamState>& state) {
   return state ? state->handle : nullptr;
