@@ -95,7 +95,7 @@ from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
-from . import autograd, linalg, nn, optim, utils
+from . import autograd, linalg, nn, optim, special, utils
 from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, slogdet
 from ._linalg_factorizations import svd_reduced_or_full as svd
 from .linalg import householder_product as orgqr, matrix_exp

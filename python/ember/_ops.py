@@ -2,10 +2,11 @@
 written here over them."""
 
 from ._C import (  # noqa: F401  (re-exported)
-    abs, add, amax, amin, argmax, argmin, argsort, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm, cat,
-    ceil, chunk, clamp, clip, concat, cos, cumsum, div, divide, eq, erf, exp, expm1, flip, floor, floor_divide,
-    gather, ge, gt, index_put, index_select, le, log, log1p, log_softmax, logical_and, logical_not, logical_or,
-    logical_xor, logsumexp, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, ne, neg,
+    abs, acos, add, amax, amin, arccos, arcsin, arctan, arctan2, argmax, argmin, argsort, asin, atan, atan2,
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm, cat, ceil, chunk, clamp, clip, concat, cos, cumsum,
+    digamma, div, divide, eq, erf, erfc, erfinv, exp, expm1, flip, floor, floor_divide, gather, ge, gt, index_put,
+    index_select, le, lgamma, log, log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, logsumexp,
+    lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, ne, neg,
     negative, nonzero, norm, pow, prod, reciprocal, relu, remainder, result_type, roll, round, rsqrt,
     scatter_add, sigmoid, sign, sin, softmax, sort, split, sqrt, stack, std, sub, subtract, sum, tan, tanh, topk,
     tril, triu, true_divide, trunc, var, where,

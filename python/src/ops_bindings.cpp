@@ -41,7 +41,11 @@ void bind_unary(py::module_& m, TensorClass& cls) {
       {"log1p", &log1p},     {"expm1", &expm1},          {"sqrt", &sqrt},
       {"rsqrt", &rsqrt},     {"sin", &sin},              {"cos", &cos},
       {"tan", &tan},         {"tanh", &tanh},            {"sigmoid", &sigmoid},
-      {"erf", &erf},         {"reciprocal", &reciprocal}, {"floor", &floor},
+      {"erf", &erf},         {"erfc", &erfc},            {"erfinv", &erfinv},
+      {"asin", &asin},       {"arcsin", &asin},          {"acos", &acos},
+      {"arccos", &acos},     {"atan", &atan},            {"arctan", &atan},
+      {"lgamma", &lgamma},   {"digamma", &digamma},      {"reciprocal", &reciprocal},
+      {"floor", &floor},
       {"ceil", &ceil},       {"round", &round},          {"trunc", &trunc},
       {"logical_not", &logical_not}, {"bitwise_not", &bitwise_not}, {"relu", &relu},
   };
@@ -123,6 +127,8 @@ void bind_binary(py::module_& m, TensorClass& cls) {
   def_binary<&remainder, &with_scalar<&remainder>>(m, cls, "remainder", "__mod__", "__rmod__");
   def_binary<&maximum, &with_scalar<&maximum>>(m, cls, "maximum", nullptr, nullptr);
   def_binary<&minimum, &with_scalar<&minimum>>(m, cls, "minimum", nullptr, nullptr);
+  def_binary<&atan2, &with_scalar<&atan2>>(m, cls, "atan2", nullptr, nullptr);
+  def_binary<&atan2, &with_scalar<&atan2>>(m, cls, "arctan2", nullptr, nullptr);
   def_binary<&bitwise_and, &with_scalar<&bitwise_and>>(m, cls, "bitwise_and", "__and__", "__rand__");
   def_binary<&bitwise_or, &with_scalar<&bitwise_or>>(m, cls, "bitwise_or", "__or__", "__ror__");
   def_binary<&bitwise_xor, &with_scalar<&bitwise_xor>>(m, cls, "bitwise_xor", "__xor__", "__rxor__");
@@ -154,6 +160,8 @@ void bind_binary(py::module_& m, TensorClass& cls) {
     BinaryFn fn;
   };
   const StoredInplace stored[] = {{"pow", "pow_", "__ipow__", &pow},
+                                  {"atan2", "atan2_", nullptr, &atan2},
+                                  {"arctan2", "arctan2_", nullptr, &atan2},
                                   {"floor_divide", "floor_divide_", "__ifloordiv__", &floor_divide},
                                   {"remainder", "remainder_", "__imod__", &remainder},
                                   {"bitwise_and", "bitwise_and_", "__iand__", &bitwise_and},
@@ -164,6 +172,7 @@ void bind_binary(py::module_& m, TensorClass& cls) {
       apply_inplace(a, [&](const Tensor& x) { return entry.fn(x, b); }, entry.op, {b});
     };
     for (const char* name : {entry.method, entry.dunder}) {
+      if (name == nullptr) continue;
       cls.def(name, inplace<const Tensor&>(store), py::is_operator());
       cls.def(name, inplace<const Scalar&>([store](Tensor& a, const Scalar& b) { store(a, wrap_scalar(a, b)); }),
               py::is_operator());

@@ -29,6 +29,15 @@ TEST(Gradcheck, UnaryPrimitives) {
   gradcheck([](const V& v) { return tanh(v[0]); }, {x}, "tanh");
   gradcheck([](const V& v) { return sigmoid(v[0]); }, {x}, "sigmoid");
   gradcheck([](const V& v) { return erf(v[0]); }, {x}, "erf");
+  gradcheck([](const V& v) { return erfc(v[0]); }, {x}, "erfc");
+  gradcheck([](const V& v) { return erfinv(v[0] * 0.9); }, {x}, "erfinv");
+  gradcheck([](const V& v) { return asin(v[0] * 0.9); }, {x}, "asin");
+  gradcheck([](const V& v) { return acos(v[0] * 0.9); }, {x}, "acos");
+  gradcheck([](const V& v) { return atan(v[0] * 3.0); }, {x}, "atan");
+  gradcheck([](const V& v) { return lgamma(v[0]); }, {pos}, "lgamma");
+  gradcheck([](const V& v) { return lgamma(v[0] * 0.4 - 2.5); }, {x}, "lgamma of negative non-integers");
+  gradcheck([](const V& v) { return digamma(v[0]); }, {pos}, "digamma");
+  gradcheck([](const V& v) { return digamma(v[0] * 0.4 - 2.5); }, {x}, "digamma of negative non-integers");
   gradcheck([](const V& v) { return reciprocal(v[0]); }, {pos}, "reciprocal");
   gradcheck([](const V& v) { return floor(v[0]) + v[0]; }, {x}, "floor");
 }
@@ -44,6 +53,7 @@ TEST(Gradcheck, BinaryPrimitivesWithBroadcasting) {
   gradcheck([](const V& v) { return pow(v[0], v[1]); }, {pos, b}, "pow");
   gradcheck([](const V& v) { return maximum(v[0], v[1]); }, {a, b}, "maximum");
   gradcheck([](const V& v) { return minimum(v[0], v[1]); }, {a, b}, "minimum");
+  gradcheck([](const V& v) { return atan2(v[0], v[1]); }, {a, b}, "atan2");
   gradcheck([](const V& v) { return remainder(v[0], v[1]); }, {pos, b}, "remainder");
   gradcheck([](const V& v) { return v[0] * 3.0 - 2.0 / v[1]; }, {a, b}, "scalar operands");
   gradcheck([](const V& v) { return where(gt(v[0], 0.0), v[0], v[1]); }, {a, b}, "where");

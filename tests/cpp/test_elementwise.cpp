@@ -68,6 +68,16 @@ TEST(Elementwise, FloatUnaryValues) {
       {"tanh", &ember::tanh, {0.f, 1.f, 100.f}, {0.f, 0.7615941559f, 1.f}},
       {"sigmoid", &ember::sigmoid, {0.f, 2.f, -100.f}, {0.5f, 0.8807970779f, 0.f}},
       {"erf", &ember::erf, {0.f, 1.f, -1.f}, {0.f, 0.8427007929f, -0.8427007929f}},
+      {"erfc", &ember::erfc, {0.f, 1.f, kInf, -kInf}, {1.f, 0.1572992071f, 0.f, 2.f}},
+      {"erfinv", &ember::erfinv, {0.f, 0.5f, -0.5f, 1.f, -1.f, 1.5f, kNaN},
+       {0.f, 0.4769362762f, -0.4769362762f, kInf, -kInf, kNaN, kNaN}},
+      {"asin", &ember::asin, {0.f, 1.f, -1.f, 0.5f, 1.5f}, {0.f, kPi / 2, -kPi / 2, kPi / 6, kNaN}},
+      {"acos", &ember::acos, {1.f, -1.f, 0.5f, -1.5f}, {0.f, kPi, kPi / 3, kNaN}},
+      {"atan", &ember::atan, {0.f, 1.f, kInf, -kInf}, {0.f, kPi / 4, kPi / 2, -kPi / 2}},
+      {"lgamma", &ember::lgamma, {1.f, 2.f, 0.5f, 0.f, -1.f, -2.5f, kInf},
+       {0.f, 0.f, 0.5723649429f, kInf, kInf, -0.0562437164f, kInf}},
+      {"digamma", &ember::digamma, {1.f, 0.5f, 0.f, -1.f, -0.5f, kInf},
+       {-0.5772156649f, -1.9635100260f, -kInf, kNaN, 0.0364899740f, kInf}},
       {"reciprocal", &ember::reciprocal, {2.f, -4.f, 0.f}, {0.5f, -0.25f, kInf}},
       {"floor", &ember::floor, {1.5f, -1.5f, 2.f}, {1.f, -2.f, 2.f}},
       {"ceil", &ember::ceil, {1.5f, -1.5f, 2.f}, {2.f, -1.f, 2.f}},
@@ -113,6 +123,15 @@ TEST(Elementwise, FloatBinaryValues) {
   expect_floats(ember::pow(f32({2, 9, -2}), f32({3, 0.5f, 2})), {8, 3, 4});
   expect_floats(ember::maximum(f32({1, kNaN, 3}), f32({2, 0, kNaN})), {2, kNaN, kNaN});
   expect_floats(ember::minimum(f32({1, kNaN, 3}), f32({2, 0, kNaN})), {1, kNaN, kNaN});
+  expect_floats(ember::atan2(f32({1, 1, -1, 0, kInf, kNaN}), f32({1, -1, 0, -1, kInf, 1})),
+                {kPi / 4, 3 * kPi / 4, -kPi / 2, kPi, kPi / 4, kNaN});
+  // PyTorch's (and C's) signs of zero: atan2(+-0, -0) is +-pi, atan2(-0, +0) is -0.
+  EXPECT_EQ(ember::atan2(f32({-0.f}), f32({-0.f})).item<float>(), -kPi);
+  EXPECT_TRUE(std::signbit(ember::atan2(f32({-0.f}), f32({0.f})).item<float>()));
+  const Tensor promoted = ember::atan2(i32({1, 0}), i32({0, 1}));
+  EXPECT_EQ(promoted.dtype(), DType::Float32);
+  expect_floats(promoted, {kPi / 2, 0});
+  EXPECT_EQ(ember::atan2(i32({1}).view({1, 1}), f32({1, 2, 3})).sizes(), (ember::DimVector{1, 3}));
 }
 
 TEST(Elementwise, IntegerBinaryPythonSemantics) {

@@ -140,6 +140,10 @@ const std::vector<UnaryOp>& unary_ops() {
       {"tanh", &ember::tanh, [](long double x) { return std::tanh(x); }, kMaxUlp},
       {"sigmoid", &ember::sigmoid, [](long double x) { return 1 / (1 + std::exp(-x)); }, kMaxUlp},
       {"erf", &ember::erf, [](long double x) { return std::erf(x); }, kMaxUlp},
+      {"erfc", &ember::erfc, [](long double x) { return std::erfc(x); }, kMaxUlp},
+      {"asin", &ember::asin, [](long double x) { return std::asin(x); }, kMaxUlp},
+      {"acos", &ember::acos, [](long double x) { return std::acos(x); }, kMaxUlp},
+      {"atan", &ember::atan, [](long double x) { return std::atan(x); }, kMaxUlp},
       {"reciprocal", &ember::reciprocal, [](long double x) { return 1 / x; }, 0.5},
       {"floor", &ember::floor, [](long double x) { return std::floor(x); }, 0},
       {"ceil", &ember::ceil, [](long double x) { return std::ceil(x); }, 0},
@@ -248,6 +252,71 @@ void expect_pow_within_ulp() {
 TEST(VectorMath, PowWithinFourUlp) {
   expect_pow_within_ulp<float>();
   expect_pow_within_ulp<double>();
+}
+
+// libm has no erfinv: the reference is a Newton step on erfl from the
+// result in long double, which lands within long double's precision of the
+// exact inverse of a result that is already close.
+template <class T>
+void expect_erfinv_within_ulp(double max_ulp) {
+  SCOPED_TRACE((std::is_same_v<T, float> ? "erfinv float32" : "erfinv float64"));
+  std::vector<T> inputs = {T(0), T(-0.0), T(1e-30), T(0.5), T(-0.5), T(0.9), T(0.999999), T(-0.999999)};
+  std::mt19937 random(11);
+  std::uniform_real_distribution<T> unit(-1, 1);
+  for (int i = 0; i < 20000; ++i) inputs.push_back(unit(random));
+  for (int k = 1; k < std::numeric_limits<T>::digits; ++k) inputs.push_back(T(1) - std::ldexp(T(1), -k));
+  const std::vector<T> got = ember::erfinv(ember::tensor<T>(inputs)).template tolist<T>();
+  double worst = 0;
+  size_t worst_at = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const long double x = got[i], y = inputs[i];
+    const long double residual = y > 0.5L ? (1 - y) - std::erfc(x) : std::erf(x) - y;
+    const long double slope = 2 / std::sqrt(3.14159265358979323846264338327950288L) * std::exp(-x * x);
+    const long double exact = x + (y > 0.5L ? residual : -residual) / slope;
+    const double error = ulp_error(got[i], exact, format_of<T>());
+    if (!(error <= worst)) worst = error, worst_at = i;
+  }
+  EXPECT_LE(worst, max_ulp) << "erfinv(" << inputs[worst_at] << ") = " << got[worst_at];
+}
+
+TEST(VectorMath, ErfinvWithinTwoUlp) {
+  expect_erfinv_within_ulp<float>(1);
+  expect_erfinv_within_ulp<double>(2);
+}
+
+// Exact values: psi(n) = H(n-1) - gamma, psi(n + 1/2) = -gamma - 2 ln 2 +
+// sum_k<=n 2 / (2k - 1), and psi(1/2 - n) = psi(1/2 + n), where the
+// reflection's pi / tan(pi x) vanishes. Where |psi| < 1 the recurrence's
+// sum of reciprocals, near 2.8 from x = 1, cancels down to the result, so
+// the bound is 4 ulp of the larger of |psi| and 1 (PyTorch's digamma, the
+// same recurrence, is 47 ulp of psi(1.5) off in float64).
+TEST(VectorMath, DigammaWithinFourUlpOfItsValueOrOfOne) {
+  constexpr long double kGamma = 0.577215664901532860606512090082402431L;
+  std::vector<double> inputs;
+  std::vector<long double> exact;
+  long double harmonic = 0, odd_sum = 0;
+  for (int n = 1; n <= 60; ++n) {
+    inputs.push_back(n);
+    exact.push_back(harmonic - kGamma);
+    harmonic += 1.0L / n;
+    const long double half = -kGamma - 2 * std::log(2.0L) + odd_sum;
+    inputs.push_back(n - 0.5);
+    exact.push_back(half);
+    inputs.push_back(1.5 - n);
+    exact.push_back(half);
+    odd_sum += 2.0L / (2 * n - 1);
+  }
+  for (const bool single : {false, true}) {
+    SCOPED_TRACE(single ? "float32" : "float64");
+    const Tensor x = ember::tensor<double>(inputs).to(single ? DType::Float32 : DType::Float64);
+    const std::vector<double> got = ember::digamma(x).to(DType::Float64).tolist<double>();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const long double unit = std::max<long double>(std::fabs(exact[i]), 1);
+      const double error =
+          ulp_error(got[i] - exact[i] + unit, unit, single ? format_of<float>() : format_of<double>());
+      EXPECT_LE(error, kMaxUlp) << "digamma(" << inputs[i] << ") = " << got[i];
+    }
+  }
 }
 
 // x ** 2 is one multiplication: C's pow(x, 2) exactly, specials included.

@@ -34,8 +34,9 @@ struct MathFunction {
   const char* name;
   int arity;
 };
-inline constexpr MathFunction kMathFunctions[] = {{"exp", 1}, {"log", 1}, {"log1p", 1}, {"expm1", 1}, {"sin", 1},
-                                                  {"cos", 1}, {"tan", 1}, {"tanh", 1},  {"erf", 1},   {"pow", 2}};
+inline constexpr MathFunction kMathFunctions[] = {
+    {"exp", 1}, {"log", 1},  {"log1p", 1}, {"expm1", 1}, {"sin", 1},  {"cos", 1},  {"tan", 1},   {"tanh", 1},
+    {"erf", 1}, {"erfc", 1}, {"asin", 1},  {"acos", 1},  {"atan", 1}, {"pow", 2},  {"atan2", 2}};
 
 class CppDialect final : public kernel_ir::Dialect {
  public:

@@ -92,7 +92,12 @@ bool calls_libm(Op op) {
     case Op::tanh:
     case Op::sigmoid:
     case Op::erf:
+    case Op::erfc:
+    case Op::asin:
+    case Op::acos:
+    case Op::atan:
     case Op::pow:
+    case Op::atan2:
       return true;
     default:
       return false;

@@ -25,6 +25,15 @@ struct BinaryKernel {
   }
 };
 
+// Floating ops with a libmvec variant (Note [Vector math]) for every
+// floating dtype.
+struct VectorMathBinaryKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    map_vectorised<Op, T, 2>(call, kVectorMathGrain);
+  }
+};
+
 struct BinaryPredicateKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
@@ -177,6 +186,7 @@ void register_binary_kernels(const sdk::Registrar& r) {
   });
   add_binary(r, "maximum", sdk::AllTypes{}, Extremum<true>{});
   add_binary(r, "minimum", sdk::AllTypes{}, Extremum<false>{});
+  register_op<VectorMathBinaryKernel>(r, "atan2", FloatingTypes{}, [](auto a, auto b) { return std::atan2(a, b); });
   add_binary(r, "bitwise_and", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a & b); });
   add_binary(r, "bitwise_or", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a | b); });
   add_binary(r, "bitwise_xor", IntegralTypes{}, [](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); });

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <ember/sdk/special_math.hpp>
+
 #include "elementwise.h"
 #include "kernels.h"
 #include "vector_map.h"
@@ -101,6 +103,14 @@ void register_unary_kernels(const sdk::Registrar& r) {
   add_vector_math(r, "tanh", [](auto x) { return std::tanh(x); });
   add_vector_math(r, "sigmoid", [](auto x) { return sigmoid(x); });
   add_vector_math<kErfGrain>(r, "erf", [](auto x) { return std::erf(x); });
+  add_vector_math<kErfGrain>(r, "erfc", [](auto x) { return std::erfc(x); });
+  add_vector_math(r, "asin", [](auto x) { return std::asin(x); });
+  add_vector_math(r, "acos", [](auto x) { return std::acos(x); });
+  add_vector_math(r, "atan", [](auto x) { return std::atan(x); });
+  // No libmvec variant: one call an element, in the SDK's double algorithm.
+  add_unary(r, "erfinv", FloatingTypes{}, [](auto x) { return sdk::erfinv(x); });
+  add_unary(r, "lgamma", FloatingTypes{}, [](auto x) { return sdk::lgamma(x); });
+  add_unary(r, "digamma", FloatingTypes{}, [](auto x) { return sdk::digamma(x); });
   add_vector_math<kElementwiseGrain>(r, "reciprocal", [](auto x) { return decltype(x)(1) / x; });
   add_vector_math<kElementwiseGrain>(r, "floor", [](auto x) { return std::floor(x); });
   add_vector_math<kElementwiseGrain>(r, "ceil", [](auto x) { return std::ceil(x); });

@@ -22,6 +22,11 @@ float expm1f(float) noexcept EMBER_SIMD_VARIANT;
 float logf(float) noexcept EMBER_SIMD_VARIANT;
 float log1pf(float) noexcept EMBER_SIMD_VARIANT;
 float erff(float) noexcept EMBER_SIMD_VARIANT;
+float erfcf(float) noexcept EMBER_SIMD_VARIANT;
+float asinf(float) noexcept EMBER_SIMD_VARIANT;
+float acosf(float) noexcept EMBER_SIMD_VARIANT;
+float atanf(float) noexcept EMBER_SIMD_VARIANT;
+float atan2f(float, float) noexcept EMBER_SIMD_VARIANT;
 float powf(float, float) noexcept EMBER_SIMD_VARIANT;
 double sin(double) noexcept EMBER_SIMD_VARIANT;
 double cos(double) noexcept EMBER_SIMD_VARIANT;
@@ -32,6 +37,11 @@ double expm1(double) noexcept EMBER_SIMD_VARIANT;
 double log(double) noexcept EMBER_SIMD_VARIANT;
 double log1p(double) noexcept EMBER_SIMD_VARIANT;
 double erf(double) noexcept EMBER_SIMD_VARIANT;
+double erfc(double) noexcept EMBER_SIMD_VARIANT;
+double asin(double) noexcept EMBER_SIMD_VARIANT;
+double acos(double) noexcept EMBER_SIMD_VARIANT;
+double atan(double) noexcept EMBER_SIMD_VARIANT;
+double atan2(double, double) noexcept EMBER_SIMD_VARIANT;
 double pow(double, double) noexcept EMBER_SIMD_VARIANT;
 }
 #undef EMBER_SIMD_VARIANT

@@ -62,6 +62,7 @@ void register_binary_kernels(const sdk::Registrar& r) {
   add_kernels<ReportingKernel, ops::Remainder>(r, "remainder", NumericTypes{});
   add_kernels<ReportingKernel, ops::Pow>(r, "pow", NumericTypes{});
   add_kernels<BinaryKernel, ops::Maximum>(r, "maximum", AllTypes{});
+  add_kernels<BinaryKernel, ops::Atan2>(r, "atan2", sdk::FloatingTypes{});
   add_kernels<BinaryKernel, ops::Minimum>(r, "minimum", AllTypes{});
   add_kernels<BinaryKernel, ops::BitwiseAnd>(r, "bitwise_and", IntegralTypes{});
   add_kernels<BinaryKernel, ops::BitwiseOr>(r, "bitwise_or", IntegralTypes{});

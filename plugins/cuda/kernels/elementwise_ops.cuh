@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <ember/sdk/special_math.hpp>
+
 #include "launch.cuh"
 #include "scalar.cuh"
 
@@ -86,6 +88,13 @@ EMBER_GPU_FLOATING_UNARY(Tan, ::tan(x))
 EMBER_GPU_FLOATING_UNARY(Tanh, ::tanh(x))
 EMBER_GPU_FLOATING_UNARY(Sigmoid, C(1) / (C(1) + ::exp(-x)))
 EMBER_GPU_FLOATING_UNARY(Erf, ::erf(x))
+EMBER_GPU_FLOATING_UNARY(Erfc, ::erfc(x))
+EMBER_GPU_FLOATING_UNARY(Erfinv, ::erfinv(x))
+EMBER_GPU_FLOATING_UNARY(Asin, ::asin(x))
+EMBER_GPU_FLOATING_UNARY(Acos, ::acos(x))
+EMBER_GPU_FLOATING_UNARY(Atan, ::atan(x))
+EMBER_GPU_FLOATING_UNARY(Lgamma, ::lgamma(x))
+EMBER_GPU_FLOATING_UNARY(Digamma, sdk::digamma(x))
 EMBER_GPU_FLOATING_UNARY(Reciprocal, C(1) / x)
 EMBER_GPU_FLOATING_UNARY(Floor, ::floor(x))
 EMBER_GPU_FLOATING_UNARY(Ceil, ::ceil(x))
@@ -230,6 +239,13 @@ struct Extremum {
 };
 using Maximum = Extremum<true>;
 using Minimum = Extremum<false>;
+
+struct Atan2 {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b) const {
+    return ::atan2(a, b);
+  }
+};
 
 struct BitwiseAnd {
   template <class C>

@@ -45,6 +45,13 @@ void register_unary_kernels(const sdk::Registrar& r) {
   add_kernels<UnaryKernel, ops::Tanh>(r, "tanh", FloatingTypes{});
   add_kernels<UnaryKernel, ops::Sigmoid>(r, "sigmoid", FloatingTypes{});
   add_kernels<UnaryKernel, ops::Erf>(r, "erf", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Erfc>(r, "erfc", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Erfinv>(r, "erfinv", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Asin>(r, "asin", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Acos>(r, "acos", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Atan>(r, "atan", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Lgamma>(r, "lgamma", FloatingTypes{});
+  add_kernels<UnaryKernel, ops::Digamma>(r, "digamma", FloatingTypes{});
   add_kernels<UnaryKernel, ops::Reciprocal>(r, "reciprocal", FloatingTypes{});
   add_kernels<UnaryKernel, ops::Floor>(r, "floor", FloatingTypes{});
   add_kernels<UnaryKernel, ops::Ceil>(r, "ceil", FloatingTypes{});

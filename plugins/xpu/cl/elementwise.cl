@@ -26,6 +26,72 @@ T remainder_float(T a, T b) {
   if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b;
   return r;
 }
+
+// erfinv and digamma as ember/sdk/special_math.hpp computes them (Note
+// [erfinv by Newton steps] there), in T.
+T erfinv_float(T y) {
+  const T magnitude = fabs(y);
+  if (!(magnitude < (T)1)) return magnitude == (T)1 ? y * (T)INFINITY : (T)NAN;
+  T w = -log(((T)1 - y) * ((T)1 + y));
+  T p;
+  if (w < (T)5) {
+    w -= (T)2.5;
+    p = (T)2.81022636e-08;
+    p = (T)3.43273939e-07 + p * w;
+    p = (T)-3.5233877e-06 + p * w;
+    p = (T)-4.39150654e-06 + p * w;
+    p = (T)0.00021858087 + p * w;
+    p = (T)-0.00125372503 + p * w;
+    p = (T)-0.00417768164 + p * w;
+    p = (T)0.246640727 + p * w;
+    p = (T)1.50140941 + p * w;
+  } else {
+    w = sqrt(w) - (T)3;
+    p = (T)-0.000200214257;
+    p = (T)0.000100950558 + p * w;
+    p = (T)0.00134934322 + p * w;
+    p = (T)-0.00367342844 + p * w;
+    p = (T)0.00573950773 + p * w;
+    p = (T)-0.0076224613 + p * w;
+    p = (T)0.00943887047 + p * w;
+    p = (T)1.00167406 + p * w;
+    p = (T)2.83297682 + p * w;
+  }
+  const T two_over_sqrt_pi = (T)1.12837916709551257390;
+  T x = p * y;
+  if (magnitude <= (T)0.5) {
+    for (int step = 0; step < 2; ++step) x -= (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
+    return x;
+  }
+  const T complement = (T)1 - magnitude;
+  x = fabs(x);
+  for (int step = 0; step < 4; ++step) {
+    const T tail = erfc(x);
+    x += log(tail / complement) * tail / (two_over_sqrt_pi * exp(-x * x));
+  }
+  return y < (T)0 ? -x : x;
+}
+
+T digamma_float(T x) {
+  if (x == (T)0) return signbit(x) ? (T)INFINITY : (T)-INFINITY;
+  const T pi = (T)3.14159265358979323846;
+  T correction = (T)0;
+  if (x < (T)0) {
+    if (x == floor(x)) return (T)NAN;
+    correction = pi / tan(pi * (x - round(x)));
+    x = (T)1 - x;
+  }
+  while (x < (T)10) {
+    correction += (T)1 / x;
+    x += (T)1;
+  }
+  const T w = (T)1 / (x * x);
+  const T series =
+      w * ((T)(1.0 / 12) -
+           w * ((T)(1.0 / 120) -
+                w * ((T)(1.0 / 252) - w * ((T)(1.0 / 240) - w * ((T)(1.0 / 132) - w * ((T)(691.0 / 32760) - w / (T)12))))));
+  return log(x) - (T)0.5 / x - series - correction;
+}
 #elif !IS_BOOL
 // Division by -1 is negation: INT_MIN / -1 traps on some hardware.
 T floor_divide_int(T a, T b, __global int* error) {

@@ -22,6 +22,13 @@ constexpr ElementwiseOp kUnary[] = {
     {"tanh", "tanh(x)", nullptr, nullptr},
     {"sigmoid", "(T)1 / ((T)1 + exp(-x))", nullptr, nullptr},
     {"erf", "erf(x)", nullptr, nullptr},
+    {"erfc", "erfc(x)", nullptr, nullptr},
+    {"erfinv", "erfinv_float(x)", nullptr, nullptr},
+    {"asin", "asin(x)", nullptr, nullptr},
+    {"acos", "acos(x)", nullptr, nullptr},
+    {"atan", "atan(x)", nullptr, nullptr},
+    {"lgamma", "lgamma(x)", nullptr, nullptr},
+    {"digamma", "digamma_float(x)", nullptr, nullptr},
     {"reciprocal", "(T)1 / x", nullptr, nullptr},
     {"floor", "floor(x)", nullptr, nullptr},
     {"ceil", "ceil(x)", nullptr, nullptr},
@@ -34,7 +41,8 @@ constexpr ElementwiseOp kUnaryBool[] = {
     {"logical_not", "x == (T)0", "x == (T)0", "x == (T)0"},
 };
 
-// The helpers (floor_divide_*, remainder_*, pow_int, maximum_*) live in
+// The helpers (floor_divide_*, remainder_*, pow_int, erfinv_float,
+// digamma_float) live in
 // cl/elementwise.cl; the integer ones report errors through `error`.
 constexpr ElementwiseOp kBinary[] = {
     {"add", "x + y", "(T)((U)x + (U)y)", "(T)(x || y)"},
@@ -46,6 +54,7 @@ constexpr ElementwiseOp kBinary[] = {
     {"pow", "pow(x, y)", "pow_int(x, y, error)", nullptr},
     {"maximum", "((isnan(x) || isnan(y)) ? x + y : fmax(x, y))", "max(x, y)", "max(x, y)"},
     {"minimum", "((isnan(x) || isnan(y)) ? x + y : fmin(x, y))", "min(x, y)", "min(x, y)"},
+    {"atan2", "atan2(x, y)", nullptr, nullptr},
     {"bitwise_and", nullptr, "(T)(x & y)", "(T)(x & y)"},
     {"bitwise_or", nullptr, "(T)(x | y)", "(T)(x | y)"},
     {"bitwise_xor", nullptr, "(T)(x ^ y)", "(T)(x ^ y)"},

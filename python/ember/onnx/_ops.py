@@ -44,7 +44,7 @@ class Node:
 
 _UNARY = {"neg": "Neg", "abs": "Abs", "sign": "Sign", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "sin": "Sin",
           "cos": "Cos", "tan": "Tan", "tanh": "Tanh", "sigmoid": "Sigmoid", "erf": "Erf", "reciprocal": "Reciprocal",
-          "floor": "Floor", "ceil": "Ceil", "round": "Round"}
+          "floor": "Floor", "ceil": "Ceil", "round": "Round", "asin": "Asin", "acos": "Acos", "atan": "Atan"}
 
 
 def convert_unary(g, node):
@@ -59,6 +59,13 @@ def convert_trunc(g, node):
     (x,) = node.inputs
     negative = g.add("Less", [x, g.constant(0, node.out_dtype)])
     g.add("Where", [negative, g.add("Ceil", [x]), g.add("Floor", [x])], node.outputs)
+
+
+def convert_erfc(g, node):
+    # ONNX has no Erfc: 1 - Erf, which loses erfc's relative accuracy where
+    # erf(x) nears 1 (x above about 4 in float32 gives 0).
+    (x,) = node.inputs
+    g.add("Sub", [g.constant(1, node.out_dtype), g.add("Erf", [x])], node.outputs)
 
 
 def convert_log1p(g, node):
@@ -397,7 +404,7 @@ def converters():
     table.update({op: convert_logical for op in _LOGICAL})
     table.update({op: convert_comparison for op in (*_COMPARISONS, "ne")})
     table.update({op: convert_reduce for op in _REDUCE})
-    table.update(rsqrt=convert_rsqrt, trunc=convert_trunc, log1p=convert_log1p, expm1=convert_expm1,
+    table.update(rsqrt=convert_rsqrt, erfc=convert_erfc, trunc=convert_trunc, log1p=convert_log1p, expm1=convert_expm1,
                  logical_not=convert_logical_not, bitwise_not=convert_bitwise_not, remainder=convert_remainder,
                  floor_divide=convert_floor_divide, where=convert_where, copy=convert_copy,
                  argmax=convert_arg_reduce, argmin=convert_arg_reduce, cumsum=convert_cumsum, mm=convert_matmul,

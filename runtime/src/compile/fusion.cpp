@@ -18,8 +18,13 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
+// erfinv, lgamma and digamma have no EKIR op (C math lacks the first two;
+// glibc's lgamma writes a global): they run as extern kernels between fused
+// ones.
+bool has_ekir_op(OpId id) { return id != OpId::Erfinv && id != OpId::Lgamma && id != OpId::Digamma; }
+
 bool is_pointwise_op(OpId id) {
-  return (id >= OpId::Neg && id <= OpId::LogicalNot) || (id >= OpId::Add && id <= OpId::Where);
+  return ((id >= OpId::Neg && id <= OpId::LogicalNot) || (id >= OpId::Add && id <= OpId::Where)) && has_ekir_op(id);
 }
 
 bool is_reduction_op(OpId id) {

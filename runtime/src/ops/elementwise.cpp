@@ -150,6 +150,13 @@ Tensor tan(const Tensor& x) { return unary(OpId::Tan, x); }
 Tensor tanh(const Tensor& x) { return unary(OpId::Tanh, x); }
 Tensor sigmoid(const Tensor& x) { return unary(OpId::Sigmoid, x); }
 Tensor erf(const Tensor& x) { return unary(OpId::Erf, x); }
+Tensor erfc(const Tensor& x) { return unary(OpId::Erfc, x); }
+Tensor erfinv(const Tensor& x) { return unary(OpId::Erfinv, x); }
+Tensor asin(const Tensor& x) { return unary(OpId::Asin, x); }
+Tensor acos(const Tensor& x) { return unary(OpId::Acos, x); }
+Tensor atan(const Tensor& x) { return unary(OpId::Atan, x); }
+Tensor lgamma(const Tensor& x) { return unary(OpId::Lgamma, x); }
+Tensor digamma(const Tensor& x) { return unary(OpId::Digamma, x); }
 Tensor reciprocal(const Tensor& x) { return unary(OpId::Reciprocal, x); }
 Tensor floor(const Tensor& x) { return unary(OpId::Floor, x); }
 Tensor ceil(const Tensor& x) { return unary(OpId::Ceil, x); }
@@ -167,6 +174,7 @@ Tensor remainder(const Tensor& a, const Tensor& b) { return binary(OpId::Remaind
 Tensor pow(const Tensor& a, const Tensor& b) { return binary(OpId::Pow, a, b); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::Minimum, a, b); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return binary(OpId::Atan2, a, b); }
 Tensor bitwise_and(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseAnd, a, b); }
 Tensor bitwise_or(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseOr, a, b); }
 Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return binary(OpId::BitwiseXor, a, b); }

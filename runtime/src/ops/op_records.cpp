@@ -18,12 +18,19 @@ using dispatch::OpKind;
 constexpr DerivativeMaker kNoGradient = nullptr;
 
 constexpr OpRecord unary(OpId id, const char* name, DTypeRule rule, DerivativeMaker derivative,
-                         MetaFn meta = meta_like_input0) {
-  return {id, name, 1, 1, "", meta, derivative, rule};
+                         MetaFn meta = meta_like_input0, int abi_minor = 0) {
+  return {id, name, 1, 1, "", meta, derivative, rule, OpKind::Primitive, abi_minor};
 }
 
-constexpr OpRecord binary(OpId id, const char* name, DTypeRule rule, DerivativeMaker derivative) {
-  return {id, name, 2, 1, "", rule == DTypeRule::Compare ? meta_bool_like_input0 : meta_like_input0, derivative, rule};
+constexpr OpRecord binary(OpId id, const char* name, DTypeRule rule, DerivativeMaker derivative, int abi_minor = 0) {
+  return {id,        name, 2, 1, "", rule == DTypeRule::Compare ? meta_bool_like_input0 : meta_like_input0,
+          derivative, rule, OpKind::Primitive, abi_minor};
+}
+
+// The inverse trigonometric and special functions came with ABI 1.5's
+// catalogue.
+constexpr OpRecord special_unary(OpId id, const char* name, DerivativeMaker derivative) {
+  return unary(id, name, DTypeRule::FloatPromoting, derivative, meta_like_input0, /*abi_minor=*/5);
 }
 
 constexpr OpRecord primitive(OpId id, const char* name, int num_inputs, int num_outputs, const char* attributes,
@@ -80,6 +87,13 @@ constexpr OpRecord kUnary[] = {
     unary(OpId::Tanh, "tanh", DTypeRule::FloatPromoting, d_tanh),
     unary(OpId::Sigmoid, "sigmoid", DTypeRule::FloatPromoting, d_sigmoid),
     unary(OpId::Erf, "erf", DTypeRule::FloatPromoting, d_erf),
+    special_unary(OpId::Erfc, "erfc", d_erfc),
+    special_unary(OpId::Erfinv, "erfinv", d_erfinv),
+    special_unary(OpId::Asin, "asin", d_asin),
+    special_unary(OpId::Acos, "acos", d_acos),
+    special_unary(OpId::Atan, "atan", d_atan),
+    special_unary(OpId::Lgamma, "lgamma", d_lgamma),
+    special_unary(OpId::Digamma, "digamma", d_digamma),
     unary(OpId::Reciprocal, "reciprocal", DTypeRule::FloatPromoting, d_reciprocal),
     unary(OpId::Floor, "floor", DTypeRule::Rounding, d_zero),
     unary(OpId::Ceil, "ceil", DTypeRule::Rounding, d_zero),
@@ -99,6 +113,7 @@ constexpr OpRecord kBinary[] = {
     binary(OpId::Pow, "pow", DTypeRule::Arithmetic, d_pow),
     binary(OpId::Maximum, "maximum", DTypeRule::Arithmetic, d_maximum),
     binary(OpId::Minimum, "minimum", DTypeRule::Arithmetic, d_minimum),
+    binary(OpId::Atan2, "atan2", DTypeRule::TrueDivide, d_atan2, /*abi_minor=*/5),
     binary(OpId::BitwiseAnd, "bitwise_and", DTypeRule::Bitwise, kNoGradient),
     binary(OpId::BitwiseOr, "bitwise_or", DTypeRule::Bitwise, kNoGradient),
     binary(OpId::BitwiseXor, "bitwise_xor", DTypeRule::Bitwise, kNoGradient),

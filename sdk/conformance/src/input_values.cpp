@@ -29,13 +29,14 @@ std::vector<double> floating_values(Values kind, int64_t n, std::mt19937_64& rng
                                     2.5,  0.5,      -7.0,      65504, 1e-5, 3.0,  -2.0,  1.0};
   std::vector<double> v(static_cast<size_t>(n));
   std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> positive(0.1, 3.0), near_one(0.5, 1.5);
+  std::uniform_real_distribution<double> positive(0.1, 3.0), near_one(0.5, 1.5), unit(-0.9, 0.9);
   std::uniform_int_distribution<int> small(0, 3), coin(0, 1);
   for (int64_t i = 0; i < n; ++i) {
     double& x = v[static_cast<size_t>(i)];
     switch (kind) {
       case Values::Positive: x = positive(rng); break;
       case Values::NearOne: x = near_one(rng); break;
+      case Values::Unit: x = unit(rng); break;
       case Values::SmallNonNegative: x = small(rng); break;
       case Values::Special: x = kSpecial[i % std::size(kSpecial)]; break;
       case Values::Bool: x = coin(rng); break;
@@ -64,6 +65,7 @@ std::vector<int64_t> integer_values(Values kind, DType dtype, int64_t n, std::mt
     switch (kind) {
       case Values::Positive: x = uniform(1, 20); break;
       case Values::NearOne: x = is_unsigned ? uniform(0, 3) : uniform(-2, 2); break;
+      case Values::Unit: x = is_unsigned ? uniform(0, 1) : uniform(-1, 1); break;
       case Values::SmallNonNegative: x = uniform(0, 3); break;
       case Values::Special: x = special[i % std::size(special)]; break;
       case Values::Bool: x = uniform(0, 1); break;

@@ -23,6 +23,7 @@ enum class Values {
   Normal,       // floating: N(0, 1); integers: [-20, 20] (unsigned: [0, 40]); bool: 0 or 1
   Positive,     // floating: (0.1, 3); integers: [1, 20]
   NearOne,      // floating: [0.5, 1.5]; integers: [-2, 2]
+  Unit,         // floating: [-0.9, 0.9] (asin, erfinv); integers: [-1, 1]
   NonZero,      // like Normal without 0 (divisors)
   SmallNonNegative,  // integers [0, 3] (exponents)
   Special,      // NaN, +-inf, -0, huge, tiny for floating; min, max, -1, 0, 1 for integers

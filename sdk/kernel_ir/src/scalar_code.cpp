@@ -70,6 +70,14 @@ std::string unary_expression(const Dialect& d, Op op, ember_dtype dtype, const s
       return math("tanh", a);
     case Op::erf:
       return math("erf", a);
+    case Op::erfc:
+      return math("erfc", a);
+    case Op::asin:
+      return math("asin", a);
+    case Op::acos:
+      return math("acos", a);
+    case Op::atan:
+      return math("atan", a);
     case Op::sqrt:
       return instruction("sqrt");
     case Op::rsqrt:
@@ -121,6 +129,8 @@ std::string binary_expression(const Dialect& d, Op op, ember_dtype dtype, const 
       return faulting("ek_remainder");
     case Op::pow:
       return integer ? faulting("ek_integer_pow") : d.math_call("pow", dtype, {a, b}, false, req);
+    case Op::atan2:
+      return d.math_call("atan2", dtype, {a, b}, false, req);
     case Op::maximum:
       return boolean ? infix("||") : "ek_maximum(" + a + ", " + b + ")";
     case Op::minimum:

@@ -27,7 +27,7 @@ inline std::string every_op_kernel(ember_dtype dtype, const std::vector<ember_dt
     if (!boolean) ops.emplace_back(op, 1);
   }
   for (const char* op : {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf",
-                         "reciprocal", "floor", "ceil", "round", "trunc"}) {
+                         "erfc", "asin", "acos", "atan", "reciprocal", "floor", "ceil", "round", "trunc"}) {
     if (floating) ops.emplace_back(op, 1);
   }
   if (!floating) ops.emplace_back("bitwise_not", 1);
@@ -39,6 +39,7 @@ inline std::string every_op_kernel(ember_dtype dtype, const std::vector<ember_dt
   for (const char* op : {"sub", "div", "floor_divide", "remainder", "pow"}) {
     if (!boolean && (floating || std::string(op) != "div")) ops.emplace_back(op, 2);
   }
+  if (floating) ops.emplace_back("atan2", 2);
   for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
     if (!floating) ops.emplace_back(op, 2);
   }

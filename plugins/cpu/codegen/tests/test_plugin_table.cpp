@@ -37,8 +37,8 @@ TEST(CpuCodegenPlugin, CompilesEveryOpAndDtypeOfEkir1_0) {
   const ember_codegen_extension& ext = Codegen::get().extension();
   EXPECT_EQ(words(ext.ops),
             words("load store const cast where reduce neg abs sign exp log log1p expm1 sqrt rsqrt sin cos tan tanh "
-                  "sigmoid erf reciprocal floor ceil round trunc bitwise_not logical_not add sub mul div floor_divide "
-                  "remainder pow maximum minimum bitwise_and bitwise_or bitwise_xor logical_and logical_or "
+                  "sigmoid erf erfc asin acos atan reciprocal floor ceil round trunc bitwise_not logical_not add sub mul div floor_divide "
+                  "remainder pow atan2 maximum minimum bitwise_and bitwise_or bitwise_xor logical_and logical_or "
                   "logical_xor eq ne lt le gt ge"));
   EXPECT_EQ(words(ext.dtypes), words("bool uint8 int8 int16 int32 int64 float16 bfloat16 float32 float64"));
 }

@@ -46,7 +46,8 @@ class _ConvNd(Module):
         weight_shape = ((in_channels, out_channels // groups) if self._transposed
                         else (out_channels, in_channels // groups)) + self.kernel_size
         self.weight = Parameter(_factories.empty(*weight_shape, device=device, dtype=dtype))
-        self.bias = Parameter(_factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+        self.register_parameter("bias", Parameter(_factories.empty(out_channels, device=device, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
 
     def _check_padding(self, padding):

@@ -27,7 +27,8 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_factories.empty(out_features, in_features, device=device, dtype=dtype))
-        self.bias = Parameter(_factories.empty(out_features, device=device, dtype=dtype)) if bias else None
+        self.register_parameter("bias", Parameter(_factories.empty(out_features, device=device, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -73,7 +74,8 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(_factories.empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
-        self.bias = Parameter(_factories.empty(out_features, device=device, dtype=dtype)) if bias else None
+        self.register_parameter("bias", Parameter(_factories.empty(out_features, device=device, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):

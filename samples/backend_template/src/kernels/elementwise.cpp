@@ -3,6 +3,8 @@
 // inputs already broadcast and converted, so each is a StridedLoop.
 #include <cmath>
 
+#include <ember/sdk/special_math.hpp>
+
 #include "kernels.h"
 
 namespace emu {
@@ -250,6 +252,14 @@ void register_elementwise_kernels(const sdk::Registrar& r) {
   sdk::add_each<Unary<decltype([](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); })>::Kernel,
                 QueueOnStream>(r, "sigmoid", floating);
   sdk::add_each<Unary<decltype([](auto x) { return std::erf(x); })>::Kernel, QueueOnStream>(r, "erf", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::erfc(x); })>::Kernel, QueueOnStream>(r, "erfc", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return sdk::erfinv(x); })>::Kernel, QueueOnStream>(r, "erfinv", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::asin(x); })>::Kernel, QueueOnStream>(r, "asin", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::acos(x); })>::Kernel, QueueOnStream>(r, "acos", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return std::atan(x); })>::Kernel, QueueOnStream>(r, "atan", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return sdk::lgamma(x); })>::Kernel, QueueOnStream>(r, "lgamma", floating);
+  sdk::add_each<Unary<decltype([](auto x) { return sdk::digamma(x); })>::Kernel, QueueOnStream>(r, "digamma",
+                                                                                                floating);
   sdk::add_each<Unary<decltype([](auto x) { return decltype(x)(1) / x; })>::Kernel, QueueOnStream>(r, "reciprocal",
                                                                                                    floating);
   sdk::add_each<Unary<decltype([](auto x) { return std::floor(x); })>::Kernel, QueueOnStream>(r, "floor", floating);
@@ -265,6 +275,8 @@ void register_elementwise_kernels(const sdk::Registrar& r) {
   sdk::add_each<Binary<Div>::Kernel, QueueOnStream>(r, "div", floating);
   sdk::add_each<Binary<Maximum>::Kernel, QueueOnStream>(r, "maximum", all);
   sdk::add_each<Binary<Minimum>::Kernel, QueueOnStream>(r, "minimum", all);
+  sdk::add_each<Binary<decltype([](auto a, auto b) { return std::atan2(a, b); })>::Kernel, QueueOnStream>(r, "atan2",
+                                                                                                      floating);
   sdk::add_each<Binary<BitAnd>::Kernel, QueueOnStream>(r, "bitwise_and", integral);
   sdk::add_each<Binary<BitOr>::Kernel, QueueOnStream>(r, "bitwise_or", integral);
   sdk::add_each<Binary<BitXor>::Kernel, QueueOnStream>(r, "bitwise_xor", integral);
