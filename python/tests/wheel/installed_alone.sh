@@ -6,10 +6,12 @@
 # name of one the wheels carry) cannot load, unless the interpreter itself
 # links it (libcrypto, for its ssl module: the wheel's copy has its own name
 # all the same), and that oneDNN, libgomp, spdlog and fmt are among them;
-# creates the virtual environment <venv>, installs `ember[xpu]` (or `ember`
-# when <dist> holds no ember-xpu) from <dist> alone, and there trains the
-# digits MLP on cpu (and on xpu), runs the conformance kit on cpu, and runs
-# PyTorch and Ember in one process.
+# creates the virtual environment <venv>, installs `ember` with the extras
+# of the plugin wheels <dist> holds (`ember[xpu,rocm]`) from <dist> alone,
+# and there trains the digits MLP on cpu (and on xpu), runs the conformance
+# kit on cpu, runs PyTorch and Ember in one process, and loads ember-rocm's
+# plugin, which finds the HIP runtime in its own wheel (no AMD GPU is needed
+# for that: it then reports no device).
 set -euo pipefail
 python=$1
 dist=$2
@@ -37,8 +39,12 @@ for needed in ("libdnnl.", "libgomp.", "libspdlog.", "libfmt."):
 print("hidden here:", " ".join(hidden))
 EOF
 
+extras=()
+for plugin in xpu rocm; do
+  compgen -G "$dist/ember_$plugin-*.whl" >/dev/null && extras+=("$plugin")
+done
 requirement=ember
-compgen -G "$dist/ember_xpu-*.whl" >/dev/null && requirement="ember[xpu]"
+[ ${#extras[@]} -eq 0 ] || requirement="ember[$(IFS=,; echo "${extras[*]}")]"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --no-index --find-links "$dist" "$requirement"
 echo "installed $requirement from $dist"
@@ -46,7 +52,7 @@ echo "installed $requirement from $dist"
 cd "$venv"
 "$venv/bin/python" -m ember.info | sed -n '1p'
 devices=(cpu)
-[ "$requirement" = "ember[xpu]" ] && devices+=(xpu)
+[[ " ${extras[*]} " == *" xpu "* ]] && devices+=(xpu)
 for device in "${devices[@]}"; do
   "$venv/bin/python" "$source_dir/samples/train_digits.py" --device "$device" --models mlp --epochs 10 \
     --digits-csv "$digits" | grep -E "^digits:|^mlp: "
@@ -58,4 +64,7 @@ if [ -d "$torch_site/torch" ]; then
 else
   echo "FAILED: no PyTorch in $torch_site to run beside Ember (scripts/install-deps.sh installs it)"
   exit 1
+fi
+if [[ " ${extras[*]} " == *" rocm "* ]]; then
+  "$venv/bin/python" "$here/plugin_wheel_smoke.py" rocm ember_rocm --device-optional
 fi
