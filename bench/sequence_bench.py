@@ -14,6 +14,10 @@ against PyTorch's API:
   NLLLoss, clip_grad_norm_ and the SGD update of word_language_model;
 - F.scaled_dot_product_attention forward and backward, batch 8, 8 heads,
   sequence 512, head dim 64 (plain and causal);
+- a small GPT's training step: nanoGPT's model as published
+  (python/tests/programs/nanogpt.py) with 4 layers, 4 heads, 128 dims, a
+  context of 128 and a vocabulary of 65, batch 16, its AdamW groups from
+  configure_optimizers and clip_grad_norm_(1.0), as nanoGPT's train.py;
 - the peak memory of one attention forward and backward at sequence 4096
   (batch 1, 8 heads, head dim 64): the fused op against the full-matrix
   approach (q k^T, softmax, times v, written out), as the increase of the
@@ -24,9 +28,13 @@ a shared machine.
 """
 
 import argparse
+import contextlib
 import importlib
+import importlib.util
+import io
 import json
 import math
+import pathlib
 import resource
 import statistics
 import subprocess
@@ -38,7 +46,9 @@ TIMED = {
     "lstm_lm_step": ("LSTM LM training step (2 layers, hidden 256, seq 64, batch 32)", 1.0),
     "sdpa_512": ("SDPA forward + backward (batch 8, 8 heads, seq 512, head dim 64)", 1.0),
     "sdpa_512_causal": ("the same, `is_causal=True`", None),
+    "gpt_step": ("small GPT training step (nanoGPT, 4 layers, 128 dims, context 128, batch 16), AdamW", 1.0),
 }
+NANOGPT = pathlib.Path(__file__).resolve().parent.parent / "python" / "tests" / "programs" / "nanogpt.py"
 MEMORY = ("sdpa_4096_fused", "sdpa_4096_full_matrix")
 
 
@@ -106,11 +116,42 @@ def peak_memory_mib(lib, fused):
     return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
 
 
+def gpt_step(lib):
+    if lib.__name__ == "ember":
+        # The program says `import torch`; this worker process never loads
+        # PyTorch, so the names can stand for Ember's modules.
+        sys.modules.update({"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional})
+    spec = importlib.util.spec_from_file_location("nanogpt", NANOGPT)
+    program = importlib.util.module_from_spec(spec)
+    sys.modules["nanogpt"] = program  # its dataclass looks the module up
+    spec.loader.exec_module(program)
+    config = program.GPTConfig(block_size=128, vocab_size=65, n_layer=4, n_head=4, n_embd=128, dropout=0.0)
+    lib.manual_seed(0)
+    with contextlib.redirect_stdout(io.StringIO()):  # the program prints its parameter counts
+        model = program.GPT(config)
+        optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.99), "cpu")
+    x, y = lib.randint(0, 65, (16, 128)), lib.randint(0, 65, (16, 128))
+
+    def step():
+        _, loss = model(x, y)
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    return step
+
+
 def worker(library, workload):
     lib = importlib.import_module(library)
     if workload in MEMORY:
         return peak_memory_mib(lib, workload == "sdpa_4096_fused")
-    step = lstm_lm_step(lib) if workload == "lstm_lm_step" else sdpa_step(lib, workload.endswith("causal"))
+    if workload == "lstm_lm_step":
+        step = lstm_lm_step(lib)
+    elif workload == "gpt_step":
+        step = gpt_step(lib)
+    else:
+        step = sdpa_step(lib, workload.endswith("causal"))
     step()
     times = []
     for _ in range(5):

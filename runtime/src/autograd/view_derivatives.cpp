@@ -16,13 +16,31 @@ using dispatch::OpCall;
 using Grads = std::vector<Tensor>;
 
 // The gradient of taking `count` entries start, start + step, ... along dim
-// (select: one entry, with the dim dropped).
+// (select: one entry, with the dim dropped). A contiguous run (step 1: the
+// pieces of split and chunk, an RNN's gates and time steps) is the gradient
+// between zeros, one cat that writes each element once; a strided one is
+// scattered into zeros, which also reads an index per element.
 BackwardFn indexing_view_backward(const OpCall& c, int64_t dim, int64_t start, int64_t step, int64_t count,
                                   bool keeps_dim) {
   const DimVector sizes = c.inputs[0].sizes();
   const DType dtype = c.inputs[0].dtype();
   return [sizes, dtype, dim, start, step, count, keeps_dim](const Grads& g, const Grads&) {
     const Tensor grad = keeps_dim ? g[0] : g[0].unsqueeze(dim);
+    if (step == 1 && grad.dtype() == dtype) {
+      std::vector<Tensor> pieces;
+      const TensorOptions options(dtype, grad.device());
+      DimVector zeros_sizes = sizes;
+      if (start > 0) {
+        zeros_sizes[dim] = start;
+        pieces.push_back(zeros(zeros_sizes, options));
+      }
+      pieces.push_back(grad);
+      if (const int64_t after = sizes[dim] - start - count; after > 0) {
+        zeros_sizes[dim] = after;
+        pieces.push_back(zeros(zeros_sizes, options));
+      }
+      return Grads{pieces.size() == 1 ? grad : cat(pieces, dim)};
+    }
     const Tensor index = arange(start, start + count * step, step, DType::Int64).to(grad.device());
     return Grads{place_along(grad, sizes, dtype, dim, index)};
   };
