@@ -22,6 +22,7 @@ void register_kernels(ember_registrar* registrar) {
   register_scan_kernels(r);
   register_sort_kernels(r);
   register_softmax_kernels(r);
+  register_gelu_kernels(r);
   register_convolution_kernels(r);
   register_pooling_kernels(r);
   register_layer_norm_kernels(r);

@@ -37,6 +37,7 @@ const std::set<std::string> kGradientFreeByNature = {
     "conv2d_backward_weight",
     "max_pool2d_backward",
     "avg_pool2d_backward",
+    "gelu_backward",
     "scaled_dot_product_attention_backward",
 };
 

@@ -18,6 +18,7 @@ void register_index_kernels(const sdk::Registrar& registrar);
 void register_scan_kernels(const sdk::Registrar& registrar);
 void register_sort_kernels(const sdk::Registrar& registrar);
 void register_softmax_kernels(const sdk::Registrar& registrar);
+void register_gelu_kernels(const sdk::Registrar& registrar);
 void register_convolution_kernels(const sdk::Registrar& registrar);
 void register_pooling_kernels(const sdk::Registrar& registrar);
 void register_layer_norm_kernels(const sdk::Registrar& registrar);

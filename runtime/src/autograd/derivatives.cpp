@@ -394,6 +394,24 @@ BackwardFn d_avg_pool2d(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+// In one pass by the backend's gelu_backward when it has one and no graph
+// of the backward is recorded, else through the decomposition.
+BackwardFn d_gelu(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  const int64_t approximate = c.attr_int("gelu", "approximate");
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::GeluBackward);
+    if (!is_grad_enabled() && g.device() == in[0].device() && g.dtype() == in[0].dtype() &&
+        dispatch::use_composite_kernel(backward, g)) {
+      return Grads{dispatch::call_single(backward, {g.contiguous(), in[0]},
+                                         {dispatch::attr_int("approximate", approximate)})};
+    }
+    return differentiate_decomposition(
+        [&](const Grads& args) { return gelu(args[0], approximate != 0 ? "tanh" : "none"); }, {in[0]}, g);
+  };
+}
+
 // Inputs (x, weight, bias); x_hat = (x - mean) * rstd over the last
 // normalized_ndim dims, y = x_hat * weight + bias.
 BackwardFn d_layer_norm(const OpCall& c, std::vector<Tensor>& saved) {

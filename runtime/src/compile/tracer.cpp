@@ -566,6 +566,10 @@ bool keeps_composite(const Op& op, const Tensor& x) {
       const Tracer* tracer = Tracer::current();
       return tracer == nullptr || (tracer->options().fused_composites && !tracer->made_by_pointwise(x));
     }
+    case OpId::Gelu:
+    case OpId::GeluBackward:
+      return false;  // pointwise: its decomposition fuses with its neighbours
+
     default:
       return true;
   }

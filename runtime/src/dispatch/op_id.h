@@ -99,6 +99,8 @@ enum class OpId : uint16_t {
   CrossEntropy,
   ScaledDotProductAttention,
   ScaledDotProductAttentionBackward,
+  Gelu,
+  GeluBackward,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

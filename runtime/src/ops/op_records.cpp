@@ -186,6 +186,9 @@ constexpr OpRecord kComposites[] = {
               /*derivative_reads_outputs=*/true),
     composite(OpId::ScaledDotProductAttentionBackward, "scaled_dot_product_attention_backward", -1, 3,
               "is_causal scale", meta_attention_backward, kNoGradient, /*abi_minor=*/2),
+    composite(OpId::Gelu, "gelu", 1, 1, "approximate", meta_like_input0, d_gelu, /*abi_minor=*/5),
+    composite(OpId::GeluBackward, "gelu_backward", 2, 1, "approximate", meta_like_input0, kNoGradient,
+              /*abi_minor=*/5),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

@@ -122,6 +122,37 @@ OpCase attention_case() {
           }};
 }
 
+OpCase gelu_case() {
+  auto form = [](const char* approximate) {
+    return [approximate](const Tensors& in, DType, Device) { return Tensors{gelu(in[0], approximate)}; };
+  };
+  return {"gelu", floating_dtypes(),
+          {
+              {"exact", {{.shape = {3, 5}}}, form("none"), 1, true},
+              {"tanh", {{.shape = {3, 5}}}, form("tanh"), 1, true},
+              {"special values", {{.shape = {2, 8}, .values = Values::Special}}, form("none")},
+              {"transposed", {{.shape = {5, 3}, .view = transposed}}, form("tanh")},
+              {"empty", {{.shape = {0, 4}}}, form("none")},
+              {"large odd size", {{.shape = {33, 1031}}}, form("none")},
+          }};
+}
+
+// Reached through autograd, as backward_case does, for both forms.
+OpCase gelu_backward_case() {
+  auto form = [](const char* approximate) {
+    return [approximate](const Tensors& in, DType, Device) {
+      const Tensor x = in[0].detach().requires_grad_();
+      return autograd::grad({gelu(x, approximate)}, {x}, {in[1]});
+    };
+  };
+  return {"gelu_backward", floating_dtypes(),
+          {
+              {"exact", {{.shape = {4, 7}}, {.shape = {4, 7}}}, form("none"), 3},
+              {"tanh", {{.shape = {4, 7}}, {.shape = {4, 7}}}, form("tanh"), 3},
+              {"large odd size", {{.shape = {33, 1031}}, {.shape = {33, 1031}}}, form("none"), 3},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -145,6 +176,8 @@ std::vector<OpCase> composite_cases() {
       backward_case("scaled_dot_product_attention_backward",
                     {{.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}, {.shape = {2, 6, 4}}}, 0,
                     attention_causal),
+      gelu_case(),
+      gelu_backward_case(),
   };
 }
 

@@ -22,7 +22,7 @@ class _Elementwise(Module):
         return type(self)._function(input, **self._arguments)
 
     def extra_repr(self):
-        return ", ".join(f"{key}={value}" for key, value in self._arguments.items())
+        return ", ".join(f"{key}={value!r}" for key, value in self._arguments.items())
 
 
 class ReLU(Module):

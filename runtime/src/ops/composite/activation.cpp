@@ -63,14 +63,21 @@ Tensor relu(const Tensor& x) {
 Tensor leaky_relu(const Tensor& x, double negative_slope) { return where(gt(x, 0), x, x * negative_slope); }
 
 Tensor gelu(const Tensor& x, std::string_view approximate) {
-  const Tensor xf = to_floating(x);
-  if (approximate == "none") return xf * 0.5 * (erf(xf * M_SQRT1_2) + 1.0);
-  if (approximate == "tanh") {
-    const double k = std::sqrt(2.0 / M_PI);
-    return xf * 0.5 * (tanh((xf + xf * xf * xf * 0.044715) * k) + 1.0);
+  if (approximate != "none" && approximate != "tanh") {
+    throw_error(ErrorKind::Runtime,
+                "gelu(): approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
   }
-  throw_error(ErrorKind::Runtime,
-              "gelu(): approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+  const bool tanh_form = approximate == "tanh";
+  const Tensor xf = to_floating(x);
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::Gelu);
+  if (dispatch::use_composite_kernel(fused, xf)) {
+    return dispatch::call_single(fused, {xf.contiguous()}, {dispatch::attr_int("approximate", tanh_form ? 1 : 0)});
+  }
+  // The forms of Note [gelu without cancellation] (plugins/cpu/kernels/gelu.cpp):
+  // PyTorch's 1 + erf, and sigmoid(2 u) for 1 + tanh(u).
+  if (!tanh_form) return xf * 0.5 * (erf(xf * M_SQRT1_2) + 1.0);
+  const double twice_k = 2 * std::sqrt(2.0 / M_PI);
+  return xf * sigmoid((xf + xf * xf * xf * 0.044715) * twice_k);
 }
 
 Tensor silu(const Tensor& x) {
