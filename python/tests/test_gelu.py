@@ -63,7 +63,7 @@ def test_second_derivative_matches_torch(torch, form):
     compare(torch, h, th, "float64")
 
 
-def test_integers_and_bad_forms_as_torch(torch):
+def test_an_unknown_form_is_refused_as_by_torch(torch):
     with pytest.raises(RuntimeError, match="approximate"):
         ember.nn.functional.gelu(ember.ones(2), approximate="fast")
     with pytest.raises(RuntimeError):

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kernels.h"
+#include "logistic.h"
 #include "vector_map.h"
 
 namespace ember::cpu {
@@ -19,23 +20,12 @@ constexpr double kCubic = 0.044715;
 // Note [gelu without cancellation]: the tanh form as written adds 1 to a
 // tanh that goes to -1 as x goes to -inf, which leaves only rounding error
 // once gelu(x) is small: in float32, 0 or an error of 1e-6 for x near -5.
-// (1 + tanh(u)) / 2 = sigmoid(2 u), as 1 / (1 + exp(-|z|)) and its
-// complement, is the same function with its relative accuracy kept
-// everywhere, 1 - sigmoid included, and costs one exp where tanh costs
+// (1 + tanh(u)) / 2 = sigmoid(2 u), with sigmoid and 1 - sigmoid as
+// Logistic computes them (logistic.h), is the same function with its
+// relative accuracy kept everywhere, and costs one exp where tanh costs
 // more. The exact form keeps PyTorch's 1 + erf(x / sqrt(2)), whose tail has
 // the same cancellation: erfc(-x / sqrt(2)) would mend it, but costs 2.5
 // times erf in libmvec, and PyTorch's numbers are what programs compare with.
-template <class C>
-struct Sigmoid {
-  C value, complement;
-  explicit Sigmoid(C z) {
-    const C e = std::exp(-std::fabs(z));
-    const C r = C(1) / (C(1) + e);
-    value = z >= C(0) ? r : e * r;
-    complement = z >= C(0) ? e * r : r;
-  }
-};
-
 template <class C>
 C normal_cdf(C x) {
   return C(0.5) * (C(1) + std::erf(x * C(kSqrtHalf)));
@@ -51,7 +41,7 @@ struct GeluErf {
 struct GeluTanh {
   template <class C>
   C operator()(C x) const {
-    return x * Sigmoid<C>(C(kTwiceTanhScale) * (x + C(kCubic) * x * x * x)).value;
+    return x * Logistic<C>(C(kTwiceTanhScale) * (x + C(kCubic) * x * x * x)).value;
   }
 };
 
@@ -68,7 +58,7 @@ struct GeluErfBackward {
 struct GeluTanhBackward {
   template <class C>
   C operator()(C dy, C x) const {
-    const Sigmoid<C> s(C(kTwiceTanhScale) * (x + C(kCubic) * x * x * x));
+    const Logistic<C> s(C(kTwiceTanhScale) * (x + C(kCubic) * x * x * x));
     const C slope = C(kTwiceTanhScale) * (C(1) + C(3 * kCubic) * x * x);
     return dy * (s.value + x * s.value * s.complement * slope);
   }

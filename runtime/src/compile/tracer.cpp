@@ -569,7 +569,6 @@ bool keeps_composite(const Op& op, const Tensor& x) {
     case OpId::Gelu:
     case OpId::GeluBackward:
       return false;  // pointwise: its decomposition fuses with its neighbours
-
     default:
       return true;
   }
