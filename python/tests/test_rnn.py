@@ -228,3 +228,37 @@ def test_errors(torch):
         ember.nn.GRUCell(4, 6)(ember.zeros(1, 2, 4))
     with pytest.raises(RuntimeError, match="Input batch size 2 doesn't match hidden batch size 3"):
         ember.nn.GRUCell(4, 6)(ember.zeros(2, 4), ember.zeros(3, 6))
+
+
+def test_lstm_double_backward_matches_pytorch(torch):
+    torch.manual_seed(3)
+    mine, theirs = make_pair(torch, "LSTM", {"num_layers": 2, "bidirectional": True})
+    x = torch.randn(4, 3, 5, requires_grad=True)
+    ex = to_ember(x, True)
+    for lib, model, inp in ((torch, theirs, x), (ember, mine, ex)):
+        out, _ = model(inp)
+        (g,) = lib.autograd.grad((out * out).sum(), inp, create_graph=True)
+        (g * g).sum().backward()
+    assert_close(ex.grad, x.grad, **TOL)
+    check_parameter_grads(mine, theirs)
+
+
+def test_lstm_gradients_when_only_weights_require_grad(torch):
+    torch.manual_seed(4)
+    mine, theirs = make_pair(torch, "LSTM", {})
+    x = torch.randn(6, 2, 5)
+    (theirs(x)[0] * 2).sum().backward()
+    (mine(to_ember(x, False))[0] * 2).sum().backward()
+    check_parameter_grads(mine, theirs)
+
+
+def test_compiled_lstm_training_matches_eager():
+    ember.manual_seed(5)
+    model = ember.nn.LSTM(5, 6, 2)
+    x = ember.randn(4, 3, 5)
+    model(x)[0].sum().backward()
+    eager = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    ember.compile(model)(x)[0].sum().backward()
+    for mine, expected in zip((p.grad for p in model.parameters()), eager):
+        assert_close(mine, expected, rtol=1e-5, atol=1e-6)
