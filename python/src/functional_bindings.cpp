@@ -68,6 +68,13 @@ void bind_functional(py::module_& parent) {
            const Ints& dilation, int64_t groups) { return conv2d(x, w, b, stride, padding, dilation, groups); },
         py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
         py::arg("dilation"), py::arg("groups"), no_gil);
+  m.def("conv_transpose2d_by_kernel",
+        [](const Tensor& x, const Tensor& w, const Ints& stride, const Ints& padding, const Ints& output_padding,
+           const Ints& dilation, int64_t groups) {
+          return conv_transpose2d_by_kernel(x, w, stride, padding, output_padding, dilation, groups);
+        },
+        py::arg("input"), py::arg("weight"), py::arg("stride"), py::arg("padding"), py::arg("output_padding"),
+        py::arg("dilation"), py::arg("groups"), no_gil);
   m.def("max_pool2d",
         [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, const Ints& dilation,
            bool ceil_mode) { return max_pool2d(x, kernel, stride, padding, dilation, ceil_mode); },

@@ -83,6 +83,54 @@ def test_conv_transpose1d_matches_pytorch(torch, input_shape, stride, padding, o
         input_shape, weight_shape, (weight_shape[1] * groups,))
 
 
+def float32_pair(torch, *shapes):
+    arrays = [RNG.standard_normal(shape).astype("float32") for shape in shapes]
+    return ([ember.tensor(a).requires_grad_(True) for a in arrays],
+            [torch.tensor(a, requires_grad=True) for a in arrays])
+
+
+@pytest.mark.parametrize("input_shape, weight_shape, stride, padding, output_padding, groups, dilation", TRANSPOSED_2D)
+def test_conv_transpose2d_in_float32_runs_the_input_gradient_kernel(torch, input_shape, weight_shape, stride, padding,
+                                                                    output_padding, groups, dilation):
+    """float32 takes the CPU plugin's conv2d_backward_input (oneDNN), and its gradients the forward convolution
+    and conv2d_backward_weight; the decomposition where the output padding reaches the stride."""
+    ours, theirs = float32_pair(torch, input_shape, weight_shape, (weight_shape[1] * groups,))
+    args = (stride, padding, output_padding, groups, dilation)
+    with ember.profiler.profile() as prof:
+        y = F.conv_transpose2d(*ours, *args)
+    strides = [stride] * 2 if isinstance(stride, int) else stride
+    paddings = [output_padding] * 2 if isinstance(output_padding, int) else output_padding
+    # An output padding of the stride or more leaves no conv2d input shape: decomposed.
+    by_kernel = all(p < s for p, s in zip(paddings, strides))
+    assert ("conv2d_backward_input" in {event.key for event in prof.key_averages()}) == by_kernel
+    ty = torch.nn.functional.conv_transpose2d(*theirs, *args)
+    assert_close(y, ty.detach(), rtol=1e-4, atol=1e-5)
+    upstream = RNG.standard_normal(tuple(ty.shape)).astype("float32")
+    (y * ember.tensor(upstream)).sum().backward()
+    (ty * torch.tensor(upstream)).sum().backward()
+    for mine, reference in zip(ours, theirs):
+        assert_close(mine.grad, reference.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_transpose_in_float32_second_derivatives_match_pytorch(torch):
+    for ours_fn, theirs_fn, shapes in [
+        (lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, 1), lambda x, w: torch.nn.functional.conv_transpose2d(
+            x, w, None, 2, 1, 1), [(2, 3, 4, 5), (3, 2, 3, 3)]),
+        (lambda x, w: F.conv_transpose1d(x, w, None, 2), lambda x, w: torch.nn.functional.conv_transpose1d(x, w, None, 2),
+         [(2, 3, 6), (3, 4, 3)]),
+        (lambda x, w: F.conv_transpose2d(x, w, None, (2, 1), (1, 2), 0, 2, (2, 3)),
+         lambda x, w: torch.nn.functional.conv_transpose2d(x, w, None, (2, 1), (1, 2), 0, 2, (2, 3)),
+         [(2, 4, 5, 4), (4, 3, 2, 3)]),
+    ]:
+        ours, theirs = float32_pair(torch, *shapes)
+        (gx, gw) = ember.autograd.grad((ours_fn(*ours) ** 2).sum(), ours, create_graph=True)
+        (tgx, tgw) = torch.autograd.grad((theirs_fn(*theirs) ** 2).sum(), theirs, create_graph=True)
+        ember.autograd.backward((gx * gx).sum() + (gw * gw).sum())
+        torch.autograd.backward((tgx * tgx).sum() + (tgw * tgw).sum())
+        for mine, reference in zip(ours, theirs):
+            assert_close(mine.grad, reference.grad, rtol=1e-3, atol=1e-3)
+
+
 def test_conv_transpose3d_matches_pytorch(torch):
     check_with_gradients(
         torch, lambda x, w, b: F.conv_transpose3d(x, w, b, (2, 1, 2), (1, 0, 0), (1, 0, 0), 2, (1, 2, 1)),

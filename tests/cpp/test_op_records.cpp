@@ -33,12 +33,15 @@ const std::set<std::string> kGradientFreeByNature = {
     "argmin",  // int64 indices
     // Backward kernels: derivatives call them only with grad mode off and
     // differentiate the decomposition otherwise.
-    "conv2d_backward_input",
     "conv2d_backward_weight",
     "max_pool2d_backward",
     "avg_pool2d_backward",
     "gelu_backward",
     "scaled_dot_product_attention_backward",
+    "softmax_backward",
+    "log_softmax_backward",
+    "layer_norm_backward",
+    "cross_entropy_backward",
 };
 
 bool bool_or_integer_result(DTypeRule rule) {

@@ -1,5 +1,6 @@
-// Fused softmax and log_softmax (ops.md "Composite ops a backend may
-// override"): Note [Fused softmax].
+// Fused softmax and log_softmax and their backward ops (ops.md "Composite
+// ops a backend may override"): Note [Fused softmax], Note [Fused softmax
+// backward].
 #include "vector_math.h"
 
 #include <algorithm>
@@ -322,6 +323,114 @@ void softmax_kernel(const ember_kernel_call& call) {
   });
 }
 
+// Note [Fused softmax backward]: softmax_backward and log_softmax_backward
+// take the forward's output, as PyTorch's kernels do:
+//   softmax:     dx = y * (dy - sum(dy * y))
+//   log_softmax: dx = dy - exp(out) * sum(dy)
+// Per line, one pass sums and one writes; a line that fits in L2 is read
+// from memory once. Blocks of neighbouring lines along a dimension other
+// than the last walk rows of the block, as the forward does; any other
+// layout goes line by line through strided loads.
+template <bool kLog, class C>
+C backward_of(C dy, C out, C dot) {
+  return kLog ? dy - std::exp(out) * dot : out * (dy - dot);
+}
+
+template <class T, bool kLog>
+EMBER_CPU_ISA_CLONES void softmax_backward_line(const T* dy, const T* out, T* dx, int64_t n) {
+  using C = Acc<T>;
+  const C dot = kLog ? sum_of<C>(dy, n)
+                     : reduce_lanes(
+                           int64_t{0}, n, C(0), [](C a, C b) { return a + b; },
+                           [dy, out](int64_t i) { return load(dy[i]) * load(out[i]); });
+  for (int64_t i = 0; i < n; ++i) dx[i] = sdk::convert<T>(backward_of<kLog>(load(dy[i]), load(out[i]), dot));
+}
+
+template <class T, bool kLog>
+void softmax_backward_strided_line(const T* dy, int64_t dy_stride, const T* out, int64_t out_stride, T* dx,
+                                   int64_t dx_stride, int64_t n) {
+  using C = Acc<T>;
+  C dot = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    dot += kLog ? load(dy[i * dy_stride]) : load(dy[i * dy_stride]) * load(out[i * out_stride]);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    dx[i * dx_stride] = sdk::convert<T>(backward_of<kLog>(load(dy[i * dy_stride]), load(out[i * out_stride]), dot));
+  }
+}
+
+// Lines j < width of a block whose element r of line j is at
+// [r * row_stride + j], rows summed in groups of kSumRows (as add_exps).
+template <class T, bool kLog>
+EMBER_CPU_ISA_CLONES void softmax_backward_block(const T* dy, const T* out, T* dx, int64_t n, int64_t row_stride,
+                                                 int64_t width) {
+  using C = Acc<T>;
+  C dot[kMaxWidth];
+  C partial[kMaxWidth];
+  std::fill(dot, dot + width, C(0));
+  for (int64_t group = 0; group < n; group += kSumRows) {
+    std::fill(partial, partial + width, C(0));
+    for (int64_t r = group; r < std::min(n, group + kSumRows); ++r) {
+      const T* dy_row = dy + r * row_stride;
+      const T* out_row = out + r * row_stride;
+      for (int64_t j = 0; j < width; ++j) partial[j] += kLog ? load(dy_row[j]) : load(dy_row[j]) * load(out_row[j]);
+    }
+    for (int64_t j = 0; j < width; ++j) dot[j] += partial[j];
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    const T* dy_row = dy + r * row_stride;
+    const T* out_row = out + r * row_stride;
+    T* dx_row = dx + r * row_stride;
+    for (int64_t j = 0; j < width; ++j) {
+      dx_row[j] = sdk::convert<T>(backward_of<kLog>(load(dy_row[j]), load(out_row[j]), dot[j]));
+    }
+  }
+}
+
+template <class T, bool kLog>
+void softmax_backward_kernel(const ember_kernel_call& call) {
+  const DLTensor& dy = call.inputs[0];
+  const DLTensor& out = call.inputs[1];
+  const DLTensor& dx = call.outputs[0];
+  const int64_t dim = sdk::attr_int(call, "dim");
+  const bool contiguous = sdk::is_contiguous(dy) && sdk::is_contiguous(out) && sdk::is_contiguous(dx);
+  if (dim < 0 || dim >= out.ndim || !contiguous) {
+    for_each_line(call, {&dy, &out, &dx}, dim, kSoftmaxGrain, [&](char* const* starts) {
+      softmax_backward_strided_line<T, kLog>(reinterpret_cast<const T*>(starts[0]), dy.strides[dim],
+                                             reinterpret_cast<const T*>(starts[1]), out.strides[dim],
+                                             reinterpret_cast<T*>(starts[2]), dx.strides[dim], out.shape[dim]);
+    });
+    return;
+  }
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (int d = 0; d < dim; ++d) outer *= out.shape[d];
+  for (int d = static_cast<int>(dim) + 1; d < out.ndim; ++d) inner *= out.shape[d];
+  const int64_t n = out.shape[dim];
+  if (outer == 0 || inner == 0 || n == 0) return;
+  const T* grad = reinterpret_cast<const T*>(sdk::data_ptr(dy));
+  const T* result = reinterpret_cast<const T*>(sdk::data_ptr(out));
+  T* dst = reinterpret_cast<T*>(sdk::data_ptr(dx));
+  if (inner == 1) {
+    parallel_for(0, outer, std::max<int64_t>(1, kSoftmaxGrain / n), [&](int64_t begin, int64_t end) {
+      for (int64_t line = begin; line < end; ++line) {
+        softmax_backward_line<T, kLog>(grad + line * n, result + line * n, dst + line * n, n);
+      }
+    });
+    return;
+  }
+  const int64_t width = std::min(inner, kMaxWidth);
+  const int64_t blocks = (inner + width - 1) / width;
+  parallel_for(0, outer * blocks, std::max<int64_t>(1, kSoftmaxGrain / (n * width)), [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t first = unit % blocks * width;
+      const int64_t offset = unit / blocks * n * inner + first;
+      softmax_backward_block<T, kLog>(grad + offset, result + offset, dst + offset, n, inner,
+                                      std::min(width, inner - first));
+    }
+  });
+}
+
 }  // namespace
 
 void register_softmax_kernels(const sdk::Registrar& r) {
@@ -329,6 +438,12 @@ void register_softmax_kernels(const sdk::Registrar& r) {
              [](auto tag) { return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, false>>; });
   r.add_each("log_softmax", sdk::FloatingTypes{},
              [](auto tag) { return &sdk::kernel_entry<&softmax_kernel<typename decltype(tag)::type, true>>; });
+  r.add_each("softmax_backward", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&softmax_backward_kernel<typename decltype(tag)::type, false>>;
+  });
+  r.add_each("log_softmax_backward", sdk::FloatingTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&softmax_backward_kernel<typename decltype(tag)::type, true>>;
+  });
 }
 
 }  // namespace ember::cpu

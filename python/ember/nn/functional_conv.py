@@ -7,7 +7,9 @@ every device that has them runs them:
 - fold (col2im): its adjoint, summing each column into the positions its
   patch covers with one index_add, then cropping the padding;
 - conv_transpose1d/2d/3d: the weight's product with the input's columns, then
-  col2im, as PyTorch's CPU slow path does;
+  col2im, as PyTorch's CPU slow path does, unless the backend has conv2d's
+  input gradient (conv2d_backward_input), which is the transposed 1-d or 2-d
+  convolution;
 - conv3d: 3-d patches and one matmul per group.
 """
 
@@ -214,6 +216,15 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     if any(s < 1 for s in size):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, size))}). Output size is too small")
+    if n <= 2:
+        # The backend's conv2d input gradient where it has one; a 1-d
+        # convolution is a 2-d one of height 1.
+        lift = (lambda t: t.unsqueeze(-2)) if n == 1 else (lambda t: t)
+        fused = _nn.conv_transpose2d_by_kernel(lift(x), lift(weight), [1] * (2 - n) + stride, [0] * (2 - n) + padding,
+                                               [0] * (2 - n) + output_padding, [1] * (2 - n) + dilation, groups)
+        if fused is not None:
+            result = _with_bias(fused.squeeze(-2) if n == 1 else fused, bias, n)
+            return result if batched else result.squeeze(0)
     batch, in_per_group = x.shape[0], weight.shape[0] // groups
     # columns[b, g, (o, *k), l] = sum_c weight[g, c, (o, *k)] * input[b, g, c, l]
     w = weight.reshape([groups, in_per_group, -1]).transpose(1, 2)

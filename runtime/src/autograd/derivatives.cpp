@@ -283,28 +283,98 @@ BackwardFn d_sort(const OpCall& c, std::vector<Tensor>& saved) {
   };
 }
 
+namespace {
+
+// Note [Fused backward kernels]: a backend's one-pass backward kernel runs
+// when it has one for the dtype, the gradient matches the input's device and
+// dtype, and no graph of the backward is recorded; otherwise the formula
+// below it, whose ops autograd can differentiate again.
+bool use_fused_backward(const dispatch::Op& backward, const Tensor& g, const Tensor& x) {
+  return !is_grad_enabled() && g.device() == x.device() && g.dtype() == x.dtype() &&
+         dispatch::use_composite_kernel(backward, g);
+}
+
 // Fused composite kernels (Note [Composite kernels]) need their own
-// derivatives; the outputs are recomputed, not saved.
-BackwardFn d_softmax(const OpCall& c, std::vector<Tensor>& saved) {
+// derivatives. Softmax and log_softmax save their input and read their
+// output (Note [Derivatives that read outputs]): the backend's backward
+// kernel takes the output, as PyTorch's does, and the formula, which must
+// be differentiable again, recomputes it from the input.
+template <dispatch::OpId kBackward>
+BackwardFn d_softmax_like(const OpCall& c, std::vector<Tensor>& saved, std::string_view op_name) {
   saved.push_back(c.inputs[0]);
-  const int64_t dim = c.attr_int("softmax", "dim");
+  const int64_t dim = c.attr_int(op_name, "dim");
   return [dim](const Grads& grads, const Grads& in) {
-    const int64_t dims[] = {dim};
-    const Tensor s = softmax(in[0], dim);
     const Tensor& g = grads[0];
-    return Grads{s * (g - sum(g * s, dims, true))};
+    const Tensor& x = in[0];
+    static const dispatch::Op& backward = dispatch::op(kBackward);
+    if (use_fused_backward(backward, g, x)) {
+      return Grads{dispatch::call_single(backward, {g.contiguous(), in[1]}, {dispatch::attr_int("dim", dim)})};
+    }
+    const int64_t dims[] = {dim};
+    if constexpr (kBackward == dispatch::OpId::LogSoftmaxBackward) {
+      return Grads{g - exp(log_softmax(x, dim)) * sum(g, dims, true)};
+    } else {
+      const Tensor s = softmax(x, dim);
+      return Grads{s * (g - sum(g * s, dims, true))};
+    }
   };
 }
 
-BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
-  saved.push_back(c.inputs[0]);
-  const int64_t dim = c.attr_int("log_softmax", "dim");
-  return [dim](const Grads& grads, const Grads& in) {
-    const int64_t dims[] = {dim};
-    const Tensor& g = grads[0];
-    return Grads{g - exp(log_softmax(in[0], dim)) * sum(g, dims, true)};
-  };
+}  // namespace
+
+BackwardFn d_softmax(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_softmax_like<dispatch::OpId::SoftmaxBackward>(c, saved, "softmax");
 }
+
+BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_softmax_like<dispatch::OpId::LogSoftmaxBackward>(c, saved, "log_softmax");
+}
+
+namespace {
+
+// conv2d's geometry, as it and its backward ops take it.
+struct ConvGeometry {
+  DimVector stride, padding, dilation;
+  int64_t groups = 1;
+};
+
+ConvGeometry conv_geometry(const OpCall& c, std::string_view op) {
+  return {c.attr_ints(op, "stride"), c.attr_ints(op, "padding"), c.attr_ints(op, "dilation"), c.attr_int(op, "groups")};
+}
+
+Tensor conv2d_of(const Tensor& x, const Tensor& w, const ConvGeometry& geo) {
+  return conv2d(x, w, std::nullopt, geo.stride, geo.padding, geo.dilation, geo.groups);
+}
+
+// A backend's backward convolution: conv2d_backward_input (dy, w) or
+// conv2d_backward_weight (dy, x), told the sizes of what it computes.
+Tensor run_conv_backward(const dispatch::Op& op, const Tensor& dy, const Tensor& other, const ConvGeometry& geo,
+                         const char* sizes_name, IntArrayRef sizes) {
+  return dispatch::call_single(op, {dy.contiguous(), other},
+                               {dispatch::attr_ints("stride", geo.stride), dispatch::attr_ints("padding", geo.padding),
+                                dispatch::attr_ints("dilation", geo.dilation), dispatch::attr_int("groups", geo.groups),
+                                dispatch::attr_ints(sizes_name, sizes)});
+}
+
+// conv2d's weight gradient for output gradient dy and input x, as a
+// convolution itself, so it is differentiable to any order: per group, x
+// with batch and channels swapped is convolved with dy (likewise swapped) as
+// the kernel, stride and dilation trading places, and the first kh x kw
+// outputs are the weight's.
+Tensor conv2d_weight_gradient(const Tensor& dy, const Tensor& x, IntArrayRef weight_sizes, const ConvGeometry& geo) {
+  const int64_t inputs_per_group = x.size(1) / geo.groups;
+  const int64_t outputs_per_group = dy.size(1) / geo.groups;
+  std::vector<Tensor> parts;
+  for (int64_t k = 0; k < geo.groups; ++k) {
+    const Tensor inputs = x.narrow(1, k * inputs_per_group, inputs_per_group).transpose(0, 1);
+    const Tensor kernel = dy.narrow(1, k * outputs_per_group, outputs_per_group).transpose(0, 1);
+    const Tensor part = conv2d(inputs, kernel, std::nullopt, geo.dilation, geo.padding, geo.stride, 1);
+    parts.push_back(part.narrow(2, 0, weight_sizes[2]).narrow(3, 0, weight_sizes[3]).transpose(0, 1));
+  }
+  return geo.groups == 1 ? parts[0] : cat(parts, 0);
+}
+
+}  // namespace
 
 // The backend's backward convolutions when it has both and no graph of the
 // backward is wanted; otherwise the unfold + matmul decomposition,
@@ -312,10 +382,7 @@ BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
 BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
   saved.push_back(c.inputs[0]);
   saved.push_back(c.inputs[1]);
-  const DimVector stride = c.attr_ints("conv2d", "stride");
-  const DimVector padding = c.attr_ints("conv2d", "padding");
-  const DimVector dilation = c.attr_ints("conv2d", "dilation");
-  const int64_t groups = c.attr_int("conv2d", "groups");
+  const ConvGeometry geo = conv_geometry(c, "conv2d");
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     const Tensor& x = in[0];
@@ -324,19 +391,36 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
     static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
     if (!is_grad_enabled() && dispatch::use_composite_kernel(backward_input, g) &&
         dispatch::use_composite_kernel(backward_weight, g)) {
-      const Tensor gc = g.contiguous();
-      auto run = [&](const dispatch::Op& op, const Tensor& other, const char* sizes_name, IntArrayRef sizes) {
-        return dispatch::call_single(op, {gc, other},
-                                     {dispatch::attr_ints("stride", stride), dispatch::attr_ints("padding", padding),
-                                      dispatch::attr_ints("dilation", dilation), dispatch::attr_int("groups", groups),
-                                      dispatch::attr_ints(sizes_name, sizes)});
-      };
-      return Grads{x.requires_grad() ? run(backward_input, w, "input_sizes", x.sizes()) : Tensor(),
-                   w.requires_grad() ? run(backward_weight, x, "weight_sizes", w.sizes()) : Tensor()};
+      return Grads{x.requires_grad() ? run_conv_backward(backward_input, g, w, geo, "input_sizes", x.sizes()) : Tensor(),
+                   w.requires_grad() ? run_conv_backward(backward_weight, g, x, geo, "weight_sizes", w.sizes())
+                                     : Tensor()};
     }
-    return differentiate_decomposition(
-        [&](const Grads& args) { return conv2d(args[0], args[1], std::nullopt, stride, padding, dilation, groups); },
-        {x, w}, g);
+    return differentiate_decomposition([&](const Grads& args) { return conv2d_of(args[0], args[1], geo); }, {x, w}, g);
+  };
+}
+
+// Inputs (dy, w) -> dx: conv2d's input gradient, which is also the
+// transposed convolution of dy (conv_transpose2d runs on it). Since
+// <g, dx> = <conv2d(g, w), dy>, dy's gradient is the convolution of g, and
+// w's is conv2d's weight gradient with g as the input: the backend's kernel
+// when it has one and no graph of the backward is wanted, otherwise
+// conv2d_weight_gradient. (Differentiating conv2d's decomposition would not
+// do: g depends on w, and grad() would follow that too.)
+BackwardFn d_conv2d_backward_input(const OpCall& c, std::vector<Tensor>& saved) {
+  saved.push_back(c.inputs[0]);
+  saved.push_back(c.inputs[1]);
+  const ConvGeometry geo = conv_geometry(c, "conv2d_backward_input");
+  return [=](const Grads& grads, const Grads& in) {
+    const Tensor& g = grads[0];
+    const Tensor& dy = in[0];
+    const Tensor& w = in[1];
+    const Tensor grad_dy = dy.requires_grad() ? conv2d_of(g, w, geo) : Tensor();
+    if (!w.requires_grad()) return Grads{grad_dy, Tensor()};
+    static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
+    if (use_fused_backward(backward_weight, g, w)) {
+      return Grads{grad_dy, run_conv_backward(backward_weight, dy, g.contiguous(), geo, "weight_sizes", w.sizes())};
+    }
+    return Grads{grad_dy, conv2d_weight_gradient(dy, g, w.sizes(), geo)};
   };
 }
 
@@ -402,8 +486,7 @@ BackwardFn d_gelu(const OpCall& c, std::vector<Tensor>& saved) {
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     static const dispatch::Op& backward = dispatch::op(dispatch::OpId::GeluBackward);
-    if (!is_grad_enabled() && g.device() == in[0].device() && g.dtype() == in[0].dtype() &&
-        dispatch::use_composite_kernel(backward, g)) {
+    if (use_fused_backward(backward, g, in[0])) {
       return Grads{dispatch::call_single(backward, {g.contiguous(), in[0]},
                                          {dispatch::attr_int("approximate", approximate)})};
     }
@@ -423,6 +506,11 @@ BackwardFn d_layer_norm(const OpCall& c, std::vector<Tensor>& saved) {
     const Tensor& g = grads[0];
     const Tensor& x = in[0];
     const Tensor& w = in[1];
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::LayerNormBackward);
+    if (use_fused_backward(backward, g, x)) {
+      return dispatch::call_outputs(backward, {g.contiguous(), x, w}, 3,
+                                    {dispatch::attr_int("normalized_ndim", k), dispatch::attr_float("eps", eps)});
+    }
     DimVector dims, rows;
     for (int64_t d = 0; d < x.dim(); ++d) (d >= x.dim() - k ? dims : rows).push_back(d);
     const Tensor centered = x - mean(x, dims, true);
@@ -448,6 +536,14 @@ BackwardFn d_cross_entropy(const OpCall& c, std::vector<Tensor>& saved) {
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& logits = in[0];
     const Tensor& target = in[1];
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::CrossEntropyBackward);
+    if (use_fused_backward(backward, grads[0], logits)) {
+      return Grads{dispatch::call_single(backward, {grads[0].contiguous(), logits.contiguous(), target},
+                                         {dispatch::attr_int("ignore_index", ignore_index),
+                                          dispatch::attr_int("reduction", reduction),
+                                          dispatch::attr_float("label_smoothing", smoothing)}),
+                   Tensor()};
+    }
     const int64_t classes = logits.size(1);
     const Tensor valid = ne(target, ignore_index);
     const Tensor safe_target = where(valid, target, Scalar(int64_t{0}));

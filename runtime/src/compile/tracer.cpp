@@ -551,10 +551,10 @@ void fresh_tensor(const Tensor& t) {
 
 // Note [Fused composites in traces]: convolutions, pooling and losses keep
 // the backend's fused kernel as an extern call. Softmax, log_softmax and
-// layer_norm keep it too, unless pointwise ops of the graph make their
-// input: then they decompose into the ops fusion takes, and the prologue
-// (a residual add, a scaling of attention scores), the reductions and any
-// pointwise epilogue become one generated kernel. A fused kernel that
+// layer_norm (and their backward ops) keep it too, unless pointwise ops of
+// the graph make their input: then they decompose into the ops fusion
+// takes, and the prologue (a residual add, a scaling of attention scores),
+// the reductions and any pointwise epilogue become one generated kernel. A fused kernel that
 // reads a line once is as fast as a generated one could be on its own,
 // and a backend without one always decomposes.
 bool keeps_composite(const Op& op, const Tensor& x) {
@@ -562,7 +562,10 @@ bool keeps_composite(const Op& op, const Tensor& x) {
   switch (static_cast<OpId>(op.index())) {
     case OpId::Softmax:
     case OpId::LogSoftmax:
-    case OpId::LayerNorm: {
+    case OpId::LayerNorm:
+    case OpId::SoftmaxBackward:
+    case OpId::LogSoftmaxBackward:
+    case OpId::LayerNormBackward: {
       const Tracer* tracer = Tracer::current();
       return tracer == nullptr || (tracer->options().fused_composites && !tracer->made_by_pointwise(x));
     }

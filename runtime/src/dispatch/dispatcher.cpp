@@ -144,6 +144,20 @@ Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::init
   return out;
 }
 
+std::vector<Tensor> call_outputs(const Op& op, std::initializer_list<Tensor> inputs, int64_t num_outputs,
+                                 std::initializer_list<ember_attr> attrs) {
+  std::vector<Tensor> outputs(static_cast<size_t>(num_outputs));
+  OpCall c;
+  c.inputs = inputs.begin();
+  c.num_inputs = static_cast<int64_t>(inputs.size());
+  c.outputs = outputs.data();
+  c.num_outputs = num_outputs;
+  c.attrs = attrs.begin();
+  c.num_attrs = static_cast<int64_t>(attrs.size());
+  call(op, c);
+  return outputs;
+}
+
 Tensor call_unary(const Op& op, const Tensor& input, std::initializer_list<ember_attr> attrs) {
   Tensor out;
   call_one_output(op, &input, 1, out, attrs);

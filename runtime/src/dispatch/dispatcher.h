@@ -15,6 +15,9 @@ void call(const Op& op, OpCall& call);
 // Convenience for the op functions: inputs and attributes in, the op's
 // outputs (allocated) back.
 Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs = {});
+// The same for an op with several outputs (num_outputs of them, in order).
+std::vector<Tensor> call_outputs(const Op& op, std::initializer_list<Tensor> inputs, int64_t num_outputs,
+                                 std::initializer_list<ember_attr> attrs = {});
 // One input, which the call reads where it is (no handle copied): the path
 // of view ops and unary elementwise ops.
 Tensor call_unary(const Op& op, const Tensor& input, std::initializer_list<ember_attr> attrs = {});

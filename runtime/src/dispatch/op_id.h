@@ -101,6 +101,10 @@ enum class OpId : uint16_t {
   ScaledDotProductAttentionBackward,
   Gelu,
   GeluBackward,
+  SoftmaxBackward,
+  LogSoftmaxBackward,
+  LayerNormBackward,
+  CrossEntropyBackward,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

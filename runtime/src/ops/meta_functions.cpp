@@ -178,6 +178,15 @@ void meta_attention_backward(const OpCall& call, TensorMeta* out) {
   }
 }
 
+// Inputs (dy, x, weight): dx like x, dweight and dbias like weight.
+void meta_layer_norm_backward(const OpCall& call, TensorMeta* out) {
+  for (int i = 0; i < 3; ++i) {
+    const Tensor& like = call.inputs[i == 0 ? 1 : 2];
+    out[i].sizes = like.sizes();
+    out[i].dtype = like.dtype();
+  }
+}
+
 // Backward ops (conv2d_backward_input, avg_pool2d_backward, ...) are told
 // the shape they produce (max_pool2d_backward's is its input x's).
 void meta_input_sizes(const OpCall& call, TensorMeta* out) {

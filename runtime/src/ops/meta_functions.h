@@ -25,6 +25,7 @@ void meta_avg_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_cross_entropy(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_attention(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_attention_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_layer_norm_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_cholesky(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_lu_factor(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_qr(const dispatch::OpCall& call, dispatch::TensorMeta* out);

@@ -161,11 +161,13 @@ constexpr OpRecord kLinalgAndIndexing[] = {
 };
 
 constexpr OpRecord kComposites[] = {
-    composite(OpId::Softmax, "softmax", 1, 1, "dim", meta_like_input0, d_softmax),
-    composite(OpId::LogSoftmax, "log_softmax", 1, 1, "dim", meta_like_input0, d_log_softmax),
+    composite(OpId::Softmax, "softmax", 1, 1, "dim", meta_like_input0, d_softmax, /*abi_minor=*/0,
+              /*derivative_reads_outputs=*/true),
+    composite(OpId::LogSoftmax, "log_softmax", 1, 1, "dim", meta_like_input0, d_log_softmax, /*abi_minor=*/0,
+              /*derivative_reads_outputs=*/true),
     composite(OpId::Conv2d, "conv2d", 2, 1, "stride padding dilation groups", meta_conv2d, d_conv2d),
     composite(OpId::Conv2dBackwardInput, "conv2d_backward_input", 2, 1, "stride padding dilation groups input_sizes",
-              meta_input_sizes, kNoGradient),
+              meta_input_sizes, d_conv2d_backward_input),
     composite(OpId::Conv2dBackwardWeight, "conv2d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
               meta_weight_sizes, kNoGradient),
     composite(OpId::MaxPool2d, "max_pool2d", 1, 2, "kernel_size stride padding dilation", meta_max_pool2d, d_max_pool2d,
@@ -189,6 +191,14 @@ constexpr OpRecord kComposites[] = {
     composite(OpId::Gelu, "gelu", 1, 1, "approximate", meta_like_input0, d_gelu, /*abi_minor=*/5),
     composite(OpId::GeluBackward, "gelu_backward", 2, 1, "approximate", meta_like_input0, kNoGradient,
               /*abi_minor=*/5),
+    composite(OpId::SoftmaxBackward, "softmax_backward", 2, 1, "dim", meta_like_input0, kNoGradient,
+              /*abi_minor=*/6),
+    composite(OpId::LogSoftmaxBackward, "log_softmax_backward", 2, 1, "dim", meta_like_input0, kNoGradient,
+              /*abi_minor=*/6),
+    composite(OpId::LayerNormBackward, "layer_norm_backward", 3, 3, "normalized_ndim eps", meta_layer_norm_backward,
+              kNoGradient, /*abi_minor=*/6),
+    composite(OpId::CrossEntropyBackward, "cross_entropy_backward", 3, 1, "ignore_index reduction label_smoothing",
+              meta_like_input1, kNoGradient, /*abi_minor=*/6),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

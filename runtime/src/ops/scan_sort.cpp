@@ -23,17 +23,10 @@ ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
   const int64_t d = normalize_dim(dim, x.dim(), "sort");
   static const dispatch::Op& op = dispatch::op(dispatch::OpId::Sort);
   const Tensor input = x.dim() == 0 ? x.reshape({1}) : x;
-  Tensor outputs[2];
-  const ember_attr attrs[] = {dispatch::attr_int("dim", x.dim() == 0 ? 0 : d),
-                              dispatch::attr_bool("descending", descending), dispatch::attr_bool("stable", stable)};
-  dispatch::OpCall call;
-  call.inputs = &input;
-  call.num_inputs = 1;
-  call.outputs = outputs;
-  call.num_outputs = 2;
-  call.attrs = attrs;
-  call.num_attrs = 3;
-  dispatch::call(op, call);
+  const std::vector<Tensor> outputs =
+      dispatch::call_outputs(op, {input}, 2,
+                             {dispatch::attr_int("dim", x.dim() == 0 ? 0 : d),
+                              dispatch::attr_bool("descending", descending), dispatch::attr_bool("stable", stable)});
   if (x.dim() == 0) return {outputs[0].view({}), outputs[1].view({})};
   return {outputs[0], outputs[1]};
 }

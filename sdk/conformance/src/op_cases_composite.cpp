@@ -153,6 +153,59 @@ OpCase gelu_backward_case() {
           }};
 }
 
+// The fused backward ops of softmax, log_softmax, layer_norm and
+// cross_entropy, reached through autograd as gelu_backward_case does.
+OpCase softmax_like_backward_case(const std::string& op, Tensor (*fn)(const Tensor&, int64_t)) {
+  auto along = [fn](int64_t dim) {
+    return [fn, dim](const Tensors& in, DType, Device) {
+      const Tensor x = in[0].detach().requires_grad_();
+      return autograd::grad({fn(x, dim)}, {x}, {in[1]});
+    };
+  };
+  return {op, floating_dtypes(),
+          {
+              {"last dim", {{.shape = {4, 7}}, {.shape = {4, 7}}}, along(1), 3},
+              {"dim 0", {{.shape = {5, 3}}, {.shape = {5, 3}}}, along(0), 3},
+              {"middle dim of 3-d", {{.shape = {2, 6, 5}}, {.shape = {2, 6, 5}}}, along(1), 3},
+              {"transposed", {{.shape = {5, 3}, .view = transposed}, {.shape = {3, 5}}}, along(1), 3},
+              {"large odd size", {{.shape = {33, 1031}}, {.shape = {33, 1031}}}, along(1), 10},
+          }};
+}
+
+OpCase layer_norm_backward_case() {
+  const OpCall call = [](const Tensors& in, DType, Device) {
+    const Tensor x = in[0].detach().requires_grad_();
+    const Tensor w = in[1].detach().requires_grad_();
+    const Tensor b = in[2].detach().requires_grad_();
+    return autograd::grad({layer_norm(x, {x.size(-1)}, w, b)}, {x, w, b}, {in[3]});
+  };
+  return {"layer_norm_backward", floating_dtypes(),
+          {
+              {"last dim", {{.shape = {3, 8}}, {.shape = {8}}, {.shape = {8}}, {.shape = {3, 8}}}, call, 3},
+              {"3-d", {{.shape = {2, 3, 5}}, {.shape = {5}}, {.shape = {5}}, {.shape = {2, 3, 5}}}, call, 3},
+              {"many rows", {{.shape = {300, 40}}, {.shape = {40}}, {.shape = {40}}, {.shape = {300, 40}}}, call, 10},
+          }};
+}
+
+OpCase cross_entropy_backward_case() {
+  auto loss = [](const char* reduction, int64_t ignore_index, double smoothing) {
+    return [=](const Tensors& in, DType, Device) {
+      const Tensor x = in[0].detach().requires_grad_();
+      return autograd::grad({cross_entropy(x, in[1], std::nullopt, ignore_index, reduction, smoothing)}, {x},
+                            {in[2]});
+    };
+  };
+  const InputSpec logits = {.shape = {6, 5}};
+  const InputSpec target = {
+      .shape = {6}, .values = Values::Index, .dtype = DType::Int64, .index_limit = 5, .nonnegative_index = true};
+  return {"cross_entropy_backward", floating_dtypes(),
+          {
+              {"mean", {logits, target, {.shape = {}}}, loss("mean", -100, 0), 3},
+              {"sum, smoothing", {logits, target, {.shape = {}}}, loss("sum", -100, 0.2), 3},
+              {"none, ignore_index", {logits, target, {.shape = {6}}}, loss("none", 2, 0), 3},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -178,6 +231,10 @@ std::vector<OpCase> composite_cases() {
                     attention_causal),
       gelu_case(),
       gelu_backward_case(),
+      softmax_like_backward_case("softmax_backward", &softmax),
+      softmax_like_backward_case("log_softmax_backward", &log_softmax),
+      layer_norm_backward_case(),
+      cross_entropy_backward_case(),
   };
 }
 

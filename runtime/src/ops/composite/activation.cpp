@@ -27,11 +27,14 @@ std::optional<Tensor> fused_over_dim(const char* name, const Tensor& x, int64_t 
 }  // namespace
 
 // Subtracting the row maximum keeps exp() from overflowing on large logits.
+// The result does not depend on the shift, so no gradient flows through it:
+// differentiated, it would only add terms that cancel, which in float16 or
+// bfloat16 leaves rounding error at each line's maximum.
 Tensor softmax(const Tensor& x, int64_t dim) {
   const Tensor xf = to_floating(x);
   if (auto fused = fused_over_dim("softmax", xf, dim)) return *fused;
   const int64_t dims[] = {dim};
-  const Tensor e = exp(xf - amax(xf, dims, true));
+  const Tensor e = exp(xf - amax(xf.detach(), dims, true));
   return e / sum(e, dims, true);
 }
 
@@ -39,7 +42,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
   const Tensor xf = to_floating(x);
   if (auto fused = fused_over_dim("log_softmax", xf, dim)) return *fused;
   const int64_t dims[] = {dim};
-  const Tensor shifted = xf - amax(xf, dims, true);
+  const Tensor shifted = xf - amax(xf.detach(), dims, true);
   return shifted - log(sum(exp(shifted), dims, true));
 }
 

@@ -233,6 +233,32 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
                      pair_arg("conv2d", "padding", padding, 0), pair_arg("conv2d", "dilation", dilation, 1), groups);
 }
 
+std::optional<Tensor> conv_transpose2d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride_given,
+                                                 IntArrayRef padding_given, IntArrayRef output_padding_given,
+                                                 IntArrayRef dilation_given, int64_t groups) {
+  static const dispatch::Op& transposed = dispatch::op(dispatch::OpId::Conv2dBackwardInput);
+  if (x.device() != w.device() || x.dtype() != w.dtype() || !dispatch::use_composite_kernel(transposed, x)) {
+    return std::nullopt;
+  }
+  constexpr std::string_view op = "conv_transpose2d";
+  const Pair stride = pair_arg(op, "stride", stride_given, 1);
+  const Pair padding = pair_arg(op, "padding", padding_given, 0);
+  const Pair output_padding = pair_arg(op, "output_padding", output_padding_given, 0);
+  const Pair dilation = pair_arg(op, "dilation", dilation_given, 1);
+  // An output padding of a stride or more (allowed below the dilation) makes
+  // an output that conv2d would not map back onto x's size.
+  if (output_padding[0] >= stride[0] || output_padding[1] >= stride[1]) return std::nullopt;
+  int64_t sizes[] = {x.size(0), w.size(1) * groups, 0, 0};
+  for (int d = 0; d < 2; ++d) {
+    sizes[2 + d] = (x.size(2 + d) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (w.size(2 + d) - 1) +
+                   output_padding[d] + 1;
+  }
+  return dispatch::call_single(transposed, {x.contiguous(), w.contiguous()},
+                               {pair_attr("stride", stride), pair_attr("padding", padding),
+                                pair_attr("dilation", dilation), dispatch::attr_int("groups", groups),
+                                dispatch::attr_ints("input_sizes", sizes)});
+}
+
 ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                                       IntArrayRef dilation, bool ceil_mode) {
   composite::check_floating("max_pool2d", x);
@@ -243,17 +269,10 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
   const TensorOptions index_options(DType::Int64, x.device());
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::MaxPool2d);
   if (dispatch::use_composite_kernel(fused, swept)) {
-    Tensor outputs[2];
-    const ember_attr attrs[] = {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
-                                pair_attr("padding", a.padding), pair_attr("dilation", a.dilation)};
-    dispatch::OpCall call;
-    call.inputs = &swept;
-    call.num_inputs = 1;
-    call.outputs = outputs;
-    call.num_outputs = 2;
-    call.attrs = attrs;
-    call.num_attrs = 4;
-    dispatch::call(fused, call);
+    const std::vector<Tensor> outputs =
+        dispatch::call_outputs(fused, {swept}, 2,
+                               {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
+                                pair_attr("padding", a.padding), pair_attr("dilation", a.dilation)});
     Tensor indices = outputs[1];
     if (swept.size(3) != x4.size(3)) {
       // The kernel counted columns of the widened plane; no argmax lies in
