@@ -267,6 +267,37 @@ void softmax_strided(const ember_kernel_call& call, int64_t dim) {
   });
 }
 
+// A contiguous tensor as [outer, n, inner] around the softmax dim.
+struct LineLayout {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+
+  bool empty() const { return outer == 0 || n == 0 || inner == 0; }
+};
+
+LineLayout line_layout(const DLTensor& t, int64_t dim) {
+  LineLayout layout;
+  for (int d = 0; d < dim; ++d) layout.outer *= t.shape[d];
+  for (int d = static_cast<int>(dim) + 1; d < t.ndim; ++d) layout.inner *= t.shape[d];
+  layout.n = t.shape[dim];
+  return layout;
+}
+
+// fn(offset, lines) for each block of up to `width` neighbouring lines (of
+// an inner dimension), the blocks in parallel.
+template <class Fn>
+void for_each_block(const LineLayout& layout, int64_t width, const Fn& fn) {
+  const int64_t blocks = (layout.inner + width - 1) / width;
+  parallel_for(0, layout.outer * blocks, std::max<int64_t>(1, kSoftmaxGrain / (layout.n * width)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t unit = begin; unit < end; ++unit) {
+                   const int64_t first = unit % blocks * width;
+                   fn(unit / blocks * layout.n * layout.inner + first, std::min(width, layout.inner - first));
+                 }
+               });
+}
+
 template <class T, bool kLog>
 void softmax_kernel(const ember_kernel_call& call) {
   const DLTensor& x = call.inputs[0];
@@ -275,12 +306,9 @@ void softmax_kernel(const ember_kernel_call& call) {
   if (dim < 0 || dim >= x.ndim || !sdk::is_contiguous(x) || !sdk::is_contiguous(out)) {
     return softmax_strided<T, kLog>(call, dim);
   }
-  int64_t outer = 1;
-  int64_t inner = 1;
-  for (int d = 0; d < dim; ++d) outer *= x.shape[d];
-  for (int d = static_cast<int>(dim) + 1; d < x.ndim; ++d) inner *= x.shape[d];
-  const int64_t n = x.shape[dim];
-  if (outer == 0 || inner == 0 || n == 0) return;
+  const LineLayout layout = line_layout(x, dim);
+  if (layout.empty()) return;
+  const auto [outer, n, inner] = layout;
   const T* src = reinterpret_cast<const T*>(sdk::data_ptr(x));
   T* dst = reinterpret_cast<T*>(sdk::data_ptr(out));
   constexpr int64_t kBytesPerElement = 2 * static_cast<int64_t>(sizeof(T));  // x and out
@@ -308,17 +336,11 @@ void softmax_kernel(const ember_kernel_call& call) {
   const bool cached = fitting >= std::min(inner, kLineElements);
   const int64_t width =
       std::min(inner, cached ? std::max(fitting / kLineElements * kLineElements, kLineElements) : kMaxWidth);
-  const int64_t blocks = (inner + width - 1) / width;
-  parallel_for(0, outer * blocks, std::max<int64_t>(1, kSoftmaxGrain / (n * width)), [&](int64_t begin, int64_t end) {
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t first = unit % blocks * width;
-      const int64_t offset = unit / blocks * n * inner + first;
-      const int64_t lines = std::min(width, inner - first);
-      if (cached) {
-        softmax_cached_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
-      } else {
-        softmax_streaming_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
-      }
+  for_each_block(layout, width, [&](int64_t offset, int64_t lines) {
+    if (cached) {
+      softmax_cached_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
+    } else {
+      softmax_streaming_block<T, kLog>(src + offset, dst + offset, n, inner, lines);
     }
   });
 }
@@ -402,12 +424,9 @@ void softmax_backward_kernel(const ember_kernel_call& call) {
     });
     return;
   }
-  int64_t outer = 1;
-  int64_t inner = 1;
-  for (int d = 0; d < dim; ++d) outer *= out.shape[d];
-  for (int d = static_cast<int>(dim) + 1; d < out.ndim; ++d) inner *= out.shape[d];
-  const int64_t n = out.shape[dim];
-  if (outer == 0 || inner == 0 || n == 0) return;
+  const LineLayout layout = line_layout(out, dim);
+  if (layout.empty()) return;
+  const auto [outer, n, inner] = layout;
   const T* grad = reinterpret_cast<const T*>(sdk::data_ptr(dy));
   const T* result = reinterpret_cast<const T*>(sdk::data_ptr(out));
   T* dst = reinterpret_cast<T*>(sdk::data_ptr(dx));
@@ -419,15 +438,8 @@ void softmax_backward_kernel(const ember_kernel_call& call) {
     });
     return;
   }
-  const int64_t width = std::min(inner, kMaxWidth);
-  const int64_t blocks = (inner + width - 1) / width;
-  parallel_for(0, outer * blocks, std::max<int64_t>(1, kSoftmaxGrain / (n * width)), [&](int64_t begin, int64_t end) {
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t first = unit % blocks * width;
-      const int64_t offset = unit / blocks * n * inner + first;
-      softmax_backward_block<T, kLog>(grad + offset, result + offset, dst + offset, n, inner,
-                                      std::min(width, inner - first));
-    }
+  for_each_block(layout, std::min(inner, kMaxWidth), [&](int64_t offset, int64_t lines) {
+    softmax_backward_block<T, kLog>(grad + offset, result + offset, dst + offset, n, inner, lines);
   });
 }
 

@@ -347,10 +347,11 @@ Tensor conv2d_of(const Tensor& x, const Tensor& w, const ConvGeometry& geo) {
 }
 
 // A backend's backward convolution: conv2d_backward_input (dy, w) or
-// conv2d_backward_weight (dy, x), told the sizes of what it computes.
+// conv2d_backward_weight (dy, x), told the sizes of what it computes; dy is
+// contiguous, as both kernels take it.
 Tensor run_conv_backward(const dispatch::Op& op, const Tensor& dy, const Tensor& other, const ConvGeometry& geo,
                          const char* sizes_name, IntArrayRef sizes) {
-  return dispatch::call_single(op, {dy.contiguous(), other},
+  return dispatch::call_single(op, {dy, other},
                                {dispatch::attr_ints("stride", geo.stride), dispatch::attr_ints("padding", geo.padding),
                                 dispatch::attr_ints("dilation", geo.dilation), dispatch::attr_int("groups", geo.groups),
                                 dispatch::attr_ints(sizes_name, sizes)});
@@ -391,8 +392,9 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
     static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
     if (!is_grad_enabled() && dispatch::use_composite_kernel(backward_input, g) &&
         dispatch::use_composite_kernel(backward_weight, g)) {
-      return Grads{x.requires_grad() ? run_conv_backward(backward_input, g, w, geo, "input_sizes", x.sizes()) : Tensor(),
-                   w.requires_grad() ? run_conv_backward(backward_weight, g, x, geo, "weight_sizes", w.sizes())
+      const Tensor gc = g.contiguous();
+      return Grads{x.requires_grad() ? run_conv_backward(backward_input, gc, w, geo, "input_sizes", x.sizes()) : Tensor(),
+                   w.requires_grad() ? run_conv_backward(backward_weight, gc, x, geo, "weight_sizes", w.sizes())
                                      : Tensor()};
     }
     return differentiate_decomposition([&](const Grads& args) { return conv2d_of(args[0], args[1], geo); }, {x, w}, g);
@@ -418,7 +420,8 @@ BackwardFn d_conv2d_backward_input(const OpCall& c, std::vector<Tensor>& saved) 
     if (!w.requires_grad()) return Grads{grad_dy, Tensor()};
     static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
     if (use_fused_backward(backward_weight, g, w)) {
-      return Grads{grad_dy, run_conv_backward(backward_weight, dy, g.contiguous(), geo, "weight_sizes", w.sizes())};
+      return Grads{grad_dy,
+                   run_conv_backward(backward_weight, dy.contiguous(), g.contiguous(), geo, "weight_sizes", w.sizes())};
     }
     return Grads{grad_dy, conv2d_weight_gradient(dy, g, w.sizes(), geo)};
   };

@@ -554,9 +554,9 @@ void fresh_tensor(const Tensor& t) {
 // layer_norm (and their backward ops) keep it too, unless pointwise ops of
 // the graph make their input: then they decompose into the ops fusion
 // takes, and the prologue (a residual add, a scaling of attention scores),
-// the reductions and any pointwise epilogue become one generated kernel. A fused kernel that
-// reads a line once is as fast as a generated one could be on its own,
-// and a backend without one always decomposes.
+// the reductions and any pointwise epilogue become one generated kernel. A
+// fused kernel that reads a line once is as fast as a generated one could
+// be on its own, and a backend without one always decomposes.
 bool keeps_composite(const Op& op, const Tensor& x) {
   if (op.kernel(x.device().type, x.dtype()) == nullptr) return false;
   switch (static_cast<OpId>(op.index())) {
