@@ -58,23 +58,33 @@ void bind_functional(py::module_& parent) {
   m.def("embedding", &embedding, py::arg("weight"), py::arg("indices"), no_gil);
   m.def("one_hot", &one_hot, py::arg("input"), py::arg("num_classes"), no_gil);
 
-  m.def("conv1d",
-        [](const Tensor& x, const Tensor& w, const OptTensor& b, const Ints& stride, const Ints& padding,
-           const Ints& dilation, int64_t groups) { return conv1d(x, w, b, stride, padding, dilation, groups); },
+  // conv1d/2d/3d share one signature, and so do the transposed ones by kernel.
+  using Convolution = Tensor (*)(const Tensor&, const Tensor&, const OptTensor&, IntArrayRef, IntArrayRef,
+                                 IntArrayRef, int64_t);
+  for (const auto& [name, fn] : {std::pair<const char*, Convolution>{"conv1d", &conv1d},
+                                 {"conv2d", &conv2d},
+                                 {"conv3d", &conv3d}}) {
+    m.def(
+        name,
+        [fn](const Tensor& x, const Tensor& w, const OptTensor& b, const Ints& stride, const Ints& padding,
+             const Ints& dilation, int64_t groups) { return fn(x, w, b, stride, padding, dilation, groups); },
         py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
         py::arg("dilation"), py::arg("groups"), no_gil);
-  m.def("conv2d",
-        [](const Tensor& x, const Tensor& w, const OptTensor& b, const Ints& stride, const Ints& padding,
-           const Ints& dilation, int64_t groups) { return conv2d(x, w, b, stride, padding, dilation, groups); },
-        py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
-        py::arg("dilation"), py::arg("groups"), no_gil);
-  m.def("conv_transpose2d_by_kernel",
-        [](const Tensor& x, const Tensor& w, const Ints& stride, const Ints& padding, const Ints& output_padding,
-           const Ints& dilation, int64_t groups) {
-          return conv_transpose2d_by_kernel(x, w, stride, padding, output_padding, dilation, groups);
+  }
+  using TransposedByKernel = std::optional<Tensor> (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef,
+                                                       IntArrayRef, IntArrayRef, int64_t);
+  for (const auto& [name, fn] :
+       {std::pair<const char*, TransposedByKernel>{"conv_transpose2d_by_kernel", &conv_transpose2d_by_kernel},
+        {"conv_transpose3d_by_kernel", &conv_transpose3d_by_kernel}}) {
+    m.def(
+        name,
+        [fn](const Tensor& x, const Tensor& w, const Ints& stride, const Ints& padding, const Ints& output_padding,
+             const Ints& dilation, int64_t groups) {
+          return fn(x, w, stride, padding, output_padding, dilation, groups);
         },
         py::arg("input"), py::arg("weight"), py::arg("stride"), py::arg("padding"), py::arg("output_padding"),
         py::arg("dilation"), py::arg("groups"), no_gil);
+  }
   m.def("max_pool2d",
         [](const Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding, const Ints& dilation,
            bool ceil_mode) { return max_pool2d(x, kernel, stride, padding, dilation, ceil_mode); },

@@ -89,6 +89,16 @@ def float32_pair(torch, *shapes):
             [torch.tensor(a, requires_grad=True) for a in arrays])
 
 
+def assert_float32_gradients_match(torch, y, ty, ours, theirs, atol):
+    """The values, then the inputs' gradients under one random upstream gradient."""
+    assert_close(y, ty.detach(), rtol=1e-4, atol=1e-4)
+    upstream = RNG.standard_normal(tuple(ty.shape)).astype("float32")
+    (y * ember.tensor(upstream)).sum().backward()
+    (ty * torch.tensor(upstream)).sum().backward()
+    for mine, reference in zip(ours, theirs):
+        assert_close(mine.grad, reference.grad, rtol=1e-4, atol=atol)
+
+
 @pytest.mark.parametrize("input_shape, weight_shape, stride, padding, output_padding, groups, dilation", TRANSPOSED_2D)
 def test_conv_transpose2d_in_float32_runs_the_input_gradient_kernel(torch, input_shape, weight_shape, stride, padding,
                                                                     output_padding, groups, dilation):
@@ -103,13 +113,7 @@ def test_conv_transpose2d_in_float32_runs_the_input_gradient_kernel(torch, input
     # An output padding of the stride or more leaves no conv2d input shape: decomposed.
     by_kernel = all(p < s for p, s in zip(paddings, strides))
     assert ("conv2d_backward_input" in {event.key for event in prof.key_averages()}) == by_kernel
-    ty = torch.nn.functional.conv_transpose2d(*theirs, *args)
-    assert_close(y, ty.detach(), rtol=1e-4, atol=1e-5)
-    upstream = RNG.standard_normal(tuple(ty.shape)).astype("float32")
-    (y * ember.tensor(upstream)).sum().backward()
-    (ty * torch.tensor(upstream)).sum().backward()
-    for mine, reference in zip(ours, theirs):
-        assert_close(mine.grad, reference.grad, rtol=1e-4, atol=1e-4)
+    assert_float32_gradients_match(torch, y, torch.nn.functional.conv_transpose2d(*theirs, *args), ours, theirs, 1e-4)
 
 
 def test_conv_transpose_in_float32_second_derivatives_match_pytorch(torch):
@@ -154,6 +158,61 @@ def test_conv3d_matches_pytorch(torch, input_shape, weight_shape, stride, paddin
         torch, lambda x, w, b: F.conv3d(x, w, b, stride, padding, dilation, groups),
         lambda x, w, b: torch.nn.functional.conv3d(x, w, b, stride, padding, dilation, groups),
         input_shape, weight_shape, (weight_shape[0],))
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+@pytest.mark.parametrize("input_shape, weight_shape, stride, padding, dilation, groups", CONV_3D)
+def test_conv3d_in_float32_runs_the_plugin_s_kernels(torch, input_shape, weight_shape, stride, padding, dilation,
+                                                      groups):
+    """float32 takes the CPU plugin's conv3d and both of its backward kernels (oneDNN)."""
+    ours, theirs = float32_pair(torch, input_shape, weight_shape, (weight_shape[0],))
+    with ember.profiler.profile() as prof:
+        assert_float32_gradients_match(torch, F.conv3d(*ours, stride, padding, dilation, groups),
+                                       torch.nn.functional.conv3d(*theirs, stride, padding, dilation, groups), ours,
+                                       theirs, 1e-3)
+    assert {"conv3d", "conv3d_backward_input", "conv3d_backward_weight"} <= {e.key for e in prof.key_averages()}
+
+
+def test_conv3d_second_derivatives_match_pytorch(torch):
+    """create_graph differentiates the decomposition (2-d convolutions over the depth taps) in float32 and float64."""
+    for dtype in ("float32", "float64"):
+        arrays = [RNG.standard_normal(shape).astype(dtype) for shape in [(2, 4, 4, 5, 4), (6, 2, 2, 3, 2)]]
+        ours = [ember.tensor(a).requires_grad_(True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        args = ((2, 1, 1), (1, 0, 1), (1, 2, 1), 2)
+        (gx, gw) = ember.autograd.grad((F.conv3d(*ours, None, *args) ** 2).sum(), ours, create_graph=True)
+        (tgx, tgw) = torch.autograd.grad((torch.nn.functional.conv3d(*theirs, None, *args) ** 2).sum(), theirs,
+                                         create_graph=True)
+        assert_close(gw, tgw.detach(), rtol=1e-4, atol=1e-3)
+        ember.autograd.backward((gx * gx).sum() + (gw * gw).sum())
+        torch.autograd.backward((tgx * tgx).sum() + (tgw * tgw).sum())
+        for mine, reference in zip(ours, theirs):
+            assert_close(mine.grad, reference.grad, rtol=1e-3, atol=1e-2)
+
+
+def test_conv_transpose3d_in_float32_runs_the_input_gradient_kernel(torch):
+    ours, theirs = float32_pair(torch, (2, 4, 3, 4, 3), (4, 3, 2, 3, 2), (6,))
+    args = ((2, 1, 2), (1, 0, 0), (1, 0, 1), 2, (1, 2, 1))
+    with ember.profiler.profile() as prof:
+        y = F.conv_transpose3d(*ours, *args)
+    assert "conv3d_backward_input" in {event.key for event in prof.key_averages()}
+    assert_float32_gradients_match(torch, y, torch.nn.functional.conv_transpose3d(*theirs, *args), ours, theirs, 1e-3)
+
+
+def test_create_graph_gradients_of_an_input_made_from_another_match_pytorch(torch):
+    """The first-order gradients of a create_graph backward are partial derivatives per use: w reaches the
+    second convolution both as its weight and through its input."""
+    for dtype in ("float32", "float64"):
+        arrays = [RNG.standard_normal(shape).astype(dtype) for shape in [(1, 3, 6, 6), (3, 3, 3, 3)]]
+        ours = [ember.tensor(a).requires_grad_(True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        ember_grads = ember.autograd.grad(F.conv2d(F.conv2d(ours[0], ours[1], padding=1), ours[1], padding=1).sum(),
+                                          ours, create_graph=True)
+        torch_grads = torch.autograd.grad(
+            torch.nn.functional.conv2d(torch.nn.functional.conv2d(theirs[0], theirs[1], padding=1), theirs[1],
+                                       padding=1).sum(), theirs, create_graph=True)
+        for mine, reference in zip(ember_grads, torch_grads):
+            assert_close(mine, reference.detach(), rtol=1e-4, atol=1e-3)
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")

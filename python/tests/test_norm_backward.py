@@ -43,11 +43,14 @@ SOFTMAX_CASES = [
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("shape, dim", SOFTMAX_CASES)
 def test_softmax_backward_matches_torch(torch, name, shape, dim):
+    """Against torch in float64 on the same float32 values: over a long line float32 sums differ by order, and
+    torch's own float32 gradient is further from the exact one than the tolerance."""
     x, tx = pair(torch, shape, "float32", 0)
     g, tg = pair(torch, shape, "float32", 1)
     getattr(ember, name)(x, dim).backward(g)
-    getattr(torch, name)(tx, dim).backward(tg)
-    close(x.grad, tx.grad, "float32")
+    exact = tx.detach().double().requires_grad_()
+    getattr(torch, name)(exact, dim).backward(tg.double())
+    close(x.grad, exact.grad, "float32")
 
 
 @pytest.mark.parametrize("dtype", ["float64", "bfloat16"])

@@ -34,6 +34,7 @@ const std::set<std::string> kGradientFreeByNature = {
     // Backward kernels: derivatives call them only with grad mode off and
     // differentiate the decomposition otherwise.
     "conv2d_backward_weight",
+    "conv3d_backward_weight",
     "max_pool2d_backward",
     "avg_pool2d_backward",
     "gelu_backward",

@@ -1,5 +1,5 @@
-// conv2d and its two backward convolutions (ops.md "Composite ops a backend
-// may override") through oneDNN, float32. Operands keep their own strides;
+// conv2d, conv3d and their backward convolutions (ops.md "Composite ops a
+// backend may override") through oneDNN, float32. Operands keep their own strides;
 // each primitive picks its preferred (blocked) layouts and reorders move
 // data in and out of them.
 #include <array>
@@ -15,19 +15,22 @@ using dnnl::memory;
 
 enum class ConvPass { kForward, kBackwardInput, kBackwardWeight };
 
-// Everything a plan depends on: the pass, the four attributes, and the
-// shapes and strides of input, weight and output (for the backward passes,
-// the gradients of input or weight take those roles).
+constexpr int kMaxRank = 5;
+
+// Everything a plan depends on: the pass, the rank, the four attributes, and
+// the shapes and strides of input, weight and output (for the backward
+// passes, the gradients of input or weight take those roles).
 struct ConvKey {
   ConvPass pass;
-  std::array<int64_t, 7> attrs;  // stride, padding, dilation (2 each), groups
-  std::array<int64_t, 24> layout;  // shape then strides of input, weight, output
+  int64_t rank;
+  std::array<int64_t, 10> attrs{};  // stride, padding, dilation (one per spatial dim), groups
+  std::array<int64_t, 6 * kMaxRank> layout{};  // shape then strides of input, weight, output
   bool operator==(const ConvKey&) const = default;
 };
 
 struct ConvKeyHash {
   size_t operator()(const ConvKey& k) const {
-    size_t h = static_cast<size_t>(k.pass);
+    size_t h = static_cast<size_t>(k.pass) * 8 + static_cast<size_t>(k.rank);
     for (int64_t v : k.attrs) h = h * 1000003u ^ static_cast<size_t>(v);
     for (int64_t v : k.layout) h = h * 1000003u ^ static_cast<size_t>(v);
     return h;
@@ -50,25 +53,28 @@ ConvGeometry geometry(const ember_kernel_call& call, const ConvTensors& t) {
   const sdk::IntList stride = sdk::attr_ints(call, "stride");
   const sdk::IntList padding = sdk::attr_ints(call, "padding");
   const sdk::IntList dilation = sdk::attr_ints(call, "dilation");
-  ConvGeometry g{{stride[0], stride[1]}, {dilation[0] - 1, dilation[1] - 1}, {padding[0], padding[1]}, {0, 0},
-                 sdk::attr_int(call, "groups")};
-  // The right/bottom padding that makes the sweep end exactly at the output
-  // size (floor division may leave part of the left padding's mirror unused).
-  for (int i = 0; i < 2; ++i) {
+  ConvGeometry g{{}, {}, {}, {}, sdk::attr_int(call, "groups")};
+  // The right/bottom padding makes the sweep end exactly at the output size
+  // (floor division may leave part of the left padding's mirror unused).
+  for (int i = 0; i + 2 < t.input->ndim; ++i) {
+    g.stride.push_back(stride[i]);
+    g.dilation.push_back(dilation[i] - 1);
+    g.padding_left.push_back(padding[i]);
     const int64_t span = (t.output->shape[2 + i] - 1) * stride[i] + (t.weight->shape[2 + i] - 1) * dilation[i] + 1;
-    g.padding_right[i] = span - t.input->shape[2 + i] - padding[i];
+    g.padding_right.push_back(span - t.input->shape[2 + i] - padding[i]);
   }
   return g;
 }
 
 // A tensor as oneDNN sees it, with its own strides. A grouped weight
-// [O, C/g, kh, kw] is the 5-d [g, O/g, C/g, kh, kw] oneDNN expects.
+// [O, C/g, kernel...] is the [g, O/g, C/g, kernel...] oneDNN expects.
 memory::desc user_desc(const DLTensor& t, int64_t groups = 1) {
   memory::dims dims(t.shape, t.shape + t.ndim);
   memory::dims strides(t.strides, t.strides + t.ndim);
   if (groups > 1) {
-    dims = {groups, t.shape[0] / groups, t.shape[1], t.shape[2], t.shape[3]};
-    strides = {t.strides[0] * (t.shape[0] / groups), t.strides[0], t.strides[1], t.strides[2], t.strides[3]};
+    dims[0] = t.shape[0] / groups;
+    dims.insert(dims.begin(), groups);
+    strides.insert(strides.begin(), t.strides[0] * (t.shape[0] / groups));
   }
   return {dims, memory::data_type::f32, strides};
 }
@@ -82,12 +88,19 @@ struct ConvPlan {
 };
 
 ConvKey make_key(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
-  ConvKey key{pass, {g.stride[0], g.stride[1], g.padding_left[0], g.padding_left[1], g.dilation[0], g.dilation[1], g.groups}, {}};
+  const size_t spatial = g.stride.size();
+  ConvKey key{pass, t.input->ndim};
+  for (size_t i = 0; i < spatial; ++i) {
+    key.attrs[i] = g.stride[i];
+    key.attrs[spatial + i] = g.padding_left[i];
+    key.attrs[2 * spatial + i] = g.dilation[i];
+  }
+  key.attrs[3 * spatial] = g.groups;
   const DLTensor* tensors[] = {t.input, t.weight, t.output};
   for (int i = 0; i < 3; ++i) {
-    for (int d = 0; d < 4; ++d) {
-      key.layout[i * 8 + d] = tensors[i]->shape[d];
-      key.layout[i * 8 + 4 + d] = tensors[i]->strides[d];
+    for (int d = 0; d < tensors[i]->ndim; ++d) {
+      key.layout[i * 2 * kMaxRank + d] = tensors[i]->shape[d];
+      key.layout[i * 2 * kMaxRank + kMaxRank + d] = tensors[i]->strides[d];
     }
   }
   return key;
@@ -124,7 +137,7 @@ ConvPlan make_plan(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
               user_input, user_weight, user_output};
     }
   }
-  sdk::fail(EMBER_STATUS_INTERNAL, "conv2d: unknown pass");
+  sdk::fail(EMBER_STATUS_INTERNAL, "convolution: unknown pass");
 }
 
 // The caller's memory in the primitive's layout: the memory itself when the
@@ -138,8 +151,8 @@ memory in_layout(const memory::desc& wanted, memory user, bool fill) {
 
 void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t) {
   const ConvGeometry g = geometry(call, t);
-  // Every output element sums over one weight's (C/groups, kh, kw) window.
-  use_onednn_threads(sdk::numel(*t.output) * t.weight->shape[1] * t.weight->shape[2] * t.weight->shape[3]);
+  // Every output element sums over one weight's (C/groups, kernel...) window.
+  use_onednn_threads(sdk::numel(*t.output) * (sdk::numel(*t.weight) / t.weight->shape[0]));
   static PrimitiveCache<ConvKey, ConvPlan, ConvKeyHash> cache;
   const std::shared_ptr<const ConvPlan> plan = cache.get(make_key(pass, g, t), [&] { return make_plan(pass, g, t); });
   auto& engine = cpu_engine();
@@ -170,27 +183,33 @@ void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t
   stream.wait();
 }
 
-// conv2d: inputs (x, w), output y.
-void conv2d_forward(const ember_kernel_call& call) {
+// conv2d, conv3d: inputs (x, w), output y.
+void convolution_forward(const ember_kernel_call& call) {
   run_conv(call, ConvPass::kForward, {&call.inputs[0], &call.inputs[1], &call.outputs[0]});
 }
 
-// conv2d_backward_input: inputs (dy, w), output dx.
-void conv2d_backward_input(const ember_kernel_call& call) {
+// conv*d_backward_input: inputs (dy, w), output dx.
+void convolution_backward_input(const ember_kernel_call& call) {
   run_conv(call, ConvPass::kBackwardInput, {&call.outputs[0], &call.inputs[1], &call.inputs[0]});
 }
 
-// conv2d_backward_weight: inputs (dy, x), output dw.
-void conv2d_backward_weight(const ember_kernel_call& call) {
+// conv*d_backward_weight: inputs (dy, x), output dw.
+void convolution_backward_weight(const ember_kernel_call& call) {
   run_conv(call, ConvPass::kBackwardWeight, {&call.inputs[1], &call.outputs[0], &call.inputs[0]});
 }
 
 }  // namespace
 
 void register_convolution_kernels(const sdk::Registrar& r) {
-  r.add("conv2d", EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&conv2d_forward>);
-  r.add("conv2d_backward_input", EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&conv2d_backward_input>);
-  r.add("conv2d_backward_weight", EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&conv2d_backward_weight>);
+  // One kernel each serves the 2-d and the 3-d op: oneDNN takes the rank
+  // from the tensors.
+  for (const char* conv : {"conv2d", "conv3d"}) r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_forward>);
+  for (const char* conv : {"conv2d_backward_input", "conv3d_backward_input"}) {
+    r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_backward_input>);
+  }
+  for (const char* conv : {"conv2d_backward_weight", "conv3d_backward_weight"}) {
+    r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_backward_weight>);
+  }
 }
 
 }  // namespace ember::cpu

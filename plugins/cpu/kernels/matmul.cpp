@@ -1,10 +1,12 @@
-// mm and bmm: oneDNN for float32 and bfloat16, a row-wise loop for the other
-// numeric dtypes (ops.md "Matrix products").
+// mm and bmm: oneDNN for float32 and bfloat16 (bfloat16 through float32
+// where the CPU lacks AVX-512), a row-wise loop for the other numeric dtypes
+// (ops.md "Matrix products").
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "elementwise.h"
@@ -124,16 +126,18 @@ std::shared_ptr<const MatmulPlan> cached_plan(ember_dtype dtype, const DLTensor*
   return cache.get(make_key(dtype, t), [&] { return make_plan(t, type); });
 }
 
-// A contiguous copy of `t` in `storage`, described by `view`.
-DLTensor contiguous_copy(const DLTensor& t, std::vector<char>& storage,
-                         std::array<int64_t, 3>& strides, bool copy_data) {
+// A contiguous copy of `t` in `storage`, described by `view`, of t's dtype
+// or `dtype`.
+DLTensor contiguous_copy(const DLTensor& t, std::vector<char>& storage, std::array<int64_t, 3>& strides,
+                         bool copy_data, std::optional<DLDataType> dtype = std::nullopt) {
   DLTensor view = t;
+  if (dtype) view.dtype = *dtype;
   int64_t expected = 1;
   for (int d = t.ndim - 1; d >= 0; --d) {
     strides[static_cast<size_t>(d)] = expected;
     expected *= t.shape[d];
   }
-  storage.resize(static_cast<size_t>(expected) * sdk::element_size(sdk::dtype_of(t)));
+  storage.resize(static_cast<size_t>(expected) * sdk::element_size(sdk::dtype_of(view)));
   view.data = storage.data();
   view.byte_offset = 0;
   view.strides = strides.data();
@@ -197,14 +201,36 @@ bool try_sgemm(const DLTensor* const (&t)[3]) {
   const int64_t m = t[2]->shape[0];
   const int64_t n = t[2]->shape[1];
   const int64_t k = t[0]->shape[1];
-  use_onednn_threads(m * n * k);
-  const dnnl_status_t status =
-      dnnl_sgemm(a.trans, b.trans, m, n, k, 1.0f, reinterpret_cast<const float*>(sdk::data_ptr(*t[0])), a.ld,
-                 reinterpret_cast<const float*>(sdk::data_ptr(*t[1])), b.ld, 0.0f,
-                 reinterpret_cast<float*>(sdk::data_ptr(*t[2])), c.ld);
-  if (status != dnnl_success) {
-    sdk::fail(EMBER_STATUS_INTERNAL, "mm: dnnl_sgemm failed with status " + std::to_string(status));
-  }
+  const float* a_data = reinterpret_cast<const float*>(sdk::data_ptr(*t[0]));
+  const float* b_data = reinterpret_cast<const float*>(sdk::data_ptr(*t[1]));
+  float* c_data = reinterpret_cast<float*>(sdk::data_ptr(*t[2]));
+  // Note [mm bits for any thread count]: a threaded sgemm may split K over
+  // its threads (oneDNN's AVX2 driver does for some counts), which makes the
+  // bits depend on the thread count. So the output goes in fixed tiles, each
+  // one single-threaded sgemm over the whole of K, and the plugin's threads
+  // share the tiles: a tile's bits depend only on its shape. Packing a tile's
+  // operands costs under 1% of its multiply-adds at this size.
+  constexpr int64_t kTile = 256;
+  const int64_t row_tiles = (m + kTile - 1) / kTile;
+  const int64_t column_tiles = (n + kTile - 1) / kTile;
+  const int64_t a_row_step = a.trans == 'N' ? a.ld : 1;
+  const int64_t b_column_step = b.trans == 'N' ? 1 : b.ld;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 23) / (kTile * kTile * std::max<int64_t>(k, 1)));
+  parallel_for(0, row_tiles * column_tiles, grain, [&](int64_t begin, int64_t end) {
+    use_onednn_threads(1);
+    for (int64_t tile = begin; tile < end; ++tile) {
+      const int64_t row = tile / column_tiles * kTile;
+      const int64_t column = tile % column_tiles * kTile;
+      const int64_t rows = std::min(kTile, m - row);
+      const int64_t columns = std::min(kTile, n - column);
+      const dnnl_status_t status = dnnl_sgemm(a.trans, b.trans, rows, columns, k, 1.0f, a_data + row * a_row_step, a.ld,
+                                              b_data + column * b_column_step, b.ld, 0.0f,
+                                              c_data + row * c.ld + column, c.ld);
+      if (status != dnnl_success) {
+        sdk::fail(EMBER_STATUS_INTERNAL, "mm: dnnl_sgemm failed with status " + std::to_string(status));
+      }
+    }
+  });
   return true;
 }
 
@@ -251,15 +277,51 @@ void matmul_loop(const DLTensor* const (&t)[3]) {
   });
 }
 
+// Note [bfloat16 products without AVX-512]: oneDNN has bfloat16 matmul only
+// on CPUs with AVX-512 (avx512_core) and refuses the primitive elsewhere.
+// There the operands are widened to float32, multiplied on the float32 path,
+// and the result rounded once: the numbers oneDNN gives too, since it
+// accumulates bfloat16 products in float32.
+bool onednn_has_bfloat16_matmul() {
+  static const bool available = [] {
+    const dnnl::memory::desc square({2, 2}, dnnl::memory::data_type::bf16, dnnl::memory::format_tag::ab);
+    try {
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(square, square, square), cpu_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return available;
+}
+
+void matmul_float32(const DLTensor* const (&t)[3]) {
+  if (!try_sgemm(t)) matmul_onednn(EMBER_DTYPE_FLOAT32, t);
+}
+
+void matmul_bfloat16_through_float32(const DLTensor* const (&t)[3]) {
+  std::vector<char> storage[3];
+  std::array<int64_t, 3> strides[3];
+  DLTensor wide[3];
+  for (int i = 0; i < 3; ++i) wide[i] = contiguous_copy(*t[i], storage[i], strides[i], i < 2, DLDataType{kDLFloat, 32, 1});
+  const DLTensor* const widened[3] = {&wide[0], &wide[1], &wide[2]};
+  matmul_float32(widened);
+  copy_tensor(wide[2], *t[2]);
+}
+
 template <class T>
 void matmul_kernel(const ember_kernel_call& call) {
   const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
   if (sdk::numel(*t[2]) == 0) return;
   if (t[0]->shape[t[0]->ndim - 1] == 0) return fill_zeros(*t[2]);
   if constexpr (std::is_same_v<T, float>) {
-    if (!try_sgemm(t)) matmul_onednn(sdk::dtype_v<T>, t);
+    matmul_float32(t);
   } else if constexpr (std::is_same_v<T, sdk::bfloat16>) {
-    matmul_onednn(sdk::dtype_v<T>, t);
+    if (onednn_has_bfloat16_matmul()) {
+      matmul_onednn(sdk::dtype_v<T>, t);
+    } else {
+      matmul_bfloat16_through_float32(t);
+    }
   } else {
     matmul_loop<T>(t);
   }

@@ -7,10 +7,11 @@ every device that has them runs them:
 - fold (col2im): its adjoint, summing each column into the positions its
   patch covers with one index_add, then cropping the padding;
 - conv_transpose1d/2d/3d: the weight's product with the input's columns, then
-  col2im, as PyTorch's CPU slow path does, unless the backend has conv2d's
-  input gradient (conv2d_backward_input), which is the transposed 1-d or 2-d
-  convolution;
-- conv3d: 3-d patches and one matmul per group.
+  col2im, as PyTorch's CPU slow path does, unless the backend has the
+  convolution's input gradient (conv2d_backward_input, conv3d_backward_input),
+  which is the transposed convolution.
+
+conv3d itself is the core's (it checks arguments here, with PyTorch's errors).
 """
 
 import math
@@ -216,15 +217,16 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     if any(s < 1 for s in size):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, size))}). Output size is too small")
-    if n <= 2:
-        # The backend's conv2d input gradient where it has one; a 1-d
-        # convolution is a 2-d one of height 1.
-        lift = (lambda t: t.unsqueeze(-2)) if n == 1 else (lambda t: t)
-        fused = _nn.conv_transpose2d_by_kernel(lift(x), lift(weight), [1] * (2 - n) + stride, [0] * (2 - n) + padding,
-                                               [0] * (2 - n) + output_padding, [1] * (2 - n) + dilation, groups)
-        if fused is not None:
-            result = _with_bias(fused.squeeze(-2) if n == 1 else fused, bias, n)
-            return result if batched else result.squeeze(0)
+    # The backend's input gradient of the convolution where it has one; a
+    # 1-d convolution is a 2-d one of height 1.
+    lift = (lambda t: t.unsqueeze(-2)) if n == 1 else (lambda t: t)
+    by_kernel = _nn.conv_transpose3d_by_kernel if n == 3 else _nn.conv_transpose2d_by_kernel
+    lifted = max(n, 2)
+    fused = by_kernel(lift(x), lift(weight), [1] * (lifted - n) + stride, [0] * (lifted - n) + padding,
+                      [0] * (lifted - n) + output_padding, [1] * (lifted - n) + dilation, groups)
+    if fused is not None:
+        result = _with_bias(fused.squeeze(-2) if n == 1 else fused, bias, n)
+        return result if batched else result.squeeze(0)
     batch, in_per_group = x.shape[0], weight.shape[0] // groups
     # columns[b, g, (o, *k), l] = sum_c weight[g, c, (o, *k)] * input[b, g, c, l]
     w = weight.reshape([groups, in_per_group, -1]).transpose(1, 2)
@@ -282,27 +284,15 @@ def with_string_padding(input, weight, padding, stride, dilation, n):
     return _pad_spatial(input, edges), 0
 
 
-def _conv_by_patches(name, n, input, weight, bias, stride, padding, dilation, groups):
-    stride, dilation = _conv_arg("stride", stride, n), _conv_arg("dilation", dilation, n)
-    _check_conv(name, n, input, weight, bias, groups, transposed=False)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    stride, dilation = _conv_arg("stride", stride, 3), _conv_arg("dilation", dilation, 3)
+    _check_conv("conv3d", 3, input, weight, bias, groups, transposed=False)
+    input, padding = with_string_padding(input, weight, padding, stride, dilation, 3)
+    padding = _conv_arg("padding", padding, 3)
+    _check_steps(stride, padding, dilation)
+    spatial = [s + 2 * p for s, p in zip(input.shape[-3:], padding)]
     kernel = list(weight.shape[2:])
-    edges = _resolve_padding(padding, kernel, stride, dilation, n)
-    _check_steps(stride, [p for pair in edges for p in pair], dilation)
-    batched = input.dim() == n + 2
-    x = input if batched else input.unsqueeze(0)
-    x = _pad_spatial(x, edges)
-    spatial = list(x.shape[2:])
     if any(d * (k - 1) + 1 > s for s, k, d in zip(spatial, kernel, dilation)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, spatial))}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual input size")
-    patches = _patches(x, kernel, dilation, stride)
-    blocks = list(patches.shape[2 + n:])
-    batch = x.shape[0]
-    columns = patches.reshape([batch, groups, math.prod(weight.shape[1:]), math.prod(blocks)])
-    w = weight.reshape([groups, weight.shape[0] // groups, -1])
-    result = _with_bias(_grouped_matmul(w, columns).reshape([batch, weight.shape[0]] + blocks), bias, n)
-    return result if batched else result.squeeze(0)
-
-
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _conv_by_patches("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+    return _nn.conv3d(input, weight, bias, stride, padding, dilation, groups)

@@ -89,6 +89,9 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+// x [N, C, D, H, W] (or unbatched), w [O, C / groups, kd, kh, kw].
+Tensor conv3d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias = std::nullopt,
+              IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
 // The transposed convolution of a batched [N, C, H, W] x with weight
 // [C, O / groups, kh, kw] (conv2d's input gradient, so the backend's
 // conv2d_backward_input kernel runs it), or nullopt when x's backend has no
@@ -96,6 +99,10 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
 // (the output is then no conv2d input of x's size); the Python layer then
 // decomposes it. Arguments are checked by the caller.
 std::optional<Tensor> conv_transpose2d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride,
+                                                 IntArrayRef padding, IntArrayRef output_padding,
+                                                 IntArrayRef dilation, int64_t groups);
+// The same for a batched [N, C, D, H, W] x, on conv3d_backward_input.
+std::optional<Tensor> conv_transpose3d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride,
                                                  IntArrayRef padding, IntArrayRef output_padding,
                                                  IntArrayRef dilation, int64_t groups);
 // ceil_mode rounds the output size up, as PyTorch does: one more window

@@ -332,7 +332,7 @@ BackwardFn d_log_softmax(const OpCall& c, std::vector<Tensor>& saved) {
 
 namespace {
 
-// conv2d's geometry, as it and its backward ops take it.
+// A convolution's geometry, as it and its backward ops take it.
 struct ConvGeometry {
   DimVector stride, padding, dilation;
   int64_t groups = 1;
@@ -342,12 +342,14 @@ ConvGeometry conv_geometry(const OpCall& c, std::string_view op) {
   return {c.attr_ints(op, "stride"), c.attr_ints(op, "padding"), c.attr_ints(op, "dilation"), c.attr_int(op, "groups")};
 }
 
-Tensor conv2d_of(const Tensor& x, const Tensor& w, const ConvGeometry& geo) {
-  return conv2d(x, w, std::nullopt, geo.stride, geo.padding, geo.dilation, geo.groups);
+// conv2d or conv3d, by x's rank.
+Tensor convolution_of(const Tensor& x, const Tensor& w, const ConvGeometry& geo) {
+  return x.dim() == 5 ? conv3d(x, w, std::nullopt, geo.stride, geo.padding, geo.dilation, geo.groups)
+                      : conv2d(x, w, std::nullopt, geo.stride, geo.padding, geo.dilation, geo.groups);
 }
 
-// A backend's backward convolution: conv2d_backward_input (dy, w) or
-// conv2d_backward_weight (dy, x), told the sizes of what it computes; dy is
+// A backend's backward convolution: conv*d_backward_input (dy, w) or
+// conv*d_backward_weight (dy, x), told the sizes of what it computes; dy is
 // contiguous, as both kernels take it.
 Tensor run_conv_backward(const dispatch::Op& op, const Tensor& dy, const Tensor& other, const ConvGeometry& geo,
                          const char* sizes_name, IntArrayRef sizes) {
@@ -357,39 +359,41 @@ Tensor run_conv_backward(const dispatch::Op& op, const Tensor& dy, const Tensor&
                                 dispatch::attr_ints(sizes_name, sizes)});
 }
 
-// conv2d's weight gradient for output gradient dy and input x, as a
+// A convolution's weight gradient for output gradient dy and input x, as a
 // convolution itself, so it is differentiable to any order: per group, x
 // with batch and channels swapped is convolved with dy (likewise swapped) as
-// the kernel, stride and dilation trading places, and the first kh x kw
-// outputs are the weight's.
-Tensor conv2d_weight_gradient(const Tensor& dy, const Tensor& x, IntArrayRef weight_sizes, const ConvGeometry& geo) {
+// the kernel, stride and dilation trading places, and the first kernel-sized
+// corner of the output is the weight's.
+Tensor convolution_weight_gradient(const Tensor& dy, const Tensor& x, IntArrayRef weight_sizes,
+                                   const ConvGeometry& geo) {
   const int64_t inputs_per_group = x.size(1) / geo.groups;
   const int64_t outputs_per_group = dy.size(1) / geo.groups;
+  const ConvGeometry swapped{geo.dilation, geo.padding, geo.stride, 1};
   std::vector<Tensor> parts;
   for (int64_t k = 0; k < geo.groups; ++k) {
     const Tensor inputs = x.narrow(1, k * inputs_per_group, inputs_per_group).transpose(0, 1);
     const Tensor kernel = dy.narrow(1, k * outputs_per_group, outputs_per_group).transpose(0, 1);
-    const Tensor part = conv2d(inputs, kernel, std::nullopt, geo.dilation, geo.padding, geo.stride, 1);
-    parts.push_back(part.narrow(2, 0, weight_sizes[2]).narrow(3, 0, weight_sizes[3]).transpose(0, 1));
+    Tensor part = convolution_of(inputs, kernel, swapped);
+    for (int64_t d = 2; d < part.dim(); ++d) part = part.narrow(d, 0, weight_sizes[d]);
+    parts.push_back(part.transpose(0, 1));
   }
   return geo.groups == 1 ? parts[0] : cat(parts, 0);
 }
 
-}  // namespace
-
 // The backend's backward convolutions when it has both and no graph of the
-// backward is wanted; otherwise the unfold + matmul decomposition,
+// backward is wanted; otherwise the convolution's decomposition,
 // differentiated (which also gives higher orders).
-BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
+template <dispatch::OpId kBackwardInput, dispatch::OpId kBackwardWeight>
+BackwardFn d_convolution(const OpCall& c, std::vector<Tensor>& saved, std::string_view op_name) {
   saved.push_back(c.inputs[0]);
   saved.push_back(c.inputs[1]);
-  const ConvGeometry geo = conv_geometry(c, "conv2d");
+  const ConvGeometry geo = conv_geometry(c, op_name);
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     const Tensor& x = in[0];
     const Tensor& w = in[1];
-    static const dispatch::Op& backward_input = dispatch::op(dispatch::OpId::Conv2dBackwardInput);
-    static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
+    static const dispatch::Op& backward_input = dispatch::op(kBackwardInput);
+    static const dispatch::Op& backward_weight = dispatch::op(kBackwardWeight);
     if (!is_grad_enabled() && dispatch::use_composite_kernel(backward_input, g) &&
         dispatch::use_composite_kernel(backward_weight, g)) {
       const Tensor gc = g.contiguous();
@@ -397,34 +401,53 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
                    w.requires_grad() ? run_conv_backward(backward_weight, gc, x, geo, "weight_sizes", w.sizes())
                                      : Tensor()};
     }
-    return differentiate_decomposition([&](const Grads& args) { return conv2d_of(args[0], args[1], geo); }, {x, w}, g);
+    return differentiate_decomposition([&](const Grads& args) { return convolution_of(args[0], args[1], geo); },
+                                       {x, w}, g);
   };
 }
 
-// Inputs (dy, w) -> dx: conv2d's input gradient, which is also the
-// transposed convolution of dy (conv_transpose2d runs on it). Since
-// <g, dx> = <conv2d(g, w), dy>, dy's gradient is the convolution of g, and
-// w's is conv2d's weight gradient with g as the input: the backend's kernel
-// when it has one and no graph of the backward is wanted, otherwise
-// conv2d_weight_gradient. (Differentiating conv2d's decomposition would not
-// do: g depends on w, and grad() would follow that too.)
-BackwardFn d_conv2d_backward_input(const OpCall& c, std::vector<Tensor>& saved) {
+// Inputs (dy, w) -> dx: the convolution's input gradient, which is also the
+// transposed convolution of dy (conv_transpose runs on it). Since
+// <g, dx> = <conv(g, w), dy>, dy's gradient is the convolution of g, and
+// w's is the convolution's weight gradient with g as the input: the
+// backend's kernel when it has one and no graph of the backward is wanted,
+// otherwise convolution_weight_gradient.
+template <dispatch::OpId kBackwardWeight>
+BackwardFn d_convolution_backward_input(const OpCall& c, std::vector<Tensor>& saved, std::string_view op_name) {
   saved.push_back(c.inputs[0]);
   saved.push_back(c.inputs[1]);
-  const ConvGeometry geo = conv_geometry(c, "conv2d_backward_input");
+  const ConvGeometry geo = conv_geometry(c, op_name);
   return [=](const Grads& grads, const Grads& in) {
     const Tensor& g = grads[0];
     const Tensor& dy = in[0];
     const Tensor& w = in[1];
-    const Tensor grad_dy = dy.requires_grad() ? conv2d_of(g, w, geo) : Tensor();
+    const Tensor grad_dy = dy.requires_grad() ? convolution_of(g, w, geo) : Tensor();
     if (!w.requires_grad()) return Grads{grad_dy, Tensor()};
-    static const dispatch::Op& backward_weight = dispatch::op(dispatch::OpId::Conv2dBackwardWeight);
+    static const dispatch::Op& backward_weight = dispatch::op(kBackwardWeight);
     if (use_fused_backward(backward_weight, g, w)) {
       return Grads{grad_dy,
                    run_conv_backward(backward_weight, dy.contiguous(), g.contiguous(), geo, "weight_sizes", w.sizes())};
     }
-    return Grads{grad_dy, conv2d_weight_gradient(dy, g, w.sizes(), geo)};
+    return Grads{grad_dy, convolution_weight_gradient(dy, g, w.sizes(), geo)};
   };
+}
+
+}  // namespace
+
+BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_convolution<dispatch::OpId::Conv2dBackwardInput, dispatch::OpId::Conv2dBackwardWeight>(c, saved, "conv2d");
+}
+
+BackwardFn d_conv3d(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_convolution<dispatch::OpId::Conv3dBackwardInput, dispatch::OpId::Conv3dBackwardWeight>(c, saved, "conv3d");
+}
+
+BackwardFn d_conv2d_backward_input(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_convolution_backward_input<dispatch::OpId::Conv2dBackwardWeight>(c, saved, "conv2d_backward_input");
+}
+
+BackwardFn d_conv3d_backward_input(const OpCall& c, std::vector<Tensor>& saved) {
+  return d_convolution_backward_input<dispatch::OpId::Conv3dBackwardWeight>(c, saved, "conv3d_backward_input");
 }
 
 // The gradient goes to the argmax of each window, found again from the

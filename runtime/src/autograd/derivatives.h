@@ -77,6 +77,8 @@ BackwardFn d_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_log_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv2d_backward_input(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_conv3d(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_conv3d_backward_input(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_max_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_avg_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_layer_norm(const dispatch::OpCall&, std::vector<Tensor>&);

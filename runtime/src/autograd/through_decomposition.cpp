@@ -17,9 +17,13 @@ std::vector<Tensor> differentiate_decomposition(const std::function<Tensor(const
       args.push_back(in.defined() ? in.detach() : in);
       continue;
     }
-    // grad() runs only the sub-graph below these inputs, so passing them
-    // undetached never touches the graph that made them.
-    args.push_back(create_graph ? in : in.detach().requires_grad_());
+    // Under create_graph each input enters as a fresh view of itself: the
+    // gradients stay connected to the input for higher orders, but grad()
+    // finds only the paths through the decomposition's own uses. Asking for
+    // the input itself would also follow one input's history back to
+    // another (x made from w) and take the total derivative, which the
+    // engine then propagates along that history a second time.
+    args.push_back(create_graph ? in.view(in.sizes()) : in.detach().requires_grad_());
     wrt.push_back(args.back());
     wrt_positions.push_back(i);
   }

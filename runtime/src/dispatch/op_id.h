@@ -105,6 +105,9 @@ enum class OpId : uint16_t {
   LogSoftmaxBackward,
   LayerNormBackward,
   CrossEntropyBackward,
+  Conv3d,
+  Conv3dBackwardInput,
+  Conv3dBackwardWeight,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

@@ -118,31 +118,31 @@ void meta_sort(const OpCall& call, TensorMeta* out) {
   out[1].dtype = DType::Int64;
 }
 
-// [N, C_out, Ho, Wo] of a window sweep over a [N, C, H, W] input, with
-// Ho = (H + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
-static DimVector swept_sizes(const OpCall& call, const char* op, int64_t channels, int64_t kernel_h, int64_t kernel_w) {
+// [N, C_out, spatial...] of a window sweep over a [N, C, spatial...] input,
+// with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
+static DimVector swept_sizes(const OpCall& call, const char* op, int64_t channels, IntArrayRef kernel) {
   const Tensor& x = call.inputs[0];
   const IntArrayRef stride = call.attr_ints(op, "stride");
   const IntArrayRef padding = call.attr_ints(op, "padding");
   const ember_attr* dilation = call.find_attr("dilation");
-  const int64_t kernel[] = {kernel_h, kernel_w};
-  DimVector sizes{x.size(0), channels, 0, 0};
-  for (int i = 0; i < 2; ++i) {
+  DimVector sizes{x.size(0), channels};
+  for (size_t i = 0; i < kernel.size(); ++i) {
     const int64_t d = dilation != nullptr ? dilation->ints[i] : 1;
-    sizes[2 + i] = (x.size(2 + i) + 2 * padding[i] - d * (kernel[i] - 1) - 1) / stride[i] + 1;
+    sizes.push_back((x.size(2 + i) + 2 * padding[i] - d * (kernel[i] - 1) - 1) / stride[i] + 1);
   }
   return sizes;
 }
 
-void meta_conv2d(const OpCall& call, TensorMeta* out) {
+// conv2d and conv3d: x [N, C, spatial...], w [O, C / groups, kernel...].
+void meta_convolution(const OpCall& call, TensorMeta* out) {
   const Tensor& w = call.inputs[1];
-  out[0].sizes = swept_sizes(call, "conv2d", w.size(0), w.size(2), w.size(3));
+  out[0].sizes = swept_sizes(call, "convolution", w.size(0), IntArrayRef(w.sizes().data() + 2, w.dim() - 2));
   out[0].dtype = call.inputs[0].dtype();
 }
 
 void meta_max_pool2d(const OpCall& call, TensorMeta* out) {
   const IntArrayRef kernel = call.attr_ints("max_pool2d", "kernel_size");
-  out[0].sizes = swept_sizes(call, "max_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].sizes = swept_sizes(call, "max_pool2d", call.inputs[0].size(1), kernel);
   out[0].dtype = call.inputs[0].dtype();
   out[1].sizes = out[0].sizes;
   out[1].dtype = DType::Int64;
@@ -150,7 +150,7 @@ void meta_max_pool2d(const OpCall& call, TensorMeta* out) {
 
 void meta_avg_pool2d(const OpCall& call, TensorMeta* out) {
   const IntArrayRef kernel = call.attr_ints("avg_pool2d", "kernel_size");
-  out[0].sizes = swept_sizes(call, "avg_pool2d", call.inputs[0].size(1), kernel[0], kernel[1]);
+  out[0].sizes = swept_sizes(call, "avg_pool2d", call.inputs[0].size(1), kernel);
   out[0].dtype = call.inputs[0].dtype();
 }
 

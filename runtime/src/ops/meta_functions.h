@@ -19,7 +19,7 @@ void meta_gather(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_cat(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_cumsum(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_sort(const dispatch::OpCall& call, dispatch::TensorMeta* out);
-void meta_conv2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_convolution(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_max_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_avg_pool2d(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_cross_entropy(const dispatch::OpCall& call, dispatch::TensorMeta* out);

@@ -165,7 +165,7 @@ constexpr OpRecord kComposites[] = {
               /*derivative_reads_outputs=*/true),
     composite(OpId::LogSoftmax, "log_softmax", 1, 1, "dim", meta_like_input0, d_log_softmax, /*abi_minor=*/0,
               /*derivative_reads_outputs=*/true),
-    composite(OpId::Conv2d, "conv2d", 2, 1, "stride padding dilation groups", meta_conv2d, d_conv2d),
+    composite(OpId::Conv2d, "conv2d", 2, 1, "stride padding dilation groups", meta_convolution, d_conv2d),
     composite(OpId::Conv2dBackwardInput, "conv2d_backward_input", 2, 1, "stride padding dilation groups input_sizes",
               meta_input_sizes, d_conv2d_backward_input),
     composite(OpId::Conv2dBackwardWeight, "conv2d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
@@ -199,6 +199,12 @@ constexpr OpRecord kComposites[] = {
               kNoGradient, /*abi_minor=*/6),
     composite(OpId::CrossEntropyBackward, "cross_entropy_backward", 3, 1, "ignore_index reduction label_smoothing",
               meta_like_input1, kNoGradient, /*abi_minor=*/6),
+    composite(OpId::Conv3d, "conv3d", 2, 1, "stride padding dilation groups", meta_convolution, d_conv3d,
+              /*abi_minor=*/7),
+    composite(OpId::Conv3dBackwardInput, "conv3d_backward_input", 2, 1, "stride padding dilation groups input_sizes",
+              meta_input_sizes, d_conv3d_backward_input, /*abi_minor=*/7),
+    composite(OpId::Conv3dBackwardWeight, "conv3d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
+              meta_weight_sizes, kNoGradient, /*abi_minor=*/7),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

@@ -27,18 +27,34 @@ OpCase softmax_like_case(const std::string& op, Tensor (*fn)(const Tensor&, int6
           }};
 }
 
-OpCase conv2d_case() {
-  auto conv = [](int64_t stride, int64_t padding, int64_t groups) {
+using Convolution = Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef,
+                               IntArrayRef, int64_t);
+
+// Plain, strided and padded, and grouped; `spatial` sizes the inputs' and
+// kernels' spatial dims (the first case's kernel is 3 wide in each).
+OpCase convolution_case(const std::string& op, Convolution conv, const std::vector<int64_t>& spatial) {
+  auto run = [conv](int64_t stride, int64_t padding, int64_t groups) {
     return [=](const Tensors& in, DType, Device) {
-      return Tensors{conv2d(in[0], in[1], in[2], {stride}, {padding}, {1}, groups)};
+      return Tensors{conv(in[0], in[1], in[2], {stride}, {padding}, {1}, groups)};
     };
   };
-  return {"conv2d", floating_dtypes(),
+  // [lead..., spatial + grow] for an input, [lead..., 3, 3, ...] for a kernel.
+  auto shape = [&](DimVector lead, int64_t grow) {
+    for (int64_t s : spatial) lead.push_back(s + grow);
+    return lead;
+  };
+  auto kernel = [&](DimVector lead) {
+    for (size_t i = 0; i < spatial.size(); ++i) lead.push_back(3);
+    return lead;
+  };
+  return {op, floating_dtypes(),
           {
-              {"3x3", {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {4}}}, conv(1, 0, 1), 3, true},
-              {"stride 2, padding 1", {{.shape = {1, 2, 7, 7}}, {.shape = {3, 2, 3, 3}}, {.shape = {3}}}, conv(2, 1, 1),
-               3},
-              {"groups", {{.shape = {2, 4, 5, 5}}, {.shape = {6, 2, 3, 3}}, {.shape = {6}}}, conv(1, 1, 2), 3},
+              {"3x3", {{.shape = shape({2, 3}, 0)}, {.shape = kernel({4, 3})}, {.shape = {4}}},
+               run(1, 0, 1), 3, true},
+              {"stride 2, padding 1", {{.shape = shape({1, 2}, 1)}, {.shape = kernel({3, 2})}, {.shape = {3}}},
+               run(2, 1, 1), 3},
+              {"groups", {{.shape = shape({2, 4}, -1)}, {.shape = kernel({6, 2})}, {.shape = {6}}},
+               run(1, 1, 2), 3},
           }};
 }
 
@@ -56,6 +72,7 @@ OpCase backward_case(const std::string& op, std::vector<InputSpec> inputs, size_
 }
 
 Tensor conv2d_padded(const Tensors& in) { return conv2d(in[0], in[1], std::nullopt, {1}, {1}); }
+Tensor conv3d_padded(const Tensors& in) { return conv3d(in[0], in[1], std::nullopt, {1}, {1}); }
 
 Tensor max_pool2d_3x3(const Tensors& in) { return max_pool2d(in[0], {3}, {2}, {1}); }
 
@@ -212,7 +229,8 @@ std::vector<OpCase> composite_cases() {
   return {
       softmax_like_case("softmax", &softmax),
       softmax_like_case("log_softmax", &log_softmax),
-      conv2d_case(),
+      convolution_case("conv2d", &conv2d, {6, 5}),
+      convolution_case("conv3d", &conv3d, {4, 6, 5}),
       pool_case("max_pool2d",
                 [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return max_pool2d(x, {k}, {s}, {p}); }),
       pool_case("avg_pool2d",
@@ -221,6 +239,12 @@ std::vector<OpCase> composite_cases() {
                     {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 0, conv2d_padded),
       backward_case("conv2d_backward_weight",
                     {{.shape = {2, 3, 6, 5}}, {.shape = {4, 3, 3, 3}}, {.shape = {2, 4, 6, 5}}}, 1, conv2d_padded),
+      backward_case("conv3d_backward_input",
+                    {{.shape = {2, 3, 4, 6, 5}}, {.shape = {4, 3, 3, 3, 3}}, {.shape = {2, 4, 4, 6, 5}}}, 0,
+                    conv3d_padded),
+      backward_case("conv3d_backward_weight",
+                    {{.shape = {2, 3, 4, 6, 5}}, {.shape = {4, 3, 3, 3, 3}}, {.shape = {2, 4, 4, 6, 5}}}, 1,
+                    conv3d_padded),
       backward_case("max_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, max_pool2d_3x3),
       backward_case("avg_pool2d_backward", {{.shape = {1, 2, 7, 5}}, {.shape = {1, 2, 4, 3}}}, 0, avg_pool2d_3x3),
       layer_norm_case(),

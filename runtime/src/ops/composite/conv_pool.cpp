@@ -12,52 +12,63 @@
 namespace ember {
 namespace {
 
-using Pair = std::array<int64_t, 2>;
+template <size_t N>
+using Spatial = std::array<int64_t, N>;
+using Pair = Spatial<2>;
 
-// One value for both spatial dims, or one each.
-Pair pair_arg(std::string_view op, std::string_view name, IntArrayRef v, int64_t min_value) {
-  if (v.size() != 1 && v.size() != 2) {
-    throw_error(ErrorKind::Runtime,
-                std::string(op) + "(): " + std::string(name) + " must have 1 or 2 values, got " + shape_str(v));
+// One value for every spatial dim, or one each.
+template <size_t N>
+Spatial<N> spatial_arg(std::string_view op, std::string_view name, IntArrayRef v, int64_t min_value) {
+  if (v.size() != 1 && v.size() != N) {
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): " + std::string(name) + " must have 1 or " +
+                                        std::to_string(N) + " values, got " + shape_str(v));
   }
-  const Pair p{v[0], v.size() == 2 ? v[1] : v[0]};
-  if (p[0] < min_value || p[1] < min_value) {
-    throw_error(ErrorKind::Runtime, std::string(op) + "(): " + std::string(name) + " must be at least " +
-                                        std::to_string(min_value) + ", got " + shape_str(v));
+  Spatial<N> p{};
+  for (size_t i = 0; i < N; ++i) {
+    p[i] = v[v.size() == N ? i : 0];
+    if (p[i] < min_value) {
+      throw_error(ErrorKind::Runtime, std::string(op) + "(): " + std::string(name) + " must be at least " +
+                                          std::to_string(min_value) + ", got " + shape_str(v));
+    }
   }
   return p;
 }
 
-// A Pair as an INTS attribute; borrows the pair for the call.
-ember_attr pair_attr(const char* name, const Pair& p) { return dispatch::attr_ints(name, IntArrayRef(p.data(), 2)); }
-
-// [C, H, W] inputs are a batch of one.
-Tensor as_batched(std::string_view op, const Tensor& x) {
-  composite::check_rank(op, x, 3, 4, "input");
-  return x.dim() == 4 ? x : x.unsqueeze(0);
+// Spatial values as an INTS attribute; borrows them for the call.
+template <size_t N>
+ember_attr spatial_attr(const char* name, const Spatial<N>& p) {
+  return dispatch::attr_ints(name, IntArrayRef(p.data(), N));
 }
 
-Tensor as_input_rank(const Tensor& out, const Tensor& x) { return x.dim() == 4 ? out : out.squeeze(0); }
+// An input without its batch dim ([C, H, W] for a 2-d op) is a batch of one.
+Tensor as_batched(std::string_view op, const Tensor& x, int64_t spatial_dims = 2) {
+  composite::check_rank(op, x, spatial_dims + 1, spatial_dims + 2, "input");
+  return x.dim() == spatial_dims + 2 ? x : x.unsqueeze(0);
+}
 
-// The [N, C, Ho, Wo, kh, kw] windows of a [N, C, H, W] input padded by
-// `padding` with `fill`.
-// Output height and width of a window sweep over a [N, C, H, W] input;
-// an error when the padded input is smaller than the dilated kernel.
-Pair swept_size(std::string_view op, const Tensor& x, Pair kernel, Pair stride, Pair padding, Pair dilation) {
-  Pair out{};
-  for (int i = 0; i < 2; ++i) {
+Tensor as_input_rank(const Tensor& out, const Tensor& x) { return x.dim() == out.dim() ? out : out.squeeze(0); }
+
+// The spatial output sizes of a window sweep over a [N, C, spatial...]
+// input; an error when the padded input is smaller than the dilated kernel.
+template <size_t N>
+Spatial<N> swept_size(std::string_view op, const Tensor& x, Spatial<N> kernel, Spatial<N> stride, Spatial<N> padding,
+                      Spatial<N> dilation) {
+  Spatial<N> out{};
+  for (size_t i = 0; i < N; ++i) {
     const int64_t room = x.size(2 + i) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1;
     if (room < 0) {
       throw_error(ErrorKind::Runtime, std::string(op) + "(): input " + shape_str(x.sizes()) + " padded by " +
-                                          shape_str(IntArrayRef(padding.data(), 2)) + " is smaller than the kernel " +
-                                          shape_str(IntArrayRef(kernel.data(), 2)) + " dilated by " +
-                                          shape_str(IntArrayRef(dilation.data(), 2)));
+                                          shape_str(IntArrayRef(padding.data(), N)) + " is smaller than the kernel " +
+                                          shape_str(IntArrayRef(kernel.data(), N)) + " dilated by " +
+                                          shape_str(IntArrayRef(dilation.data(), N)));
     }
     out[i] = room / stride[i] + 1;
   }
   return out;
 }
 
+// The [N, C, Ho, Wo, kh, kw] windows of a [N, C, H, W] input padded by
+// `padding` with `fill`.
 Tensor windows(std::string_view op, const Tensor& x, Pair kernel, Pair stride, Pair padding, Pair dilation,
                const Scalar& fill) {
   const auto [ho, wo] = swept_size(op, x, kernel, stride, padding, dilation);
@@ -87,19 +98,27 @@ Tensor conv2d_by_matmul(std::string_view op, const Tensor& x, const Tensor& w, P
       .reshape({n, o, ho, wo});
 }
 
-Tensor conv2d_impl(std::string_view op, const Tensor& x_given, const Tensor& w_given,
-                   const std::optional<Tensor>& bias_given, Pair stride, Pair padding, Pair dilation, int64_t groups) {
+Tensor conv3d_by_depth_taps(const Tensor& x, const Tensor& w, Spatial<3> stride, Spatial<3> padding,
+                            Spatial<3> dilation, int64_t groups);
+
+// conv1d/2d/3d over N spatial dims: the backend's fused kernel when it has
+// one, else the decomposition (a matrix product for 2-d, 2-d convolutions
+// for 3-d).
+template <size_t N>
+Tensor conv_impl(std::string_view op, const Tensor& x_given, const Tensor& w_given,
+                 const std::optional<Tensor>& bias_given, Spatial<N> stride, Spatial<N> padding, Spatial<N> dilation,
+                 int64_t groups) {
+  constexpr int64_t rank = N + 2;
   // Under autocast the bias joins the product in the lower precision (Note [Autocast]).
   const auto [x_cast, w, bias] = composite::in_lower_precision(x_given, w_given, bias_given);
-  const Tensor x = as_batched(op, x_cast);
-  composite::check_rank(op, w, 4, 4, "weight");
+  const Tensor x = as_batched(op, x_cast, N);
+  composite::check_rank(op, w, rank, rank, "weight");
   if (x.dtype() != w.dtype() || (bias && bias->dtype() != x.dtype())) {
     throw_error(ErrorKind::Runtime, std::string(op) + "(): input (" + composite::dtype_str(x) + ") and weight (" +
                                         composite::dtype_str(w) + ") and bias must have the same dtype");
   }
   const int64_t c = x.size(1), o = w.size(0);
-  const int64_t cg = w.size(1), kh = w.size(2), kw = w.size(3);
-  if (groups <= 0 || o % groups != 0 || c != cg * groups) {
+  if (groups <= 0 || o % groups != 0 || c != w.size(1) * groups) {
     throw_error(ErrorKind::Runtime,
                 std::string(op) + "(): input " + shape_str(x_given.sizes()) + " and weight " + shape_str(w.sizes()) +
                     " do not fit groups=" + std::to_string(groups) +
@@ -109,18 +128,47 @@ Tensor conv2d_impl(std::string_view op, const Tensor& x_given, const Tensor& w_g
     throw_error(ErrorKind::Runtime, std::string(op) + "(): expected bias of shape [" + std::to_string(o) + "], got " +
                                         shape_str(bias->sizes()));
   }
-  swept_size(op, x, {kh, kw}, stride, padding, dilation);
-  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::Conv2d);
+  Spatial<N> kernel{};
+  for (size_t i = 0; i < N; ++i) kernel[i] = w.size(2 + i);
+  swept_size(op, x, kernel, stride, padding, dilation);
+  static const dispatch::Op& fused = dispatch::op(N == 2 ? dispatch::OpId::Conv2d : dispatch::OpId::Conv3d);
   Tensor out;
   if (x.device() == w.device() && dispatch::use_composite_kernel(fused, x)) {
     out = dispatch::call_single(fused, {x, w},
-                                {pair_attr("stride", stride), pair_attr("padding", padding),
-                                 pair_attr("dilation", dilation), dispatch::attr_int("groups", groups)});
-  } else {
+                                {spatial_attr("stride", stride), spatial_attr("padding", padding),
+                                 spatial_attr("dilation", dilation), dispatch::attr_int("groups", groups)});
+  } else if constexpr (N == 2) {
     out = conv2d_by_matmul(op, x, w, stride, padding, dilation, groups);
+  } else {
+    out = conv3d_by_depth_taps(x, w, stride, padding, dilation, groups);
   }
-  if (bias) out = out + bias->reshape({1, o, 1, 1});
+  if (bias) out = out + bias->reshape(composite::channel_shape(o, rank));
   return as_input_rank(out, x_given);
+}
+
+// Note [conv3d as conv2d]: output depth j reads input depths
+// j * stride + i * dilation for the kernel's depth taps i. Stacking those kd
+// depth slices as channels (per group, tap-major) turns each output depth
+// into one 2-d convolution with the weight's taps as channels, so the
+// whole batch of N * Do planes is one conv2d, on the backend's kernel when
+// it has one. It reads the input kd times over; a backend with a conv3d
+// kernel never runs it.
+Tensor conv3d_by_depth_taps(const Tensor& x, const Tensor& w, Spatial<3> stride, Spatial<3> padding,
+                            Spatial<3> dilation, int64_t groups) {
+  const int64_t n = x.size(0), c = x.size(1), o = w.size(0);
+  const int64_t cg = w.size(1), kd = w.size(2);
+  const Tensor xp = pad(x, {0, 0, 0, 0, padding[0], padding[0]}, 0).contiguous();
+  const int64_t depth = xp.size(2), h = xp.size(3), wd = xp.size(4);
+  const int64_t plane = h * wd;
+  const int64_t d_out = (depth - dilation[0] * (kd - 1) - 1) / stride[0] + 1;
+  const Tensor taps = xp.as_strided({n, d_out, groups, kd, cg, h, wd},
+                                    {c * depth * plane, stride[0] * plane, cg * depth * plane, dilation[0] * plane,
+                                     depth * plane, wd, 1});
+  const Tensor planes = taps.reshape({n * d_out, groups * kd * cg, h, wd});
+  const Tensor w2 = w.permute({0, 2, 1, 3, 4}).reshape({o, kd * cg, w.size(3), w.size(4)});
+  const Tensor y = conv_impl<2>("conv3d", planes, w2, std::nullopt, {stride[1], stride[2]}, {padding[1], padding[2]},
+                                {dilation[1], dilation[2]}, groups);
+  return y.reshape({n, d_out, o, y.size(2), y.size(3)}).permute({0, 2, 1, 3, 4});
 }
 
 struct PoolArgs {
@@ -130,10 +178,10 @@ struct PoolArgs {
 PoolArgs pool_args(std::string_view op, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                    IntArrayRef dilation) {
   PoolArgs a;
-  a.kernel = pair_arg(op, "kernel_size", kernel_size, 1);
-  a.stride = stride.empty() ? a.kernel : pair_arg(op, "stride", stride, 1);
-  a.padding = pair_arg(op, "padding", padding, 0);
-  a.dilation = pair_arg(op, "dilation", dilation, 1);
+  a.kernel = spatial_arg<2>(op, "kernel_size", kernel_size, 1);
+  a.stride = stride.empty() ? a.kernel : spatial_arg<2>(op, "stride", stride, 1);
+  a.padding = spatial_arg<2>(op, "padding", padding, 0);
+  a.dilation = spatial_arg<2>(op, "dilation", dilation, 1);
   for (int i = 0; i < 2; ++i) {
     if (a.padding[i] > a.kernel[i] / 2) {
       throw_error(ErrorKind::Runtime, std::string(op) + "(): pad should be at most half of kernel size, but got pad=" +
@@ -222,41 +270,70 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
       throw_error(ErrorKind::Runtime, std::string("conv1d(): ") + name + " must have 1 value, got " + shape_str(v));
   }
   // A 1-D convolution is a 2-D one over a height of 1.
-  const Tensor out = conv2d_impl("conv1d", x.unsqueeze(-2), w.unsqueeze(-2), bias, {1, stride[0]}, {0, padding[0]},
+  const Tensor out = conv_impl<2>("conv1d", x.unsqueeze(-2), w.unsqueeze(-2), bias, {1, stride[0]}, {0, padding[0]},
                                  {1, dilation[0]}, groups);
   return out.squeeze(-2);
 }
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return conv2d_impl("conv2d", x, w, bias, pair_arg("conv2d", "stride", stride, 1),
-                     pair_arg("conv2d", "padding", padding, 0), pair_arg("conv2d", "dilation", dilation, 1), groups);
+  return conv_impl<2>("conv2d", x, w, bias, spatial_arg<2>("conv2d", "stride", stride, 1),
+                     spatial_arg<2>("conv2d", "padding", padding, 0), spatial_arg<2>("conv2d", "dilation", dilation, 1), groups);
 }
 
-std::optional<Tensor> conv_transpose2d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride_given,
-                                                 IntArrayRef padding_given, IntArrayRef output_padding_given,
-                                                 IntArrayRef dilation_given, int64_t groups) {
-  static const dispatch::Op& transposed = dispatch::op(dispatch::OpId::Conv2dBackwardInput);
+Tensor conv3d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_impl<3>("conv3d", x, w, bias, spatial_arg<3>("conv3d", "stride", stride, 1),
+                      spatial_arg<3>("conv3d", "padding", padding, 0), spatial_arg<3>("conv3d", "dilation", dilation, 1),
+                      groups);
+}
+
+namespace {
+
+// The transposed convolution over N spatial dims as the input gradient of
+// the N-d convolution, on the backend's kernel for it; nullopt without one.
+template <size_t N>
+std::optional<Tensor> conv_transpose_by_kernel(std::string_view op, const Tensor& x, const Tensor& w,
+                                               IntArrayRef stride_given, IntArrayRef padding_given,
+                                               IntArrayRef output_padding_given, IntArrayRef dilation_given,
+                                               int64_t groups) {
+  static const dispatch::Op& transposed =
+      dispatch::op(N == 2 ? dispatch::OpId::Conv2dBackwardInput : dispatch::OpId::Conv3dBackwardInput);
   if (x.device() != w.device() || x.dtype() != w.dtype() || !dispatch::use_composite_kernel(transposed, x)) {
     return std::nullopt;
   }
-  constexpr std::string_view op = "conv_transpose2d";
-  const Pair stride = pair_arg(op, "stride", stride_given, 1);
-  const Pair padding = pair_arg(op, "padding", padding_given, 0);
-  const Pair output_padding = pair_arg(op, "output_padding", output_padding_given, 0);
-  const Pair dilation = pair_arg(op, "dilation", dilation_given, 1);
+  const Spatial<N> stride = spatial_arg<N>(op, "stride", stride_given, 1);
+  const Spatial<N> padding = spatial_arg<N>(op, "padding", padding_given, 0);
+  const Spatial<N> output_padding = spatial_arg<N>(op, "output_padding", output_padding_given, 0);
+  const Spatial<N> dilation = spatial_arg<N>(op, "dilation", dilation_given, 1);
   // An output padding of a stride or more (allowed below the dilation) makes
-  // an output that conv2d would not map back onto x's size.
-  if (output_padding[0] >= stride[0] || output_padding[1] >= stride[1]) return std::nullopt;
-  int64_t sizes[] = {x.size(0), w.size(1) * groups, 0, 0};
-  for (int d = 0; d < 2; ++d) {
+  // an output that the convolution would not map back onto x's size.
+  for (size_t d = 0; d < N; ++d) {
+    if (output_padding[d] >= stride[d]) return std::nullopt;
+  }
+  Spatial<N + 2> sizes{x.size(0), w.size(1) * groups};
+  for (size_t d = 0; d < N; ++d) {
     sizes[2 + d] = (x.size(2 + d) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (w.size(2 + d) - 1) +
                    output_padding[d] + 1;
   }
   return dispatch::call_single(transposed, {x.contiguous(), w.contiguous()},
-                               {pair_attr("stride", stride), pair_attr("padding", padding),
-                                pair_attr("dilation", dilation), dispatch::attr_int("groups", groups),
-                                dispatch::attr_ints("input_sizes", sizes)});
+                               {spatial_attr("stride", stride), spatial_attr("padding", padding),
+                                spatial_attr("dilation", dilation), dispatch::attr_int("groups", groups),
+                                spatial_attr("input_sizes", sizes)});
+}
+
+}  // namespace
+
+std::optional<Tensor> conv_transpose2d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride,
+                                                 IntArrayRef padding, IntArrayRef output_padding, IntArrayRef dilation,
+                                                 int64_t groups) {
+  return conv_transpose_by_kernel<2>("conv_transpose2d", x, w, stride, padding, output_padding, dilation, groups);
+}
+
+std::optional<Tensor> conv_transpose3d_by_kernel(const Tensor& x, const Tensor& w, IntArrayRef stride,
+                                                 IntArrayRef padding, IntArrayRef output_padding, IntArrayRef dilation,
+                                                 int64_t groups) {
+  return conv_transpose_by_kernel<3>("conv_transpose3d", x, w, stride, padding, output_padding, dilation, groups);
 }
 
 ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -271,8 +348,8 @@ ValuesIndices max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, 
   if (dispatch::use_composite_kernel(fused, swept)) {
     const std::vector<Tensor> outputs =
         dispatch::call_outputs(fused, {swept}, 2,
-                               {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
-                                pair_attr("padding", a.padding), pair_attr("dilation", a.dilation)});
+                               {spatial_attr("kernel_size", a.kernel), spatial_attr("stride", a.stride),
+                                spatial_attr("padding", a.padding), spatial_attr("dilation", a.dilation)});
     Tensor indices = outputs[1];
     if (swept.size(3) != x4.size(3)) {
       // The kernel counted columns of the widened plane; no argmax lies in
@@ -314,8 +391,8 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::AvgPool2d);
   if (dispatch::use_composite_kernel(fused, x4)) {
     return as_input_rank(dispatch::call_single(fused, {x4},
-                                               {pair_attr("kernel_size", a.kernel), pair_attr("stride", a.stride),
-                                                pair_attr("padding", a.padding),
+                                               {spatial_attr("kernel_size", a.kernel), spatial_attr("stride", a.stride),
+                                                spatial_attr("padding", a.padding),
                                                 dispatch::attr_bool("count_include_pad", count_include_pad)}),
                          x);
   }
@@ -330,7 +407,7 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
 
 Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size) {
   composite::check_floating("adaptive_avg_pool2d", x);
-  const Pair out = pair_arg("adaptive_avg_pool2d", "output_size", output_size, 1);
+  const Pair out = spatial_arg<2>("adaptive_avg_pool2d", "output_size", output_size, 1);
   const Tensor x4 = as_batched("adaptive_avg_pool2d", x);
   // Each cell is a rectangle, so averaging rows then columns is exact.
   return as_input_rank(adaptive_mean_along(adaptive_mean_along(x4, 2, out[0]), 3, out[1]), x);
