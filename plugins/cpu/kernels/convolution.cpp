@@ -1,7 +1,7 @@
 // conv2d, conv3d and their backward convolutions (ops.md "Composite ops a
-// backend may override") through oneDNN, float32. Operands keep their own strides;
-// each primitive picks its preferred (blocked) layouts and reorders move
-// data in and out of them.
+// backend may override") through oneDNN, float32. Operands keep their own
+// strides; each primitive picks its preferred (blocked) layouts and reorders
+// move data in and out of them.
 #include <array>
 #include <cstring>
 
@@ -203,7 +203,9 @@ void convolution_backward_weight(const ember_kernel_call& call) {
 void register_convolution_kernels(const sdk::Registrar& r) {
   // One kernel each serves the 2-d and the 3-d op: oneDNN takes the rank
   // from the tensors.
-  for (const char* conv : {"conv2d", "conv3d"}) r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_forward>);
+  for (const char* conv : {"conv2d", "conv3d"}) {
+    r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_forward>);
+  }
   for (const char* conv : {"conv2d_backward_input", "conv3d_backward_input"}) {
     r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_backward_input>);
   }

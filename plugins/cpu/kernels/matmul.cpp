@@ -215,7 +215,7 @@ bool try_sgemm(const DLTensor* const (&t)[3]) {
   const int64_t column_tiles = (n + kTile - 1) / kTile;
   const int64_t a_row_step = a.trans == 'N' ? a.ld : 1;
   const int64_t b_column_step = b.trans == 'N' ? 1 : b.ld;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 23) / (kTile * kTile * std::max<int64_t>(k, 1)));
+  const int64_t grain = std::max<int64_t>(1, kOneDnnMultiplyAddsPerThread / (kTile * kTile * std::max<int64_t>(k, 1)));
   parallel_for(0, row_tiles * column_tiles, grain, [&](int64_t begin, int64_t end) {
     use_onednn_threads(1);
     for (int64_t tile = begin; tile < end; ++tile) {
@@ -303,7 +303,9 @@ void matmul_bfloat16_through_float32(const DLTensor* const (&t)[3]) {
   std::vector<char> storage[3];
   std::array<int64_t, 3> strides[3];
   DLTensor wide[3];
-  for (int i = 0; i < 3; ++i) wide[i] = contiguous_copy(*t[i], storage[i], strides[i], i < 2, DLDataType{kDLFloat, 32, 1});
+  for (int i = 0; i < 3; ++i) {
+    wide[i] = contiguous_copy(*t[i], storage[i], strides[i], /*copy_data=*/i < 2, DLDataType{kDLFloat, 32, 1});
+  }
   const DLTensor* const widened[3] = {&wide[0], &wide[1], &wide[2]};
   matmul_float32(widened);
   copy_tensor(wide[2], *t[2]);

@@ -29,8 +29,8 @@ dnnl::stream& thread_stream() {
 // runs one, so it is set on every call, and PrimitiveCache drops its plans
 // when num_threads() changes.
 void use_onednn_threads(int64_t multiply_adds) {
-  constexpr int64_t kMacsPerThread = int64_t{1} << 23;
-  omp_set_num_threads(static_cast<int>(std::clamp<int64_t>(multiply_adds / kMacsPerThread, 1, num_threads())));
+  omp_set_num_threads(
+      static_cast<int>(std::clamp<int64_t>(multiply_adds / kOneDnnMultiplyAddsPerThread, 1, num_threads())));
 }
 
 }  // namespace ember::cpu

@@ -19,6 +19,10 @@ dnnl::engine& cpu_engine();
 // Streams are not meant for concurrent use, so each calling thread has one.
 dnnl::stream& thread_stream();
 
+// The multiply-adds that make one more thread worth starting for a oneDNN
+// call (Note [oneDNN threads]).
+inline constexpr int64_t kOneDnnMultiplyAddsPerThread = int64_t{1} << 23;
+
 // Sets the OpenMP threads of this thread's next oneDNN calls (primitive
 // builds included) for a call of this many multiply-adds (Note [oneDNN
 // threads]).

@@ -171,6 +171,14 @@ Tensor conv3d_by_depth_taps(const Tensor& x, const Tensor& w, Spatial<3> stride,
   return y.reshape({n, d_out, o, y.size(2), y.size(3)}).permute({0, 2, 1, 3, 4});
 }
 
+// conv_impl with the public functions' arguments: one value or one per spatial dim.
+template <size_t N>
+Tensor conv_with_args(std::string_view op, const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_impl<N>(op, x, w, bias, spatial_arg<N>(op, "stride", stride, 1),
+                      spatial_arg<N>(op, "padding", padding, 0), spatial_arg<N>(op, "dilation", dilation, 1), groups);
+}
+
 struct PoolArgs {
   Pair kernel, stride, padding, dilation;
 };
@@ -277,15 +285,12 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bia
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return conv_impl<2>("conv2d", x, w, bias, spatial_arg<2>("conv2d", "stride", stride, 1),
-                     spatial_arg<2>("conv2d", "padding", padding, 0), spatial_arg<2>("conv2d", "dilation", dilation, 1), groups);
+  return conv_with_args<2>("conv2d", x, w, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv3d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return conv_impl<3>("conv3d", x, w, bias, spatial_arg<3>("conv3d", "stride", stride, 1),
-                      spatial_arg<3>("conv3d", "padding", padding, 0), spatial_arg<3>("conv3d", "dilation", dilation, 1),
-                      groups);
+  return conv_with_args<3>("conv3d", x, w, bias, stride, padding, dilation, groups);
 }
 
 namespace {
