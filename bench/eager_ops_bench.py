@@ -47,7 +47,7 @@ class Workload:
 
 
 def floats(n, dtype="float32"):
-    return n * {"float32": 4, "float64": 8, "bfloat16": 2, "int64": 8}[dtype]
+    return n * {"float32": 4, "float64": 8, "bfloat16": 2, "float16": 2, "int64": 8}[dtype]
 
 
 def randn(torch, *shape, dtype="float32"):
@@ -263,6 +263,10 @@ def workloads():
         binary("maximum", lambda torch, x, y: torch.maximum(x, y)),
         binary("add", lambda torch, x, y: x + y, n=SMALL),
         binary("add", lambda torch, x, y: x + y, dtype="bfloat16"),
+        binary("add", lambda torch, x, y: x + y, n=SMALL, dtype="bfloat16"),
+        binary("add_ (in place)", lambda torch, x, y: x.add_(y), n=SMALL, dtype="bfloat16"),
+        binary("x * 0.5", lambda torch, x: x * 0.5, n=SMALL, dtype="bfloat16", inputs=1),
+        binary("add", lambda torch, x, y: x + y, n=SMALL, dtype="float16"),
         binary("add", lambda torch, x, y: x + y, n=BIG // 2, dtype="float64"),
         Workload("binary", "add [4096, 4096] + [4096] (broadcast)",
                  lambda torch: (lambda x, y: lambda: x + y)(torch.randn(4096, 4096), torch.randn(4096)),

@@ -12,13 +12,13 @@
 namespace ember::cpu {
 namespace {
 
-// float16 and bfloat16 go through float32 staging buffers on the machine's
-// ISA (Note [Vector math clones]), not one conversion call per element.
+// Floating types through one-pass loops on the machine's ISA (Note [One-pass
+// exact arithmetic]), not one conversion call per element.
 struct BinaryKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
-    if constexpr (sdk::is_reduced_float_v<T>) {
-      map_vectorised<Op, T, 2>(call, kVectorMathGrain);
+    if constexpr (sdk::is_floating_v<T>) {
+      map_exact<Op, T, 2>(call, kElementwiseGrain);
     } else {
       map_elements<T, T, T>(call, Op{});
     }
@@ -94,7 +94,7 @@ struct PowKernel {
       const DLTensor& exponent = call.inputs[1];
       if (is_broadcast_scalar(exponent) && sdk::numel(exponent) > 0 &&
           sdk::to_compute(*reinterpret_cast<const T*>(sdk::data_ptr(exponent))) == 2) {
-        map_vectorised<Square, T, 1>(call, kElementwiseGrain);
+        map_exact<Square, T, 1>(call, kElementwiseGrain);
       } else {
         map_vectorised<Op, T, 2>(call, kPowGrain);
       }

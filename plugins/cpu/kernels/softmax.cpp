@@ -26,9 +26,10 @@ namespace {
 //   memory: the maximum and the sum are lane reductions (Note [Lane
 //   reductions]) and the exponentials vector loops through libmvec (Note
 //   [Vector math]). float32 and float64 softmax stores the exponentials in
-//   `out` and scales them in place, one exp per element; log_softmax needs
-//   only their sum, and float16/bfloat16 softmax computes them again when
-//   writing, so that the result is rounded once.
+//   `out` and scales them in place, one exp per element; float16/bfloat16
+//   softmax keeps them in a float32 buffer (lines up to kBufferedLine) or
+//   computes them again when writing, so that the result is rounded once;
+//   log_softmax needs only their sum.
 // - Along another dimension of contiguous tensors, viewed as [outer, n,
 //   inner], a block of `width` neighbouring lines is processed together:
 //   every pass walks the n rows of the block, each a contiguous run of
@@ -104,6 +105,10 @@ EMBER_CPU_ISA_CLONES void write_line(const T* x, Acc<T> max, Acc<T> factor, T* o
   for (int64_t i = 0; i < n; ++i) out[i] = sdk::convert<T>(normalised<kLog>(load(x[i]) - max, factor));
 }
 
+// Longest float16/bfloat16 line whose exponentials softmax keeps in a
+// float32 buffer on the stack between its two passes.
+constexpr int64_t kBufferedLine = 4096;
+
 template <class T, bool kLog>
 EMBER_CPU_ISA_CLONES void softmax_cached_line(const T* x, T* out, int64_t n) {
   using C = Acc<T>;
@@ -112,6 +117,11 @@ EMBER_CPU_ISA_CLONES void softmax_cached_line(const T* x, T* out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = std::exp(x[i] - max);
     const C scale = C(1) / sum_of<C>(out, n);
     for (int64_t i = 0; i < n; ++i) out[i] *= scale;
+  } else if (!kLog && n <= kBufferedLine) {
+    C exps[kBufferedLine];
+    for (int64_t i = 0; i < n; ++i) exps[i] = std::exp(load(x[i]) - max);
+    const C scale = C(1) / sum_of<C>(exps, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = sdk::convert<T>(exps[i] * scale);
   } else {
     write_line<T, kLog>(x, max, factor_of<kLog>(sum_exp_shifted(x, max, n)), out, n);
   }

@@ -22,6 +22,19 @@ struct UnaryKernel {
   }
 };
 
+// neg, abs and sign: floating types through one-pass loops (Note [One-pass
+// exact arithmetic]).
+struct ExactUnaryKernel {
+  template <class Op, class T>
+  static void run(const ember_kernel_call& call) {
+    if constexpr (sdk::is_floating_v<T>) {
+      map_exact<Op, T, 1>(call, kElementwiseGrain);
+    } else {
+      map_elements<T, T>(call, Op{});
+    }
+  }
+};
+
 struct UnaryPredicateKernel {
   template <class Op, class T>
   static void run(const ember_kernel_call& call) {
@@ -67,8 +80,8 @@ T negate(T x) {
 
 void register_unary_kernels(const sdk::Registrar& r) {
   using sdk::FloatingTypes;
-  add_unary(r, "neg", sdk::NumericTypes{}, [](auto x) { return negate(x); });
-  add_unary(r, "abs", sdk::NumericTypes{}, [](auto x) {
+  register_op<ExactUnaryKernel>(r, "neg", sdk::NumericTypes{}, [](auto x) { return negate(x); });
+  register_op<ExactUnaryKernel>(r, "abs", sdk::NumericTypes{}, [](auto x) {
     using T = decltype(x);
     if constexpr (std::is_unsigned_v<T>) {
       return x;
@@ -78,7 +91,7 @@ void register_unary_kernels(const sdk::Registrar& r) {
       return x < T(0) ? negate(x) : x;  // abs(INT_MIN) wraps
     }
   });
-  add_unary(r, "sign", sdk::NumericTypes{}, [](auto x) {
+  register_op<ExactUnaryKernel>(r, "sign", sdk::NumericTypes{}, [](auto x) {
     using T = decltype(x);
     if (x != x) return x;  // NaN stays NaN
     return static_cast<T>((T(0) < x) - (x < T(0)));
