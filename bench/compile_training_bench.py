@@ -6,7 +6,8 @@
 A step is zero_grad, forward, loss, backward and the optimizer's step; the model is compiled
 (`torch.compile(model)` / `ember.compile(model)`), the optimizer runs eagerly. Workloads: the
 MLP 784-512-512-10 at batch 128 with SGD and momentum, and the transformer-style block of
-compile_bench.py (8x128x256) with AdamW. Prints the median milliseconds per step of each
+compile_bench.py (8x128x256) with AdamW, and a 2-layer LSTM language model (vocabulary 1000,
+width 256, 64 steps of batch 32) with SGD. Prints the median milliseconds per step of each
 (library, mode), the ratios the compiler's targets are set against, and Ember's peak allocated
 bytes over a step, compiled and eager.
 """
@@ -20,7 +21,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compile_bench import median_ms, spawn, transformer_block  # noqa: E402
 
 
-STEPS = ("MLP step, SGD momentum", "block step, AdamW")
+STEPS = ("MLP step, SGD momentum", "block step, AdamW", "LSTM LM step, SGD")
+
+
+def lstm_language_model(torch, vocab, width):
+    nn = torch.nn
+
+    class LanguageModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Embedding(vocab, width)
+            self.rnn = nn.LSTM(width, width, 2)
+            self.decoder = nn.Linear(width, vocab)
+
+        def forward(self, tokens):
+            out, _ = self.rnn(self.encoder(tokens))
+            return nn.functional.log_softmax(self.decoder(out).view(-1, vocab), dim=1)
+
+    return LanguageModel()
 
 
 def steps(torch):
@@ -31,10 +49,15 @@ def steps(torch):
     images, labels = torch.randn(128, 784), torch.randint(0, 10, (128,))
     block = transformer_block(torch)
     tokens, target = torch.randn(8, 128, 256), torch.randn(8, 128, 256)
+    vocab = 1000
+    language_model = lstm_language_model(torch, vocab, 256)
+    words, next_words = torch.randint(0, vocab, (64, 32)), torch.randint(0, vocab, (64 * 32,))
     return dict(zip(STEPS, (
         (mlp, torch.optim.SGD(mlp.parameters(), lr=0.01, momentum=0.9),
          lambda out: F.cross_entropy(out, labels), images),
-        (block, torch.optim.AdamW(block.parameters(), lr=1e-4), lambda out: F.mse_loss(out, target), tokens))))
+        (block, torch.optim.AdamW(block.parameters(), lr=1e-4), lambda out: F.mse_loss(out, target), tokens),
+        (language_model, torch.optim.SGD(language_model.parameters(), lr=0.1), lambda out: F.nll_loss(out, next_words),
+         words))))
 
 
 def worker(library, mode, repeats):

@@ -212,6 +212,41 @@ def test_matmul_outputs_are_saved_not_recomputed():
     _close(w.grad, (x.t() @ ((x @ w) > 0).to(ember.float32)).detach())
 
 
+def test_a_saved_view_at_an_offset_is_read_from_its_own_first_element():
+    # The backward reads y[1] as an input of its own: the view's offset
+    # into the stacked tensor belongs to the forward only.
+    def f(x, w):
+        y = ember.stack([x * w, x + w])
+        s = y[1]
+        return (s.sin() * s).sum()
+
+    x = ember.randn(3, requires_grad=True)
+    w = ember.randn(3, requires_grad=True)
+    expected = ember.autograd.grad(f(x, w), [x, w])
+    got = ember.autograd.grad(ember.compile(f)(x, w), [x, w])
+    for g, e in zip(got, expected):
+        _close(g, e)
+
+
+def test_a_compiled_lstm_trains_through_its_fused_layer():
+    ember.manual_seed(0)
+    lstm = nn.LSTM(4, 6)
+    x = ember.randn(5, 2, 4)
+
+    def step(x):
+        out, (h, c) = lstm(x)
+        return out.pow(2).sum() + c.sum()
+
+    step(x).backward()
+    expected = [p.grad.clone() for p in lstm.parameters()]
+    lstm.zero_grad()
+    compiled = ember.compile(step)
+    _close(compiled(x), step(x))
+    compiled(x).backward()
+    for p, e in zip(lstm.parameters(), expected):
+        _close(p.grad, e, rtol=1e-4, atol=1e-5)
+
+
 UNARY = ["exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "relu", "abs", "neg", "reciprocal",
          "erf", "expm1", "log1p", "rsqrt", "tan"]
 

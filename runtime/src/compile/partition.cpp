@@ -75,24 +75,37 @@ int64_t value_bytes(const Value& v) { return numel_of(v.sizes) * static_cast<int
 
 // A graph of the joint graph's `nodes` (in order), reading `inputs` and
 // returning `outputs`; every other value it reads is a constant.
+//
+// An input is a tensor of its own, whatever it viewed in the joint graph:
+// its first element is offset 0 of its storage, as the tracer records
+// inputs. A view the part computes stands over the storage of the value it
+// views, and its offset moves by that storage's first element in the joint
+// graph.
 Graph extract(const Graph& joint, const std::vector<int>& inputs, const std::vector<int>& nodes,
               const std::vector<int>& outputs) {
   Graph g;
   std::unordered_map<int, int> id;
-  auto add_value = [&](int old, ValueOrigin origin) {
+  std::vector<int64_t> joint_offset;  // per value of g: the joint storage offset of its first element
+  auto add_value = [&](int old, ValueOrigin origin, int viewed) {
     Value v = joint.values[static_cast<size_t>(old)];
+    const int now = static_cast<int>(g.values.size());
+    joint_offset.push_back(v.storage_offset);
     v.origin = origin;
     v.producer = -1;
     v.input_index = -1;
-    const int now = static_cast<int>(g.values.size());
-    auto base = id.find(v.storage_of);
-    v.storage_of = base != id.end() && origin != ValueOrigin::Input ? base->second : now;
+    if (viewed >= 0) {
+      v.storage_of = g.values[static_cast<size_t>(viewed)].storage_of;
+      v.storage_offset -= joint_offset[static_cast<size_t>(v.storage_of)];
+    } else {
+      v.storage_of = now;
+      v.storage_offset = 0;
+    }
     g.values.push_back(std::move(v));
     id[old] = now;
     return now;
   };
   for (int in : inputs) {
-    const int now = add_value(in, ValueOrigin::Input);
+    const int now = add_value(in, ValueOrigin::Input, -1);
     g.values[static_cast<size_t>(now)].input_index = static_cast<int>(g.inputs.size());
     g.inputs.push_back(now);
   }
@@ -102,14 +115,15 @@ Graph extract(const Graph& joint, const std::vector<int>& inputs, const std::vec
     if (joint.values[static_cast<size_t>(old)].origin != ValueOrigin::Constant) {
       throw_error(ErrorKind::Runtime, "compile: the partition of a joint graph lost value " + value_name(old));
     }
-    return add_value(old, ValueOrigin::Constant);
+    return add_value(old, ValueOrigin::Constant, -1);
   };
   for (int n : nodes) {
     Node node = joint.nodes[static_cast<size_t>(n)];
     for (int& in : node.inputs) in = read(in);
     const int index = static_cast<int>(g.nodes.size());
+    const bool is_view = node_kind(joint, node) == NodeKind::View;
     for (int& out : node.outputs) {
-      out = add_value(out, ValueOrigin::Node);
+      out = add_value(out, ValueOrigin::Node, is_view ? node.inputs[0] : -1);
       g.values[static_cast<size_t>(out)].producer = index;
     }
     g.nodes.push_back(std::move(node));

@@ -18,7 +18,6 @@ from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from ._lstm_layer import LSTMLayer
-from ...compiler import is_compiling
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -108,9 +107,10 @@ def _run_direction(step, x_proj, state, weights, batch_sizes, reverse):
     the packed rows [sum(batch_sizes), G]; returns the outputs in the same
     layout and the final state."""
     w_hh, b_hh, w_hr = weights
-    # A trace records the recurrence op by op instead, so that its graph
-    # sees, and fuses, each step's gate arithmetic.
-    if batch_sizes is None and step is _lstm_step and b_hh is None and w_hr is None and not is_compiling():
+    # A trace records the layer's forward and its backward formula too: step
+    # by step, the joint graph's recurrence through the autograd of each gate
+    # costs a compile ten times as long and a step five times eager's.
+    if batch_sizes is None and step is _lstm_step and b_hh is None and w_hr is None:
         out, h, c = LSTMLayer.apply(x_proj, state[0], state[1], w_hh, reverse)
         return out, (h, c)
     if batch_sizes is None:
