@@ -41,6 +41,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from compile_training_bench import lstm_language_model  # noqa: E402
+
 LIBRARIES = ("ember", "torch")
 TIMED = {
     "lstm_lm_step": ("LSTM LM training step (2 layers, hidden 256, seq 64, batch 32)", 1.0),
@@ -54,28 +57,14 @@ MEMORY = ("sdpa_4096_fused", "sdpa_4096_full_matrix")
 
 def lstm_lm_step(lib):
     nn = lib.nn
-    vocab, embed, hidden, steps, batch = 1000, 256, 256, 64, 32
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = nn.Embedding(vocab, embed)
-            self.rnn = nn.LSTM(embed, hidden, 2)
-            self.decoder = nn.Linear(hidden, vocab)
-
-        def forward(self, x, state):
-            out, state = self.rnn(self.encoder(x), state)
-            return nn.functional.log_softmax(self.decoder(out).view(-1, vocab), dim=1), state
-
+    vocab, steps, batch = 1000, 64, 32
     lib.manual_seed(0)
-    model, criterion = Model(), nn.NLLLoss()
+    model, criterion = lstm_language_model(lib, vocab, 256), nn.NLLLoss()
     x, y = lib.randint(0, vocab, (steps, batch)), lib.randint(0, vocab, (steps * batch,))
-    state = (lib.zeros(2, batch, hidden), lib.zeros(2, batch, hidden))
 
     def step():
         model.zero_grad()
-        out, _ = model(x, state)
-        criterion(out, y).backward()
+        criterion(model(x), y).backward()
         nn.utils.clip_grad_norm_(model.parameters(), 0.25)
         for p in model.parameters():
             p.data.add_(p.grad, alpha=-0.1)
