@@ -81,6 +81,16 @@ struct Square {
   }
 };
 
+// x ** 0.5 as a square root, correctly rounded (libmvec's pow is good to 4
+// ulp), with C's pow at the two inputs where they differ: pow(-0, 0.5) is
+// +0 (adding +0 turns sqrt's -0 into it) and pow(-inf, 0.5) is +inf.
+struct SquareRoot {
+  template <class C>
+  C operator()(C x) const {
+    return x == -std::numeric_limits<C>::infinity() ? std::numeric_limits<C>::infinity() : std::sqrt(x) + C(0);
+  }
+};
+
 // libmvec's pow costs about 1.2 ns an element (Note [Grain sizes]).
 constexpr int64_t kPowGrain = grain_for(1.2);
 
@@ -90,11 +100,14 @@ struct PowKernel {
     if constexpr (sdk::is_floating_v<T>) {
       // x ** 2, the commonest power, is one multiplication: exactly C's pow
       // for every x (NaN, infinities and signed zeros included) and
-      // correctly rounded.
+      // correctly rounded; x ** 0.5 is SquareRoot.
       const DLTensor& exponent = call.inputs[1];
-      if (is_broadcast_scalar(exponent) && sdk::numel(exponent) > 0 &&
-          sdk::to_compute(*reinterpret_cast<const T*>(sdk::data_ptr(exponent))) == 2) {
+      const bool scalar = is_broadcast_scalar(exponent) && sdk::numel(exponent) > 0;
+      const auto power = scalar ? sdk::to_compute(*reinterpret_cast<const T*>(sdk::data_ptr(exponent))) : 0;
+      if (scalar && power == 2) {
         map_exact<Square, T, 1>(call, kElementwiseGrain);
+      } else if (scalar && power == 0.5) {
+        map_exact<SquareRoot, T, 1>(call, kElementwiseGrain);
       } else {
         map_vectorised<Op, T, 2>(call, kPowGrain);
       }

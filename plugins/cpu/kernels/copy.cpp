@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "elementwise.h"
+#include "half_convert.h"
 #include "kernels.h"
 #include "transpose.h"
 
@@ -19,8 +20,30 @@ constexpr int64_t kTransposeGrain = grain_for(0.13);
 template <class Src, class Dst>
 void convert(const DLTensor& src, const DLTensor& dst) {
   const sdk::StridedLoop loop{&dst, &src};
+  const auto convert_one = [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); };
   parallel_for(0, loop.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
-    sdk::transform<Dst, Src>(loop, begin, end, [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); });
+    constexpr bool kWidens = std::is_same_v<Src, sdk::float16> && std::is_same_v<Dst, float>;
+    constexpr bool kNarrows = std::is_same_v<Src, float> && std::is_same_v<Dst, sdk::float16>;
+    if constexpr (kWidens || kNarrows) {
+      // Contiguous runs take the CPU's conversion instructions (Note
+      // [Hardware float16]).
+      loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+        const Src* from = reinterpret_cast<const Src*>(ptrs[1]);
+        Dst* to = reinterpret_cast<Dst*>(ptrs[0]);
+        if (strides[1] != static_cast<int64_t>(sizeof(Src)) || strides[0] != static_cast<int64_t>(sizeof(Dst))) {
+          for (int64_t i = 0; i < n; ++i) {
+            *reinterpret_cast<Dst*>(ptrs[0] + i * strides[0]) =
+                convert_one(*reinterpret_cast<const Src*>(ptrs[1] + i * strides[1]));
+          }
+        } else if constexpr (kWidens) {
+          widen_float16(from, to, n);
+        } else {
+          narrow_float16(from, to, n);
+        }
+      });
+    } else {
+      sdk::transform<Dst, Src>(loop, begin, end, convert_one);
+    }
   });
 }
 

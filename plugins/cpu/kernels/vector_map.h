@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "elementwise.h"
+#include "half_convert.h"
 
 namespace ember::cpu {
 
@@ -81,6 +82,16 @@ inline constexpr int64_t kStageSize = 256;
 // the clone that calls them (Note [ISA clones]) rather than the baseline's.
 template <class T, class C>
 inline __attribute__((always_inline)) void stage_in(const char* from, int64_t stride, int64_t n, C* to) {
+  if (stride == 0) {  // a broadcast scalar, such as a Python number
+    std::fill(to, to + n, static_cast<C>(sdk::to_compute(*reinterpret_cast<const T*>(from))));
+    return;
+  }
+  if constexpr (std::is_same_v<T, sdk::float16>) {
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+      widen_float16(reinterpret_cast<const T*>(from), to, n);
+      return;
+    }
+  }
   if (stride == static_cast<int64_t>(sizeof(T))) {
     const T* typed = reinterpret_cast<const T*>(from);
     for (int64_t i = 0; i < n; ++i) to[i] = static_cast<C>(sdk::to_compute(typed[i]));
@@ -92,6 +103,12 @@ inline __attribute__((always_inline)) void stage_in(const char* from, int64_t st
 
 template <class T, class C>
 inline __attribute__((always_inline)) void stage_out(const C* from, int64_t n, char* to, int64_t stride) {
+  if constexpr (std::is_same_v<T, sdk::float16>) {
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+      narrow_float16(from, reinterpret_cast<T*>(to), n);
+      return;
+    }
+  }
   if (stride == static_cast<int64_t>(sizeof(T))) {
     T* typed = reinterpret_cast<T*>(to);
     for (int64_t i = 0; i < n; ++i) typed[i] = sdk::convert<T>(from[i]);
@@ -133,6 +150,8 @@ EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int
 // through such loops on each ISA clone; any other run is staged. The
 // conversions are flattened into each clone, since GCC would call float16's
 // out of line, compiled for the baseline ISA, one element at a time.
+// float16 runs are staged all the same: its conversion instructions (Note
+// [Hardware float16]) outrun the one-pass bit arithmetic.
 template <class Op, class T, size_t... I>
 EMBER_CPU_ISA_CLONES __attribute__((flatten)) void map_exact_run(char* const* ptrs, const int64_t* strides, int64_t n,
                                         std::index_sequence<I...> inputs) {
@@ -192,7 +211,11 @@ void map_vectorised(const ember_kernel_call& call, int64_t grain) {
 template <class Op, class T, size_t kInputs>
 void map_exact(const ember_kernel_call& call, int64_t grain) {
   detail::map_floating<Op, T, kInputs>(call, grain, [](char* const* ptrs, const int64_t* strides, int64_t n, auto inputs) {
-    detail::map_exact_run<Op, T>(ptrs, strides, n, inputs);
+    if constexpr (std::is_same_v<T, sdk::float16>) {
+      detail::map_run<Op, T>(ptrs, strides, n, inputs);
+    } else {
+      detail::map_exact_run<Op, T>(ptrs, strides, n, inputs);
+    }
   });
 }
 
