@@ -2,6 +2,7 @@
 // (ABI 1.2) that compiles EKIR kernels for CPU tensors into shared objects
 // with the system C++ compiler. It needs nothing of the CPU device plugin.
 #include <ember/ember_plugin.hpp>
+#include <ember/sdk/code_generator.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -19,23 +20,11 @@
 namespace ember::cpu_codegen {
 namespace {
 
-void write(ember_codegen_output* out, ember_codegen_artifact artifact, const void* data, size_t size) {
-  sdk::check(out->write(out, artifact, data, size));
-}
+constexpr char kName[] = "cpu_codegen";
 
-void require_output(const ember_codegen_output* out) {
-  if (out == nullptr || out->write == nullptr) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu_codegen: no output sink");
-}
+std::string fingerprint() { return find_toolchain().fingerprint; }
 
-void fingerprint(ember_codegen_output* out) {
-  require_output(out);
-  const std::string& text = find_toolchain().fingerprint;
-  write(out, EMBER_CODEGEN_TEXT, text.data(), text.size());
-}
-
-void compile(const char* ir, size_t ir_size, const char* options, ember_codegen_output* out) {
-  require_output(out);
-  if (ir == nullptr) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu_codegen: the IR is NULL");
+sdk::CompiledKernel compile(std::string_view ir, const char* options) {
   // The options are a JSON object; this generator knows none of its keys.
   if (options != nullptr) {
     const nlohmann::json parsed = nlohmann::json::parse(options, nullptr, /*allow_exceptions=*/false);
@@ -44,11 +33,9 @@ void compile(const char* ir, size_t ir_size, const char* options, ember_codegen_
                 "cpu_codegen: options are not a JSON object: " + std::string(options).substr(0, 80));
     }
   }
-  const std::string_view text(ir, ir_size);
-  const Kernel kernel = parse_ekir(text);
+  const Kernel kernel = parse_ekir(ir);
   const Toolchain& toolchain = find_toolchain();
   const CppSource source = generate_cpp_source(kernel, toolchain.simd_functions);
-  write(out, EMBER_CODEGEN_SOURCE, source.text.data(), source.text.size());
   std::vector<SourceFile> headers;
   if (source.requirements.scalar_rules) {
     for (const embedded::Header& header : embedded::kSdkHeaders) headers.push_back({header.path, header.text});
@@ -58,49 +45,15 @@ void compile(const char* ir, size_t ir_size, const char* options, ember_codegen_
     if (toolchain.simd_functions.count(function) != 0) libraries = {"-lmvec"};
   }
   const CompileResult compiled = compile_shared_object(toolchain, kernel.name, source.text, headers, libraries);
-  if (!compiled.log.empty()) write(out, EMBER_CODEGEN_LOG, compiled.log.data(), compiled.log.size());
-  const std::vector<unsigned char> blob = write_blob(source.symbol, text, compiled.shared_object);
-  write(out, EMBER_CODEGEN_BINARY, blob.data(), blob.size());
-}
-
-void load(const void* blob, size_t blob_size, ember_codegen_kernel_t* kernel) {
-  if (kernel == nullptr) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu_codegen: load without a kernel to write");
-  *kernel = reinterpret_cast<ember_codegen_kernel_t>(new LoadedKernel(blob, blob_size));
-}
-
-void launch(ember_codegen_kernel_t kernel, const ember_codegen_launch_args* args) {
-  if (kernel == nullptr || args == nullptr) sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "cpu_codegen: launch of NULL");
-  reinterpret_cast<const LoadedKernel*>(kernel)->launch(*args);
-}
-
-void unload(ember_codegen_kernel_t kernel) { delete reinterpret_cast<LoadedKernel*>(kernel); }
-
-std::string all_dtype_names() {
-  std::string names;
-  for (int d = 0; d < EMBER_DTYPE_COUNT_V1_0; ++d) {
-    names += (d > 0 ? " " : "") + std::string(sdk::dtype_name(static_cast<ember_dtype>(d)));
-  }
-  return names;
+  const std::vector<unsigned char> blob = write_blob(source.symbol, ir, compiled.shared_object);
+  return {std::string(blob.begin(), blob.end()), source.text, compiled.log};
 }
 
 const ember_codegen_extension& codegen_extension() {
   static const std::string ops = all_op_names();
-  static const std::string dtypes = all_dtype_names();
-  static const ember_codegen_extension extension = [] {
-    ember_codegen_extension e{};
-    e.header = {sizeof(ember_codegen_extension), EMBER_EXTENSION_CODEGEN, nullptr};
-    e.device_type = "cpu";
-    e.ir_versions = "1.0";
-    e.ops = ops.c_str();
-    e.dtypes = dtypes.c_str();
-    e.thread_safety = EMBER_CODEGEN_COMPILE_THREAD_SAFE | EMBER_CODEGEN_LAUNCH_THREAD_SAFE;
-    e.fingerprint = sdk::fenced<fingerprint>;
-    e.compile = sdk::fenced<compile>;
-    e.load = sdk::fenced<load>;
-    e.launch = sdk::fenced<launch>;
-    e.unload = sdk::fenced<unload>;
-    return e;
-  }();
+  static const std::string dtypes = sdk::all_dtype_names();
+  static const ember_codegen_extension extension =
+      sdk::codegen_extension<LoadedKernel, kName, fingerprint, compile>("cpu", ops.c_str(), dtypes.c_str(), nullptr);
   return extension;
 }
 

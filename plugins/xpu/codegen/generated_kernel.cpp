@@ -1,5 +1,6 @@
 #include "generated_kernel.h"
 
+#include <ember/kernel_ir/kernel_blob.h>
 #include <ember/kernel_ir/launch_checks.h>
 #include <ember/kernel_ir/scalar_code.h>
 #include <ember/sdk/dtypes.hpp>
@@ -11,11 +12,13 @@
 #include "../devices.h"
 #include "../profiling.h"
 #include "../stream.h"
-#include "blob.h"
 #include "codegen_sources.h"
 
 namespace ember::xpu::codegen {
 namespace {
+
+// Each binary's target is the fingerprint of the device it was built for.
+const kernel_ir::BlobFormat kBlobFormat{"xpu codegen", "EMBXPUCG", 1};
 
 std::string build_options() {
   const char* extra = std::getenv("EMBER_XPU_CODEGEN_OPTIONS");
@@ -89,12 +92,12 @@ std::string devices_fingerprint() {
   return text;
 }
 
-CompiledKernel compile_kernel(std::string_view ir) {
+sdk::CompiledKernel compile_kernel(std::string_view ir) {
   const kernel_ir::Kernel kernel = kernel_ir::parse_ekir(ir);
   const kernel_ir::GroupKernel source = generate_opencl_source(kernel);
-  CompiledKernel compiled;
+  sdk::CompiledKernel compiled;
   compiled.source = source.text;
-  BlobContents contents;
+  kernel_ir::KernelBlob contents;
   contents.ir = std::string(ir);
   Devices& devices = Devices::instance();
   if (devices.count() == 0) {
@@ -119,35 +122,36 @@ CompiledKernel compile_kernel(std::string_view ir) {
                                                 log);
     }
     try {
-      contents.devices.push_back({device_fingerprint(device), program_binary(program)});
+      contents.binaries.push_back({device_fingerprint(device), program_binary(program)});
     } catch (...) {
       clReleaseProgram(program);
       throw;
     }
     clReleaseProgram(program);
   }
-  compiled.blob = write_blob(contents);
+  compiled.blob = kernel_ir::write_kernel_blob(kBlobFormat, contents);
   return compiled;
 }
 
 GeneratedKernel::GeneratedKernel(const void* blob, size_t size) {
-  const BlobContents contents = read_blob(blob, size);
+  const kernel_ir::KernelBlob contents = kernel_ir::read_kernel_blob(kBlobFormat, blob, size);
   kernel_ = kernel_ir::parse_ekir(contents.ir);
   source_ = generate_opencl_source(kernel_);
   Devices& devices = Devices::instance();
-  if (static_cast<int32_t>(contents.devices.size()) != devices.count()) {
+  if (static_cast<int32_t>(contents.binaries.size()) != devices.count()) {
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu codegen: the kernel blob holds programs for " +
-                                                 std::to_string(contents.devices.size()) + " devices, the plugin has " +
+                                                 std::to_string(contents.binaries.size()) +
+                                                 " devices, the plugin has " +
                                                  std::to_string(devices.count()));
   }
   const std::string options = build_options();
   try {
     for (int32_t d = 0; d < devices.count(); ++d) {
       const Device& device = devices.at(d);
-      const DeviceBinary& entry = contents.devices[static_cast<size_t>(d)];
-      if (entry.fingerprint != device_fingerprint(device)) {
+      const kernel_ir::BlobBinary& entry = contents.binaries[static_cast<size_t>(d)];
+      if (entry.target != device_fingerprint(device)) {
         sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "xpu codegen: the kernel blob's program " + std::to_string(d) +
-                                                     " was built for another device or driver (" + entry.fingerprint +
+                                                     " was built for another device or driver (" + entry.target +
                                                      ", not " + device_fingerprint(device) + ")");
       }
       const unsigned char* data = reinterpret_cast<const unsigned char*>(entry.binary.data());

@@ -4,6 +4,7 @@
 
 #include <ember/ember_plugin.h>
 #include <ember/kernel_ir/ekir.h>
+#include <ember/sdk/code_generator.hpp>
 
 #include <mutex>
 #include <string>
@@ -19,15 +20,9 @@ namespace ember::xpu::codegen {
 // UNAVAILABLE (with the reason) when the plugin has no device.
 std::string devices_fingerprint();
 
-struct CompiledKernel {
-  std::string source;
-  std::string log;
-  std::string blob;
-};
-
 // Builds `ir` for every device; UNIMPLEMENTED with the compiler's log when
 // a device's compiler refuses it (EMBER_XPU_CODEGEN_OPTIONS adds options).
-CompiledKernel compile_kernel(std::string_view ir);
+sdk::CompiledKernel compile_kernel(std::string_view ir);
 
 class GeneratedKernel {
  public:
