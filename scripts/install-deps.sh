@@ -60,6 +60,14 @@ if command -v nvcc >/dev/null && ! python3 -c "import nvidia.nccl" 2>/dev/null; 
   echo "Installing: nvidia-nccl-cu13"
   python3 -m pip install -q nvidia-nccl-cu13
 fi
+# The CUDA plugin's code generator compiles kernels with NVIDIA's NVRTC wheel
+# (plugins/cuda/CMakeLists.txt finds it); NVRTC needs no GPU, so its tests
+# compile generated kernels for sm_90 on every machine with nvcc.
+if command -v nvcc >/dev/null && ! python3 -c "import nvidia.cu13, os, sys; sys.exit(not os.path.exists(
+    os.path.join(list(nvidia.cu13.__path__)[0], 'include', 'nvrtc.h')))" 2>/dev/null; then
+  echo "Installing: nvidia-cuda-nvrtc"
+  python3 -m pip install -q "nvidia-cuda-nvrtc>=13,<14"
+fi
 # atheris runs the Python fuzz targets (tests/fuzz) where it has a wheel;
 # without it those targets are reported as not run, never failed.
 if ! python3 -c "import atheris" 2>/dev/null; then

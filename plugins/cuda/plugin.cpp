@@ -1,7 +1,11 @@
 // Entry point of the GPU plugin: "cuda" when built with nvcc, "rocm" when
-// the same sources are built with hipcc (EMBER_GPU_HIP).
+// the same sources are built with hipcc (EMBER_GPU_HIP). The CUDA build
+// carries the code generator where NVRTC was found (EMBER_GPU_HAS_NVRTC).
 #include <ember/ember_plugin.hpp>
 
+#if defined(EMBER_GPU_HAS_NVRTC)
+#include "codegen/extension.h"
+#endif
 #include "device_api.h"
 #include "host_staging.h"
 #include "kernels/kernels.h"
@@ -38,7 +42,11 @@ ember_plugin describe_plugin() {
   plugin.device = device_api();
   plugin.register_kernels = sdk::fenced<register_kernels>;
   plugin.shutdown = shutdown;
+#if defined(EMBER_GPU_HAS_NVRTC)
+  plugin.extension = &codegen::codegen_extension().header;  // then native handles, then profiling
+#else
   plugin.extension = &native_handles_extension().header;
+#endif
   return plugin;
 }
 

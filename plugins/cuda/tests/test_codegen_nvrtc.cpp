@@ -1,34 +1,29 @@
-// The CUDA C++ the code generator writes, compiled by NVRTC for sm_90
-// (NVRTC needs no GPU): every op on every dtype, the reduction-shaped
-// kernels fusion forms, float64 included.
+// The CUDA C++ the code generator writes, compiled by NVRTC for sm_90 with
+// the generator's own options (NVRTC needs no GPU): every op on every
+// dtype, the reduction-shaped kernels fusion forms, float64 included.
 #include <gtest/gtest.h>
-#include <nvrtc.h>
+
+#include <ember/sdk/status.hpp>
 
 #include <string>
 #include <vector>
 
 #include "../codegen/cuda_dialect.h"
+#include "../codegen/nvrtc_compiler.h"
 #include "ekir_cases.h"
 
 namespace ember::gpu::codegen {
 namespace {
 
-// Whether NVRTC compiles `source` for sm_90 with the generator's options;
-// the log otherwise.
+// Whether NVRTC compiles `source` for sm_90 as the generator does; its
+// message and log otherwise.
 std::string nvrtc_errors(const std::string& source, const std::string& name) {
-  nvrtcProgram program = nullptr;
-  if (nvrtcCreateProgram(&program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
-    return "nvrtcCreateProgram failed";
+  try {
+    EXPECT_FALSE(compile_cubin(source, name, 90).image.empty()) << name;
+  } catch (const sdk::Error& e) {
+    return e.what();
   }
-  const char* options[] = {"--gpu-architecture=sm_90", "--fmad=false", "--std=c++17"};
-  const nvrtcResult result = nvrtcCompileProgram(program, 3, options);
-  std::string log;
-  size_t size = 0;
-  nvrtcGetProgramLogSize(program, &size);
-  log.resize(size);
-  if (size > 0) nvrtcGetProgramLog(program, log.data());
-  nvrtcDestroyProgram(&program);
-  return result == NVRTC_SUCCESS ? "" : std::string(nvrtcGetErrorString(result)) + ":\n" + log;
+  return "";
 }
 
 std::vector<ember_dtype> all_dtypes() {
