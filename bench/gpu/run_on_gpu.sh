@@ -4,8 +4,10 @@
 # Ember's Debian dependencies (fetch_debs.sh brings them as packages).
 # Builds the core, the CPU and CUDA plugins (sm_90) and the Python module,
 # then writes to the results folder: the CUDA and NCCL plugins' tests (NCCL
-# where the toolkit has it), the conformance kit's report, the digits demo
-# on cuda, and gpu_bench.py's table beside PyTorch.
+# where the toolkit has it; the code generator's where NVRTC is found: the
+# toolkit's or pip's nvidia-cuda-nvrtc), the compiled tests on cuda, the
+# conformance kit's report, the digits demo on cuda, and gpu_bench.py's
+# table beside PyTorch.
 set -uo pipefail
 debs=$(cd "${1:?usage: run_on_gpu.sh <debs folder> <results folder>}" && pwd)
 results=${2:?usage: run_on_gpu.sh <debs folder> <results folder>}
@@ -28,6 +30,9 @@ plugins="$build/plugins/cuda"
 (cd "$build" && ctest -R "cuda|nccl" --output-on-failure) >"$results/tests.log" 2>&1
 cp "$build/plugins/cuda/tests/conformance_cuda.json" "$results/" 2>/dev/null
 export EMBER_PLUGIN_PATH="$plugins" PYTHONPATH="$root/python:$build/python" PYTHONUNBUFFERED=1
+# Compiled against eager on cuda through the plugin's NVRTC generator.
+(cd "$root/python/tests" && EMBER_PLUGIN_AUTOLOAD=0 EMBER_CACHE_DIR="$build/kernel-cache" timeout 600 \
+  python3 -m pytest -q -rs -p no:cacheprovider test_compile_devices.py -k cuda) >"$results/compile.log" 2>&1
 timeout 240 python3 "$root/samples/train_digits.py" --device cuda >"$results/digits.log" 2>&1
 timeout 300 python3 "$root/bench/gpu/gpu_bench.py" --device cuda >"$results/bench.md" 2>&1
 timeout 60 python3 "$root/bench/gpu/profile_check.py" --device cuda >"$results/profile.txt" 2>&1
