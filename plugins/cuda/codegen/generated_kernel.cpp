@@ -39,7 +39,9 @@ namespace {
 // before the driver sees a byte of it (compiled_kernel.h, cubin_for).
 // Under CUDA_MODULE_LOADING=EAGER the runtime loads each library into every
 // context at once, which fails on a machine that mixes architectures: load
-// then reports that error, and the core runs the kernel eagerly with it.
+// then reports the runtime's error, and the core, whose generator cannot
+// load what it compiled, sets the generator aside and runs compiled
+// functions eagerly with that reason.
 
 // Grid x is at most 2^31 - 1 blocks.
 constexpr int64_t kMostBlocks = std::numeric_limits<int32_t>::max();
