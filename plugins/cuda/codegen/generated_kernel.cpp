@@ -106,10 +106,23 @@ GeneratedKernel::GeneratedKernel(const void* blob, size_t size) {
   for (int32_t d = 0; d < Devices::instance().count(); ++d) {
     entry_points_.push_back(by_architecture.at(device_architecture(d)));
   }
+  launched_ = std::make_unique<std::atomic<bool>[]>(entry_points_.size());
 }
 
+// A library must outlive the launches of its kernel still queued on the
+// devices' streams (destroying code in use is undefined behaviour), so the
+// devices that ran it finish their work first. Errors are ignored: at
+// process exit the runtime may be gone, and an earlier kernel's fault
+// reaches the next call on the device anyway.
 GeneratedKernel::~GeneratedKernel() {
+  int current = 0;
+  const bool known = cudaGetDevice(&current) == cudaSuccess;
+  for (size_t d = 0; d < entry_points_.size(); ++d) {
+    if (launched_[d] && cudaSetDevice(static_cast<int>(d)) == cudaSuccess) (void)cudaDeviceSynchronize();
+  }
+  if (known) (void)cudaSetDevice(current);
   for (cudaLibrary_t library : libraries_) (void)cudaLibraryUnload(library);
+  (void)cudaGetLastError();
 }
 
 void GeneratedKernel::launch(const ember_codegen_launch_args& args) const {
@@ -142,6 +155,7 @@ void GeneratedKernel::launch(const ember_codegen_launch_args& args) const {
   std::optional<FaultWord> fault;
   if (source_.can_fault) values.push_back(fault.emplace(stream).address());
   note_launch(args.device_index, kernel_.name.c_str());
+  launched_[static_cast<size_t>(args.device_index)] = true;
   check(cudaLaunchKernel(reinterpret_cast<const void*>(entry_points_[static_cast<size_t>(args.device_index)]),
                          dim3(static_cast<unsigned>(groups)), dim3(kernel_ir::kGroupSize), values.data(), 0, stream),
         "launching generated kernel '" + kernel_.name + "'");

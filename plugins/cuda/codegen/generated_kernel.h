@@ -7,6 +7,8 @@
 #include <ember/kernel_ir/ekir.h>
 #include <ember/kernel_ir/group_kernel.h>
 
+#include <atomic>
+#include <memory>
 #include <vector>
 
 #include "../gpu_runtime.h"
@@ -31,6 +33,9 @@ class GeneratedKernel {
   kernel_ir::GroupKernel source_;  // how it launches: groups, fault word
   std::vector<cudaLibrary_t> libraries_;  // one per architecture among the devices
   std::vector<cudaKernel_t> entry_points_;  // ek_kernel, per device ordinal
+  // Per device ordinal: whether a launch queued the kernel there, so that
+  // the destructor waits for those devices alone.
+  std::unique_ptr<std::atomic<bool>[]> launched_;
 };
 
 }  // namespace ember::gpu::codegen
