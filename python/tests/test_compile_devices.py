@@ -54,8 +54,22 @@ def on(request):
     if not getattr(ember, kind).is_available():
         pytest.skip(GENERATORS[kind]["missing"])
     available, reason = ember._C._codegen_available(kind)
+    if not available and reason.startswith("no code generator is loaded"):
+        pytest.skip(f"the {kind} plugin was built without its code generator ({reason})")
     assert available, reason
     return kind
+
+
+def test_without_a_gpu_the_cuda_generator_says_why_compiled_code_runs_eagerly():
+    plugin = GENERATORS["cuda"]["plugin"]
+    if not plugin.exists():
+        pytest.skip(f"the cuda plugin is not built ({plugin} is missing)")
+    ember.load_plugin(plugin)
+    if ember.cuda.is_available():
+        pytest.skip("a CUDA device is present: the tests on cuda run instead")
+    available, reason = ember._C._codegen_available("cuda")
+    assert not available
+    assert "cuda codegen: no CUDA device (" in reason or reason.startswith("no code generator is loaded"), reason
 
 
 LAYOUTS = ["contiguous", "transposed", "sliced", "0-d"]
