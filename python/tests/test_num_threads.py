@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy
 import pytest
 
 import ember
@@ -215,3 +216,21 @@ def test_a_threaded_onednn_convolution_matches_the_single_threaded_one(restore_n
     assert y2.tolist() == y1.tolist()
     assert dx2.tolist() == dx1.tolist()
     assert ember.allclose(dw2, dw1, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape, dims", [((64, 200, 40), (0, 2)), ((37, 50, 300), (0, 2)), ((5, 333, 7, 90), (1, 3)),
+                                         ((40, 700, 24), (0,))])
+def test_reductions_over_leading_dims_give_the_same_bits_for_any_thread_count(restore_num_threads, shape, dims):
+    """Outputs whose runs lie a slab apart are reduced in interleaved blocks
+    of neighbours (reduce.cpp), each output's runs in the same order for any
+    split of the outputs over threads."""
+    values = numpy.random.default_rng(1).standard_normal(shape).astype("float32")
+    x = ember.tensor(values)
+    expected = values.astype("float64").sum(axis=dims)
+    results = {}
+    for count in (1, 2, 3):
+        ember.set_num_threads(count)
+        results[count] = [x.sum(dim=dims).tolist(), x.amax(dim=dims).tolist(), x.mean(dim=dims).tolist()]
+    assert results[2] == results[1] and results[3] == results[1]
+    numpy.testing.assert_allclose(numpy.array(results[1][0]), expected, rtol=1e-5, atol=1e-4)
+    numpy.testing.assert_array_equal(numpy.array(results[1][1]), values.max(axis=dims))

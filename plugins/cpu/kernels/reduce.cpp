@@ -218,44 +218,72 @@ typename Op::Acc reduce_all(const DLTensor& x) {
   return acc;
 }
 
-// The runs of one output (each at most kPairwiseBlock long, along the
-// innermost reduced dim) all fed into one set of lanes, folded once: an
-// output made of many short runs (summing [64, 1024, 256] over dims 0 and 2)
-// costs one fold, not one per run.
+// The runs of `count` neighbouring outputs (along the innermost kept dim,
+// `output_stride` elements apart in x), each run at most kPairwiseBlock
+// long along the innermost reduced dim: every output's runs are fed into
+// its own set of lanes, folded once, so an output made of many short runs
+// (summing [64, 1024, 256] over dims 0 and 2) costs one fold, not one per
+// run. The outputs take turns run by run, which reads x in address order
+// where one output at a time would jump a whole slab between its runs and
+// keep as many streams in flight as it has runs. Each output's lanes see
+// the same elements in the same order either way.
+inline constexpr int64_t kInterleavedOutputs = 16;
+
 template <class Op, class T>
-EMBER_CPU_ISA_CLONES typename Op::Acc reduce_runs_in_lanes(const T* x, const DimList& reduced, int64_t outer_count) {
+EMBER_CPU_ISA_CLONES void reduce_runs_in_lanes(const T* x, const DimList& reduced, int64_t outer_count,
+                                               int64_t output_stride, int64_t count, typename Op::Acc* results) {
   using Acc = typename Op::Acc;
   const Dim inner = reduced.dims[0];
   const auto combine = [](Acc a, Acc b) { return Op::combine(a, b); };
-  Acc lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, Op::identity());
+  Acc lanes[kInterleavedOutputs][kLanes];
+  for (int64_t k = 0; k < count; ++k) std::fill(lanes[k], lanes[k] + kLanes, Op::identity());
   reduced.for_each(1, 0, outer_count, [&](int64_t x_offset, int64_t) {
-    const T* p = x + x_offset;
-    if (inner.x_stride == 1) {
-      accumulate_lanes(lanes, 0, inner.size, Op::identity(), combine, [p](int64_t i) { return load<Op>(p[i]); });
-    } else {
-      const int64_t stride = inner.x_stride;
-      accumulate_lanes(lanes, 0, inner.size, Op::identity(), combine,
-                       [p, stride](int64_t i) { return load<Op>(p[i * stride]); });
+    for (int64_t k = 0; k < count; ++k) {
+      const T* p = x + k * output_stride + x_offset;
+      if (inner.x_stride == 1) {
+        accumulate_lanes(lanes[k], 0, inner.size, Op::identity(), combine, [p](int64_t i) { return load<Op>(p[i]); });
+      } else {
+        const int64_t stride = inner.x_stride;
+        accumulate_lanes(lanes[k], 0, inner.size, Op::identity(), combine,
+                         [p, stride](int64_t i) { return load<Op>(p[i * stride]); });
+      }
     }
   });
-  return fold_lanes(lanes, combine);
+  for (int64_t k = 0; k < count; ++k) results[k] = fold_lanes(lanes[k], combine);
 }
 
-// Several outputs, reduced dims innermost enough: one output at a time, each
-// a set of runs along the innermost reduced dim.
+// Several outputs, reduced dims innermost enough: each output a set of runs
+// along the innermost reduced dim.
 template <class Op, class T>
 void reduce_rows(const Geometry& g, const T* x, typename Op::Out* out) {
   using Acc = typename Op::Acc;
   const Dim inner = g.reduced.count > 0 ? g.reduced.dims[0] : Dim{1, 0, 0};
   const int64_t outer_count = inner.size == 0 ? 0 : g.reduced.numel / inner.size;
+  if (outer_count > 1 && inner.size <= kPairwiseBlock) {
+    const Dim neighbours = g.kept.dims[0];
+    const int64_t blocks = (neighbours.size + kInterleavedOutputs - 1) / kInterleavedOutputs;
+    const int64_t units = g.kept.numel / neighbours.size * blocks;
+    const int64_t grain =
+        std::max<int64_t>(1, kReduceGrain / (kInterleavedOutputs * std::max<int64_t>(g.reduced.numel, 1)));
+    parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+      Acc results[kInterleavedOutputs];
+      for (int64_t unit = begin; unit < end; ++unit) {
+        const int64_t first = unit % blocks * kInterleavedOutputs;
+        const int64_t count = std::min(kInterleavedOutputs, neighbours.size - first);
+        g.kept.for_each(1, unit / blocks, unit / blocks + 1, [&](int64_t x_base, int64_t out_base) {
+          reduce_runs_in_lanes<Op>(x + x_base + first * neighbours.x_stride, g.reduced, outer_count,
+                                   neighbours.x_stride, count, results);
+          for (int64_t k = 0; k < count; ++k) {
+            out[out_base + (first + k) * neighbours.out_stride] = Op::finish(results[k], g.reduced.numel);
+          }
+        });
+      }
+    });
+    return;
+  }
   const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(g.reduced.numel, 1));
   parallel_for(0, g.kept.numel, grain, [&](int64_t begin, int64_t end) {
     g.kept.for_each(0, begin, end, [&](int64_t x_base, int64_t out_offset) {
-      if (outer_count > 1 && inner.size <= kPairwiseBlock) {
-        out[out_offset] = Op::finish(reduce_runs_in_lanes<Op>(x + x_base, g.reduced, outer_count), g.reduced.numel);
-        return;
-      }
       Acc acc = Op::identity();
       g.reduced.for_each(1, 0, outer_count, [&](int64_t x_offset, int64_t) {
         acc = Op::combine(acc, reduce_run<Op>(x + x_base + x_offset, inner.size, inner.x_stride));
