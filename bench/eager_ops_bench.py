@@ -440,6 +440,11 @@ def cpu_model():
     return platform.processor() or "unknown CPU"
 
 
+# What makes PyTorch (ATen's kernels, MKL's GEMM) and oneDNN (PyTorch's and
+# Ember's) run their AVX2 code on an AVX-512 machine.
+AVX2_VARIABLES = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+
+
 def format_time(seconds):
     for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
         if seconds >= scale:
@@ -451,10 +456,10 @@ def geometric_mean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def print_report(rounds, selected, loads):
+def print_report(rounds, selected, loads, isa=None):
     stream = statistics.median(r["torch"]["stream"] for r in rounds)
     stream_gbs = 3 * 4 * STREAM_SIZE / stream / 1e9
-    print(f"{time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, threads: Ember "
+    print(f"{time.strftime('%Y-%m-%d')}, {cpu_model()}{', ' + isa if isa else ''}, {os.cpu_count()} CPUs, threads: Ember "
           f"{rounds[0]['ember']['threads']}, PyTorch {rounds[0]['torch']['threads']}; {len(rounds)} alternating "
           f"rounds; load average {loads[0]:.1f} at the start, {loads[1]:.1f} at the end")
     print(f"STREAM (PyTorch `add(a, b, out=c)`, 64M float32): {stream_gbs:.1f} GB/s\n")
@@ -484,6 +489,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=5, help="timing runs per workload in a worker")
     parser.add_argument("--filter", default="", help="only workloads whose name or family matches this regex")
     parser.add_argument("--threads", type=int, default=0, help="threads for both libraries (default: theirs)")
+    parser.add_argument("--avx2", action="store_true",
+                        help="the AVX2 path on an AVX-512 machine: PyTorch, MKL and oneDNN told so by their "
+                             "variables; Ember's own kernels need a build configured with "
+                             "-DEMBER_CPU_MAX_ISA=x86-64-v3 on PYTHONPATH")
     parser.add_argument("--quick", action="store_true", help="one round, short runs: checks that the script works")
     parser.add_argument("--list", action="store_true", help="print the workloads and exit")
     parser.add_argument("--costs", action="store_true",
@@ -508,6 +517,7 @@ def main():
         return 1
     if args.quick:
         args.rounds, args.repeats, args.min_run_seconds = 1, 1, 0.01
+    env = dict(os.environ, **(AVX2_VARIABLES if args.avx2 else {}))
     loads = [os.getloadavg()[0]]
     rounds = []
     for number in range(args.rounds):
@@ -518,14 +528,14 @@ def main():
             worker = subprocess.run(
                 [sys.executable, __file__, "--worker", library, "--filter", args.filter, "--repeats",
                  str(args.repeats), "--min-run-seconds", str(args.min_run_seconds), "--threads", str(args.threads)],
-                capture_output=True, text=True)
+                capture_output=True, text=True, env=env)
             if worker.returncode != 0:
                 print(f"eager_ops_bench: the {TITLES[library]} worker failed:\n{worker.stderr}", file=sys.stderr)
                 return 1
             figures[library] = json.loads(worker.stdout.strip().splitlines()[-1])
         rounds.append(figures)
     loads.append(os.getloadavg()[0])
-    print_report(rounds, selected, loads)
+    print_report(rounds, selected, loads, "AVX2 path forced" if args.avx2 else None)
     return 0
 
 

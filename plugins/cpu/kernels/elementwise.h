@@ -23,8 +23,14 @@ namespace ember::cpu {
 // gains most: wider loads keep more cache lines in flight per instruction.
 // Not under ThreadSanitizer: it instruments the ifunc resolver, which runs
 // while the plugin is relocated, before its calls into the runtime resolve.
+// EMBER_CPU_MAX_ISA=x86-64-v3 (a CMake option) leaves out the AVX-512
+// clones, so that the AVX2 path can be measured on an AVX-512 machine.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_THREAD__)
+#if defined(EMBER_CPU_MAX_ISA_X86_64_V3)
+#define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
 #define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
 #else
 #define EMBER_CPU_ISA_CLONES
 #endif
