@@ -91,3 +91,15 @@ def test_power_one_half_is_the_correctly_rounded_square_root_with_c_pow_special_
             assert math.isnan(result), value
         else:
             assert struct.pack("<d", result) == struct.pack("<d", expected), (value, result, expected)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_float32_to_bfloat16_and_back_match_torch(torch, n, layout):
+    # Random values, those half-way between two bfloat16s and the specials.
+    v = values(n, 4)
+    ties = (v.view("uint32") & 0xFFFF0000) | 0x8000
+    v[n // 2:] = ties[n // 2:].view("float32")
+    ours, theirs = laid_out(ember, v, "bfloat16", layout), laid_out(torch, v, "bfloat16", layout)
+    got, want = numpy.array(ours.float().tolist(), "float32"), theirs.float().numpy()
+    assert ((got.view("uint32") == want.view("uint32")) | (numpy.isnan(got) & numpy.isnan(want))).all()

@@ -18,27 +18,38 @@ constexpr int64_t kConvertGrain = grain_for(0.3);
 constexpr int64_t kTransposeGrain = grain_for(0.13);
 
 template <class Src, class Dst>
+constexpr bool kConvertsReducedFloat = (std::is_same_v<Src, float> && sdk::is_reduced_float_v<Dst>) ||
+                                       (sdk::is_reduced_float_v<Src> && std::is_same_v<Dst, float>);
+
+// A contiguous run between float32 and float16 or bfloat16 on the machine's
+// ISA (Note [ISA clones]): the baseline build converts bfloat16 one element
+// at a time, the clones a vector at a time; float16 takes the CPU's
+// conversion instructions (Note [Hardware float16]).
+template <class Src, class Dst>
+EMBER_CPU_ISA_CLONES void convert_contiguous(const Src* from, Dst* to, int64_t n) {
+  if constexpr (std::is_same_v<Src, sdk::float16>) {
+    widen_float16(from, to, n);
+  } else if constexpr (std::is_same_v<Dst, sdk::float16>) {
+    narrow_float16(from, to, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) to[i] = sdk::convert<Dst>(sdk::to_compute(from[i]));
+  }
+}
+
+template <class Src, class Dst>
 void convert(const DLTensor& src, const DLTensor& dst) {
   const sdk::StridedLoop loop{&dst, &src};
   const auto convert_one = [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); };
   parallel_for(0, loop.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
-    constexpr bool kWidens = std::is_same_v<Src, sdk::float16> && std::is_same_v<Dst, float>;
-    constexpr bool kNarrows = std::is_same_v<Src, float> && std::is_same_v<Dst, sdk::float16>;
-    if constexpr (kWidens || kNarrows) {
-      // Contiguous runs take the CPU's conversion instructions (Note
-      // [Hardware float16]).
+    if constexpr (kConvertsReducedFloat<Src, Dst>) {
       loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-        const Src* from = reinterpret_cast<const Src*>(ptrs[1]);
-        Dst* to = reinterpret_cast<Dst*>(ptrs[0]);
-        if (strides[1] != static_cast<int64_t>(sizeof(Src)) || strides[0] != static_cast<int64_t>(sizeof(Dst))) {
-          for (int64_t i = 0; i < n; ++i) {
-            *reinterpret_cast<Dst*>(ptrs[0] + i * strides[0]) =
-                convert_one(*reinterpret_cast<const Src*>(ptrs[1] + i * strides[1]));
-          }
-        } else if constexpr (kWidens) {
-          widen_float16(from, to, n);
-        } else {
-          narrow_float16(from, to, n);
+        if (strides[1] == static_cast<int64_t>(sizeof(Src)) && strides[0] == static_cast<int64_t>(sizeof(Dst))) {
+          convert_contiguous(reinterpret_cast<const Src*>(ptrs[1]), reinterpret_cast<Dst*>(ptrs[0]), n);
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<Dst*>(ptrs[0] + i * strides[0]) =
+              convert_one(*reinterpret_cast<const Src*>(ptrs[1] + i * strides[1]));
         }
       });
     } else {
