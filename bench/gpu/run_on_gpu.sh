@@ -15,14 +15,27 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$results"
 deps=/tmp/ember-gpu-deps
 for deb in "$debs"/*.deb; do dpkg -x "$deb" "$deps"; done
-export CMAKE_PREFIX_PATH="$deps/usr" LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# dpkg -x runs no maintainer scripts: links that point at absolute paths
+# (libz.so) are made to point into the unpacked tree, and LAPACK and BLAS,
+# which Debian installs through update-alternatives, are linked where
+# FindLAPACK looks (BLA_VENDOR=Generic below picks these, not the image's).
+find "$deps" -type l | while read -r link; do
+  target=$(readlink "$link")
+  case "$target" in /*) [ -e "$deps$target" ] && ln -sfn "$deps$target" "$link" ;; esac
+done
+lib="$deps/usr/lib/x86_64-linux-gnu"
+for library in lapack/liblapack blas/libblas; do
+  ln -sf "$lib/$library.so.3" "$lib/$(basename "$library").so"
+  ln -sf "$lib/$library.so.3" "$lib/$(basename "$library").so.3"
+done
+export CMAKE_PREFIX_PATH="$deps/usr" LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu:$lib:${LD_LIBRARY_PATH:-}"
 export CPATH="$deps/usr/include" LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu"
 
 # cuBLAS from the CUDA toolkit, or else from pip's nvidia-cublas.
 cublas_root=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))' 2>/dev/null || true)
 build="$root/build-gpu"
 {
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DBLA_VENDOR=Generic \
     -DEMBER_WITH_XPU=OFF -DEMBER_WITH_ROCM=OFF -DEMBER_BUILD_SAMPLES=OFF -DEMBER_CUBLAS_ROOT="$cublas_root" &&
     cmake --build "$build" -j 16
 } 2>&1 | tail -40 >"$results/build.log"
