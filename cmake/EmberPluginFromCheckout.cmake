@@ -13,6 +13,7 @@ target_link_libraries(ember_sdk INTERFACE dlpack::dlpack)
 # The C++ helpers need C++20, as the SDK target of sdk/CMakeLists.txt says.
 target_compile_features(ember_sdk INTERFACE cxx_std_20)
 include("${CMAKE_CURRENT_LIST_DIR}/EmberPlugin.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/EmberSourcesDigest.cmake")
 set(EMBER_BUILD_TESTS OFF)
 # The SDK's kernel IR library (sdk/kernel_ir), for a plugin's code
 # generator; built only where the plugin links it.
