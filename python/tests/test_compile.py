@@ -639,6 +639,16 @@ def test_set_num_threads_reaches_generated_kernels(tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [2, 0, 1]
 
 
+def test_a_kernel_reads_a_transposed_view_of_an_input_it_also_reads_as_it_is():
+    def f(x, y):
+        return x * 2, x.t() * y
+
+    x, y = ember.randn(4, 4), ember.randn(4, 4)
+    with ember.no_grad():
+        for a, b in zip(ember.compile(f)(x, y), f(x, y)):
+            assert ember.equal(a, b)
+
+
 @needs_generator
 def test_integer_division_by_zero_in_a_generated_kernel_changes_no_input():
     # Updates of the caller's tensors are written once every kernel has run (Note [Input updates]).

@@ -380,8 +380,10 @@ class Fuser {
         result = emit_const(e, value(root).constant, v.dtype, k);  // a broadcast constant
       } else if (auto it = group_results_.find(root); it != group_results_.end() && current_group_reduction_) {
         result = it->second;  // this kernel's reduced value, read broadcast or at its own index
-      } else if (auto same = e.ssa.find(root); same != e.ssa.end() && id != root) {
-        result = same->second;  // a root of this loop read at its own index
+      } else if (auto same = e.ssa.find(root);
+                 same != e.ssa.end() && id != root && v.sizes == value(root).sizes &&
+                 v.strides == value(root).strides && v.storage_offset == value(root).storage_offset) {
+        result = same->second;  // a value of this loop read at its own index (not transposed, say)
       } else {
         Json inst;
         inst["op"] = "load";
