@@ -174,6 +174,7 @@ void bind_compile(py::module_& m) {
       .def_property_readonly("num_kernels", &Plan::num_kernels)
       .def_property_readonly("num_extern_calls", &Plan::num_extern_calls)
       .def_property_readonly("num_buffers", &Plan::num_buffers)
+      .def_property_readonly("num_in_place_updates", &Plan::num_in_place_updates)
       .def_property_readonly("eager_reasons", &Plan::eager_reasons)
       .def_property_readonly("kernel_sources", &Plan::kernel_sources)
       .def_property_readonly("graph", [](const Plan& p) { return describe_graph(p.graph()); });

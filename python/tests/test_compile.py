@@ -568,29 +568,42 @@ def test_a_read_of_an_updated_tensor_sees_the_update():
 
 @pytest.mark.parametrize("make", [
     lambda p: ember.optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: ember.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    lambda p: ember.optim.Adam(p, lr=0.01),
     lambda p: ember.optim.AdamW(p, lr=0.01),
     lambda p: ember.optim.RMSprop(p, lr=0.01, momentum=0.5),
-], ids=["sgd", "adamw", "rmsprop"])
+], ids=["sgd", "nesterov", "adam", "adamw", "rmsprop"])
 def test_a_compiled_optimizer_step_matches_eager(make):
     ember.manual_seed(0)
-    eager_model, compiled_model = ember.nn.Linear(5, 3), ember.nn.Linear(5, 3)
+    eager_model = ember.nn.Sequential(ember.nn.Linear(5, 7), ember.nn.Tanh(), ember.nn.Linear(7, 3))
+    compiled_model = ember.nn.Sequential(ember.nn.Linear(5, 7), ember.nn.Tanh(), ember.nn.Linear(7, 3))
     compiled_model.load_state_dict(eager_model.state_dict())
     eager_opt, compiled_opt = make(eager_model.parameters()), make(compiled_model.parameters())
     step = ember.compile(compiled_opt.step)
     x = ember.randn(4, 5)
-    for _ in range(4):
+    for _ in range(5):
         for model, opt, run in ((eager_model, eager_opt, eager_opt.step), (compiled_model, compiled_opt, step)):
             opt.zero_grad()
             model(x).pow(2).sum().backward()
             run()
     for a, b in zip(eager_model.parameters(), compiled_model.parameters()):
         assert ember.equal(a, b)
+    for a, b in zip(eager_opt.state.values(), compiled_opt.state.values()):
+        for key in a:
+            assert ember.equal(a[key], b[key]), key
     report = ember.compiler.explain(step)
     assert report.eager_reasons == []
     # One plan serves every step: no break (Adam's bias corrections stay tensors while traced,
     # Note [Traced bias corrections]), and the fresh .grad tensors backward makes after each
     # zero_grad are read where the trace read the old ones (Note [Gradients read while tracing]).
     assert report.graph_break_count == 0 and report.recompile_reasons == []
+    if ember._C._codegen_available("cpu")[0]:
+        plan = report.graphs[-1]
+        # The four parameters' updates are one kernel (Note [Combo kernels]; Adam's step counts
+        # and bias corrections are one more, before it) that writes every parameter and state
+        # straight into its tensor (Note [In-place updates]).
+        assert plan.num_kernels == (2 if isinstance(compiled_opt, ember.optim.Adam) else 1)
+        assert plan.num_in_place_updates == len(plan.graph["outputs"]) > 0
 
 
 def test_a_compiled_step_traces_again_when_a_grad_it_reads_is_gone():
@@ -639,6 +652,47 @@ def test_set_num_threads_reaches_generated_kernels(tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [2, 0, 1]
 
 
+@needs_generator
+def test_a_kernel_that_may_fault_writes_no_update_in_place():
+    # The float update would fuse into the integer division's kernel, which may fault: so both
+    # are written after every kernel ran (Note [In-place updates]), and a fault changes neither.
+    def update(p, q, d):
+        p.mul_(2)
+        q.floor_divide_(d)
+
+    p = ember.ones(5)
+    q = ember.arange(8, dtype=ember.int64)
+    d = ember.ones(8, dtype=ember.int64)
+    step = ember.compile(update)
+    with ember.no_grad():
+        step(p, q, d)
+        step(p, q, d)
+        plan = variants(step)[-1].graphs[-1]
+        assert plan.num_kernels == 1 and plan.num_in_place_updates == 0
+        d[3] = 0
+        p_before, q_before = p.clone(), q.clone()
+        with pytest.raises(ValueError, match="integer division by zero"):
+            step(p, q, d)
+    assert ember.equal(p, p_before) and ember.equal(q, q_before)
+    assert p.tolist() == [4.0] * 5
+
+
+@needs_generator
+def test_updates_written_in_place_bump_versions_and_keep_views_in_step():
+    # A kernel writes the update into the caller's tensor: views see it, and its version
+    # moves as a copy_ would move it.
+    w = ember.ones(6)
+    view = w[2:4]
+    g = ember.compile(lambda: w.mul_(3))
+    with ember.no_grad():
+        g()
+        before = w._version
+        g()
+    assert w._version == before + 1
+    assert view.tolist() == [9.0, 9.0]
+    assert variants(g)[-1].graphs[-1].num_in_place_updates == 1
+
+
 def test_a_kernel_reads_a_transposed_view_of_an_input_it_also_reads_as_it_is():
     def f(x, y):
         return x * 2, x.t() * y
@@ -647,6 +701,27 @@ def test_a_kernel_reads_a_transposed_view_of_an_input_it_also_reads_as_it_is():
     with ember.no_grad():
         for a, b in zip(ember.compile(f)(x, y), f(x, y)):
             assert ember.equal(a, b)
+
+
+def test_a_kernel_reading_the_old_value_elsewhere_keeps_the_update_a_copy():
+    # One kernel computes a * 3 and x's update, and reads the old x transposed: element (i, j)
+    # of the update would overwrite what (j, i) still reads, so the update goes to a new
+    # buffer, copied in at the end (Note [In-place updates]), and the results are eager's.
+    def f(x, y):
+        a = x.t() * y
+        x.mul_(2)
+        return a * 3
+
+    x, y = ember.randn(4, 4), ember.randn(4, 4)
+    eager_x = x.clone()
+    expected = f(eager_x, y)
+    cf = ember.compile(f)
+    for _ in range(2):
+        compiled_x = x.clone()
+        assert ember.equal(cf(compiled_x, y), expected)
+        assert ember.equal(compiled_x, eager_x)
+    if ember._C._codegen_available("cpu")[0]:
+        assert variants(cf)[-1].graphs[-1].num_in_place_updates == 0
 
 
 @needs_generator

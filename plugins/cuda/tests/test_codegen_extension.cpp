@@ -117,7 +117,7 @@ TEST(CudaCodegenPlugin, CarriesACodegenRecordForCudaTensors) {
   const ember_codegen_extension* codegen = plugin().codegen();
   ASSERT_NE(codegen, nullptr);
   EXPECT_STREQ(codegen->device_type, "cuda");
-  EXPECT_STREQ(codegen->ir_versions, "1.0");
+  EXPECT_STREQ(codegen->ir_versions, "1.0 1.1");
   EXPECT_TRUE(has(codegen->dtypes, "float64") && has(codegen->dtypes, "bfloat16")) << codegen->dtypes;
   EXPECT_TRUE(has(codegen->ops, "sin") && has(codegen->ops, "reduce")) << codegen->ops;
 }

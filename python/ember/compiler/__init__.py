@@ -157,7 +157,7 @@ class ExplainOutput:
         lines = [f"Graph count: {self.graph_count}", f"Graph break count: {self.graph_break_count}"]
         for i, g in enumerate(self.graphs):
             lines.append(f"Graph {i}: {len(g.graph['nodes'])} ops, {g.num_kernels} generated kernels, "
-                         f"{g.num_extern_calls} extern calls")
+                         f"{g.num_extern_calls} extern calls, {g.num_in_place_updates} updates written in place")
             lines.extend("  eager: " + r for r in g.eager_reasons)
             lines.append("  " + g.graph["code"].replace("\n", "\n  "))
         for reason, location in self.break_reasons:

@@ -28,6 +28,7 @@ NodeKind node_kind(const Graph& graph, const Node& node);
 
 struct FusedKernel {
   std::string ekir;  // canonical EKIR text
+  std::string ir_version = "1.0";  // its "ekir" field (1.1 with inout buffers, Note [In-place updates])
   std::string name;
   std::vector<int> buffers;  // value ids in launch order
   std::vector<bool> buffer_is_output;

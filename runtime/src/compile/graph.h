@@ -69,7 +69,8 @@ struct Node {
 // a parameter, a buffer, an optimizer's state) is recorded in its
 // functional form, a new value; the program then returns that value, and
 // a run copies it into the real tensor (the caller sees eager's effect)
-// and hands back the real tensor where the program returns the value.
+// and hands back the real tensor where the program returns the value. A
+// kernel may write it there itself instead (Note [In-place updates]).
 struct InputUpdate {
   int output;  // position among the graph's outputs
   int input;   // position among the graph's inputs

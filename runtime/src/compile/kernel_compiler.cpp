@@ -134,8 +134,8 @@ std::shared_ptr<const LoadedKernel> compile_kernel(Device device, const FusedKer
       return nullptr;
     }
   }
-  if (!provider->reads_ir("1.0")) {
-    *reason = "code generator '" + provider->plugin_name() + "' reads no EKIR version this core writes (1.0)";
+  if (!provider->reads_ir(kernel.ir_version)) {
+    *reason = "code generator '" + provider->plugin_name() + "' does not read EKIR " + kernel.ir_version;
     return nullptr;
   }
   try {

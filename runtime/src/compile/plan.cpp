@@ -2,9 +2,12 @@
 #include "compile/plan.h"
 
 #include <algorithm>
+#include <limits>
 
+#include "compile/combo.h"
 #include "compile/compile_log.h"
 #include "compile/fusion.h"
+#include "compile/in_place.h"
 #include "compile/kernel_compiler.h"
 #include "compile/passes.h"
 #include "dispatch/dispatcher.h"
@@ -14,6 +17,7 @@
 #include "ember/ops.h"
 #include "ops/random_stream.h"
 #include "plugin/backend_step.h"
+#include "plugin/codegen_provider.h"
 #include "plugin/device_registry.h"
 
 namespace ember::compile {
@@ -22,6 +26,7 @@ struct Plan::Step {
   int node = -1;  // an extern call of this node, or
   std::shared_ptr<const LoadedKernel> kernel;
   FusedKernel fused;
+  std::vector<InPlaceWrite> in_place;  // Note [In-place updates]
   std::vector<int> release;  // values whose tensors go after this step
   int position = 0;
 };
@@ -55,24 +60,67 @@ Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(gra
     for (size_t n = 0; n < graph_.nodes.size(); ++n) add_extern(static_cast<int>(n), static_cast<int>(n));
   } else {
     Fusion fusion = fuse(graph_, options);
+    if (graph_device(graph_).is_cpu()) fusion.kernels = combine_kernels(graph_, std::move(fusion.kernels));
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (node_kind(graph_, graph_.nodes[n]) == NodeKind::Extern) add_extern(static_cast<int>(n), static_cast<int>(n));
     }
     for (FusedKernel& k : fusion.kernels) {
-      std::string why;
-      auto loaded =
-          compile_kernel(graph_.values[static_cast<size_t>(k.buffers[0])].device, k, options.deterministic, &why);
-      if (loaded == nullptr) {
-        eager_reasons_.push_back(k.name + ": " + why);
-        for (int n : k.nodes) add_extern(n, k.position);
-        continue;
-      }
       Step s;
-      s.kernel = std::move(loaded);
       s.position = k.position;
       s.fused = std::move(k);
       steps.push_back(std::move(s));
     }
+    std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.position < b.position; });
+    // Kernels from the commit point on write updates into the caller's
+    // tensors (Note [In-place updates]); `plain` keeps their other form.
+    std::vector<FusedKernel> plain(steps.size());
+    size_t commit = steps.size();
+    if (generator_for(graph_device(graph_), &reason)->reads_ir("1.1")) {
+      std::vector<StepView> views;
+      for (const Step& s : steps) views.push_back(StepView{s.node < 0 ? &s.fused : nullptr, s.node});
+      InPlacePlan in_place = plan_in_place(graph_, views);
+      commit = in_place.commit;
+      for (size_t i = 0; i < steps.size(); ++i) {
+        if (in_place.writes[i].empty()) continue;
+        plain[i] = steps[i].fused;
+        steps[i].in_place = std::move(in_place.writes[i]);
+        steps[i].fused = with_inout_buffers(graph_, plain[i], steps[i].in_place);
+      }
+    }
+    std::vector<std::string> whys(steps.size());
+    const auto compile = [&](size_t i) {
+      const FusedKernel& k = steps[i].fused;
+      steps[i].kernel =
+          compile_kernel(graph_.values[static_cast<size_t>(k.buffers[0])].device, k, options.deterministic, &whys[i]);
+    };
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].node < 0) compile(i);
+    }
+    // A kernel that runs eagerly instead may fail after the commit point,
+    // and moves the steps: then every kernel writes into new buffers.
+    const bool any_eager =
+        std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.node < 0 && s.kernel == nullptr; });
+    if (any_eager) {
+      commit = std::numeric_limits<size_t>::max();
+      for (size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].in_place.empty()) continue;
+        steps[i].in_place.clear();
+        steps[i].fused = std::move(plain[i]);
+        compile(i);
+      }
+    }
+    std::vector<Step> planned;
+    planned.swap(steps);
+    for (size_t i = 0; i < planned.size(); ++i) {
+      Step& s = planned[i];
+      if (s.node >= 0 || s.kernel != nullptr) {
+        steps.push_back(std::move(s));
+        continue;
+      }
+      eager_reasons_.push_back(s.fused.name + ": " + whys[i]);
+      for (int n : s.fused.nodes) add_extern(n, s.position);
+    }
+    commit_ = std::min(commit, steps.size());
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.position < b.position; });
 
@@ -105,6 +153,7 @@ Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(gra
     if (value.origin == ValueOrigin::Node && value.storage_of == static_cast<int>(v)) ++num_buffers_;
   }
   steps_ = std::move(steps);
+  if (num_in_place_updates() == 0) commit_ = steps_.size();
   if (log_enabled(LogTopic::Graph)) {
     log_event(LogTopic::Graph,
               "graph with " + std::to_string(graph_.nodes.size()) + " nodes -> " + std::to_string(num_kernels()) +
@@ -124,6 +173,12 @@ int Plan::num_kernels() const {
 int Plan::num_extern_calls() const { return static_cast<int>(steps_.size()) - num_kernels(); }
 
 int Plan::num_buffers() const { return num_buffers_; }
+
+int Plan::num_in_place_updates() const {
+  int n = 0;
+  for (const Step& s : steps_) n += static_cast<int>(s.in_place.size());
+  return n;
+}
 
 std::vector<std::string> Plan::kernel_sources() const {
   std::vector<std::string> out;
@@ -221,16 +276,58 @@ void run_extern(const Graph& graph, const Node& node, Slots& slots) {
 
 }  // namespace
 
+namespace {
+
+// At the commit point (Note [In-place updates]): every buffer the remaining
+// steps write is made now, and each in-place update gets its target: the
+// caller's tensor, or a copy of it where it shares storage with another
+// argument. Returns, per input, whether its tensor is written in place.
+std::vector<bool> prepare_writes(std::span<const Plan::Step> rest, std::span<const Tensor> inputs, Slots& slots) {
+  autograd::NoGradGuard no_grad;
+  std::vector<bool> direct(inputs.size(), false);
+  for (const Plan::Step& s : rest) {
+    for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
+      const bool in_place = std::any_of(s.in_place.begin(), s.in_place.end(),
+                                        [&](const InPlaceWrite& w) { return w.buffer == static_cast<int>(i); });
+      if (s.fused.buffer_is_output[i] && !in_place) slots.allocate(s.fused.buffers[i]);
+    }
+    for (const InPlaceWrite& w : s.in_place) {
+      const Tensor& target = inputs[static_cast<size_t>(w.input)];
+      bool shared = false;
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        if (j != static_cast<size_t>(w.input) && inputs[j].is_alias_of(target)) shared = true;
+      }
+      if (shared) {
+        slots.allocate(w.value).copy_(target);
+      } else {
+        target.impl()->storage()->check_writable("update of a compiled function's input");
+        slots.set(w.value, target);
+        direct[static_cast<size_t>(w.input)] = true;
+      }
+    }
+  }
+  return direct;
+}
+
+}  // namespace
+
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
   Slots slots(graph_, inputs);
   std::vector<DLTensor> buffers;
-  for (const Step& s : steps_) {
+  std::vector<bool> direct(inputs.size(), false);
+  for (size_t step = 0; step < steps_.size(); ++step) {
+    const Step& s = steps_[step];
+    if (step == commit_) direct = prepare_writes(std::span(steps_).subspan(step), inputs, slots);
     if (s.kernel) {
       buffers.clear();
       Device device;
       for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
         const int id = s.fused.buffers[i];
-        const Tensor t = s.fused.buffer_is_output[i] ? slots.allocate(id) : slots.get(id);
+        const auto write = std::find_if(s.in_place.begin(), s.in_place.end(),
+                                        [&](const InPlaceWrite& w) { return w.buffer == static_cast<int>(i); });
+        const Tensor t = write != s.in_place.end()                     ? slots.get(write->value)
+                         : s.fused.buffer_is_output[i] && step < commit_ ? slots.allocate(id)
+                                                                       : slots.get(id);
         device = t.device();
         const DLDeviceType type = plugin::backend_for(device).api->dl_device_type;
         buffers.push_back(plugin::to_dl_tensor(t, DLDevice{type, device.index}));
@@ -241,15 +338,20 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
     }
     for (int v : s.release) slots.release(v);
   }
-  // Updated values go into the caller's tensors (Note [Input updates]), and
-  // the program's results name those tensors.
+  // Updated values go into the caller's tensors (Note [Input updates]),
+  // unless a kernel wrote them there (Note [In-place updates]), and the
+  // program's results name those tensors.
   // The trace accepted only updates eager made without history (a leaf
   // that requires grad is written under no_grad), so none is recorded.
   std::vector<int> updated_into(graph_.outputs.size(), -1);
   autograd::NoGradGuard no_grad;
   for (const InputUpdate& u : graph_.input_updates) {
     Tensor target = inputs[static_cast<size_t>(u.input)];
-    target.copy_(slots.get(graph_.outputs[static_cast<size_t>(u.output)]));
+    if (direct[static_cast<size_t>(u.input)]) {
+      target.impl()->storage()->bump_version();
+    } else {
+      target.copy_(slots.get(graph_.outputs[static_cast<size_t>(u.output)]));
+    }
     updated_into[static_cast<size_t>(u.output)] = u.input;
   }
   std::vector<Tensor> outputs;

@@ -41,6 +41,9 @@ class Plan {
   int num_kernels() const;       // generated kernels
   int num_extern_calls() const;  // nodes run by their eager kernel
   int num_buffers() const;       // intermediates the plan allocates
+  // Updates its kernels write straight into the caller's tensors
+  // (Note [In-place updates]).
+  int num_in_place_updates() const;
   // Why parts of the graph run eagerly ("no code generator for device cpu").
   const std::vector<std::string>& eager_reasons() const { return eager_reasons_; }
   // The kernel IR of every generated kernel, for logs and explain().
@@ -53,6 +56,7 @@ class Plan {
   std::vector<Step> steps_;
   std::vector<std::string> eager_reasons_;
   int num_buffers_ = 0;
+  size_t commit_ = 0;  // the first step that may write a caller tensor (Note [In-place updates])
 };
 
 }  // namespace ember::compile

@@ -263,9 +263,10 @@ class Parser {
   Kernel parse(const json& doc) {
     if (!doc.is_object()) invalid("document", "must be a JSON object, not " + describe(doc));
     const std::string& version = string_field(doc, "ekir", "document");
-    if (version != "1.0") {
-      invalid("document", "field 'ekir': version '" + version + "' is not one this generator reads (1.0)");
+    if (version != "1.0" && version != "1.1") {
+      invalid("document", "field 'ekir': version '" + version + "' is not one this generator reads (1.0, 1.1)");
     }
+    version_ = version;
     kernel_.name = string_field(doc, "name", "document");
     kernel_.params = integer_field(doc, "params", "document");
     if (kernel_.params < 0) invalid("document", "field 'params' is negative");
@@ -274,6 +275,7 @@ class Parser {
     const json& loops = array_field(doc, "loops", "document");
     for (size_t l = 0; l < loops.size(); ++l) parse_loop(loops[l], static_cast<int>(l));
     if (auto hints = doc.find("hints"); hints != doc.end()) parse_hints(*hints);
+    check_inout_buffers();
     return std::move(kernel_);
   }
 
@@ -289,8 +291,10 @@ class Parser {
         buffer.role = BufferRole::input;
       } else if (role == "output") {
         buffer.role = BufferRole::output;
+      } else if (role == "inout" && version_ != "1.0") {
+        buffer.role = BufferRole::inout;
       } else {
-        invalid(where, "field 'role': '" + role + "' is neither \"input\" nor \"output\"");
+        invalid(where, "field 'role': '" + role + "' is not \"input\", \"output\" or (since EKIR 1.1) \"inout\"");
       }
       kernel_.buffers.push_back(buffer);
     }
@@ -473,12 +477,45 @@ class Parser {
       return;
     }
     ins.dtype = b.dtype;
-    if (b.role != BufferRole::output) {
+    if (b.role == BufferRole::input) {
       invalid(where, "field 'buffer': buffer " + std::to_string(buffer) + " is an input; a store writes an output");
     }
     require_arg_dtype(ins, 0, b.dtype, where);
   }
 
+  // An inout buffer has one store; every load of it is in that store's
+  // loop, before it, at the element it writes (kernel-ir.md, `buffers`).
+  void check_inout_buffers() const {
+    for (size_t b = 0; b < kernel_.buffers.size(); ++b) {
+      if (kernel_.buffers[b].role != BufferRole::inout) continue;
+      const std::string where = "buffer " + std::to_string(b);
+      std::optional<ValueRef> store;
+      for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+        const std::vector<Instruction>& body = kernel_.loops[l].body;
+        for (size_t i = 0; i < body.size(); ++i) {
+          if (body[i].op != Op::store || body[i].buffer != static_cast<int>(b)) continue;
+          if (store) invalid(where, "is inout and stored more than once");
+          store = ValueRef{static_cast<int>(l), static_cast<int>(i)};
+        }
+      }
+      if (!store) invalid(where, "is inout and never stored");
+      const Instruction& written = kernel_.at(*store);
+      for (size_t l = 0; l < kernel_.loops.size(); ++l) {
+        const std::vector<Instruction>& body = kernel_.loops[l].body;
+        for (size_t i = 0; i < body.size(); ++i) {
+          const Instruction& ins = body[i];
+          if (ins.op != Op::load || ins.buffer != static_cast<int>(b)) continue;
+          const bool before_store = static_cast<int>(l) == store->loop && static_cast<int>(i) < store->index;
+          if (!before_store || !(ins.offset == written.offset) || ins.strides != written.strides) {
+            invalid(describe_instruction(ins.id, static_cast<int>(l), static_cast<int>(i), "load"),
+                    "reads inout " + where + " other than at the element its store writes, before that store");
+          }
+        }
+      }
+    }
+  }
+
+  std::string version_;
   Kernel kernel_;
   std::map<int64_t, Definition> definitions_;
   std::vector<int64_t> loop_ids_;  // defined in the loop being parsed

@@ -35,12 +35,27 @@ struct BadIr {
   std::vector<std::string> message_has;
 };
 
+void expect_invalid(const std::vector<BadIr>& cases) {
+  for (const BadIr& bad : cases) {
+    try {
+      parse_ekir(bad.ir);
+      ADD_FAILURE() << bad.what << ": parsed";
+    } catch (const sdk::Error& e) {
+      EXPECT_EQ(e.code(), EMBER_STATUS_INVALID_ARGUMENT) << bad.what << ": " << e.what();
+      for (const std::string& part : bad.message_has) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+            << bad.what << ": '" << part << "' not in: " << e.what();
+      }
+    }
+  }
+}
+
 TEST(KernelIrReader, InvalidIrIsAnInvalidArgumentNamingTheInstructionAndField) {
   const std::string ok = kRowSum;
   const std::vector<BadIr> cases = {
       {"malformed JSON", ok.substr(0, 40), {"EKIR: not valid JSON"}},
       {"not an object", "[1,2]", {"must be a JSON object"}},
-      {"unknown version", replaced(ok, R"("ekir":"1.0")", R"("ekir":"2.0")"), {"version '2.0'", "1.0"}},
+      {"unknown version", replaced(ok, R"("ekir":"1.0")", R"("ekir":"2.0")"), {"version '2.0'", "1.0, 1.1"}},
       {"unknown op",
        replaced(ok, R"("op":"exp")", R"("op":"frobnicate")"),
        {"instruction 1", "unknown op 'frobnicate'"}},
@@ -79,18 +94,41 @@ TEST(KernelIrReader, InvalidIrIsAnInvalidArgumentNamingTheInstructionAndField) {
       {"bad hint", replaced(ok, R"("outer":[4])", R"("outer":[4],"hints":{"deterministic":1})"), {"deterministic"}},
       {"deep nesting", std::string(100000, '['), {"EKIR: not valid JSON"}},
   };
-  for (const BadIr& bad : cases) {
-    try {
-      parse_ekir(bad.ir);
-      ADD_FAILURE() << bad.what << ": parsed";
-    } catch (const sdk::Error& e) {
-      EXPECT_EQ(e.code(), EMBER_STATUS_INVALID_ARGUMENT) << bad.what << ": " << e.what();
-      for (const std::string& part : bad.message_has) {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-            << bad.what << ": '" << part << "' not in: " << e.what();
-      }
-    }
-  }
+  expect_invalid(cases);
+}
+
+// An in-place update (EKIR 1.1): the parameter is read, then written, at
+// each element, the gradient only read.
+const char* kInPlaceStep = R"({"ekir":"1.1","name":"sgd","params":0,
+ "buffers":[{"dtype":"float32","role":"inout"},{"dtype":"float32","role":"input"}],
+ "outer":[6],
+ "loops":[{"extents":[],"body":[
+     {"id":0,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1]},
+     {"id":1,"op":"load","dtype":"float32","buffer":1,"offset":0,"strides":[1]},
+     {"id":2,"op":"sub","dtype":"float32","args":[0,1]},
+     {"id":3,"op":"store","buffer":0,"offset":0,"strides":[1],"args":[2]}]}]})";
+
+TEST(KernelIrReader, AnInoutBufferIsReadOnlyWhereItsOneStoreWritesBeforeIt) {
+  const Kernel kernel = parse_ekir(kInPlaceStep);
+  EXPECT_EQ(kernel.buffers[0].role, BufferRole::inout);
+  const std::string ok = kInPlaceStep;
+  const std::string end = R"(}]}]})";
+  const std::string second_store = R"(},{"id":4,"op":"store","buffer":0,"offset":0,"strides":[1],"args":[2]}]}]})";
+  const std::vector<BadIr> cases = {
+      {"inout in 1.0", replaced(ok, R"("ekir":"1.1")", R"("ekir":"1.0")"), {"buffer 0", "since EKIR 1.1"}},
+      {"read at another element",
+       replaced(ok, R"("buffer":0,"offset":0,"strides":[1]},)", R"("buffer":0,"offset":0,"strides":[0]},)"),
+       {"instruction 0", "other than at the element its store writes"}},
+      {"read after the store",
+       replaced(ok, end, R"(},{"id":4,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":[1]}]}]})"),
+       {"instruction 4", "before that store"}},
+      {"stored twice", replaced(ok, end, second_store), {"buffer 0", "stored more than once"}},
+      {"never stored",
+       replaced(replaced(ok, R"("role":"input"}])", R"("role":"output"}])"), R"("store","buffer":0)",
+                R"("store","buffer":1)"),
+       {"buffer 0", "never stored"}},
+  };
+  expect_invalid(cases);
 }
 
 TEST(KernelIrReader, AValidKernelReadsAsTypedLoops) {

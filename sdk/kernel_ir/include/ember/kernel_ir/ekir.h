@@ -17,6 +17,8 @@ namespace ember::kernel_ir {
 struct Term {
   bool is_param = false;
   int64_t value = 0;  // the number, or K
+
+  bool operator==(const Term&) const = default;
 };
 
 enum class Op {
@@ -81,7 +83,8 @@ enum class Op {
 
 enum class ReduceKind { sum, prod, max, min };
 
-enum class BufferRole { input, output };
+// inout (since EKIR 1.1): read and written in place (kernel-ir.md, `buffers`).
+enum class BufferRole { input, output, inout };
 
 // A `const` value: `number` for floating dtypes (inf and nan included),
 // `integer` for the integer dtypes and bool (0 or 1), checked to fit.
