@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "compile/combo.h"
 #include "compile/compile_log.h"
@@ -27,6 +28,7 @@ struct Plan::Step {
   std::shared_ptr<const LoadedKernel> kernel;
   FusedKernel fused;
   std::vector<InPlaceWrite> in_place;  // Note [In-place updates]
+  std::vector<int> write_of;           // per buffer: its write in `in_place`, or -1
   std::vector<int> release;  // values whose tensors go after this step
   int position = 0;
 };
@@ -151,6 +153,12 @@ Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(gra
     }
     const Value& value = graph_.values[v];
     if (value.origin == ValueOrigin::Node && value.storage_of == static_cast<int>(v)) ++num_buffers_;
+  }
+  for (Step& s : steps) {
+    s.write_of.assign(s.fused.buffers.size(), -1);
+    for (size_t w = 0; w < s.in_place.size(); ++w) {
+      s.write_of[static_cast<size_t>(s.in_place[w].buffer)] = static_cast<int>(w);
+    }
   }
   steps_ = std::move(steps);
   if (num_in_place_updates() == 0) commit_ = steps_.size();
@@ -285,19 +293,15 @@ namespace {
 std::vector<bool> prepare_writes(std::span<const Plan::Step> rest, std::span<const Tensor> inputs, Slots& slots) {
   autograd::NoGradGuard no_grad;
   std::vector<bool> direct(inputs.size(), false);
+  std::unordered_map<const Storage*, int> users;  // arguments per storage
+  for (const Tensor& t : inputs) ++users[t.impl()->storage().get()];
   for (const Plan::Step& s : rest) {
     for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
-      const bool in_place = std::any_of(s.in_place.begin(), s.in_place.end(),
-                                        [&](const InPlaceWrite& w) { return w.buffer == static_cast<int>(i); });
-      if (s.fused.buffer_is_output[i] && !in_place) slots.allocate(s.fused.buffers[i]);
+      if (s.fused.buffer_is_output[i] && s.write_of[i] < 0) slots.allocate(s.fused.buffers[i]);
     }
     for (const InPlaceWrite& w : s.in_place) {
       const Tensor& target = inputs[static_cast<size_t>(w.input)];
-      bool shared = false;
-      for (size_t j = 0; j < inputs.size(); ++j) {
-        if (j != static_cast<size_t>(w.input) && inputs[j].is_alias_of(target)) shared = true;
-      }
-      if (shared) {
+      if (users[target.impl()->storage().get()] > 1) {
         slots.allocate(w.value).copy_(target);
       } else {
         target.impl()->storage()->check_writable("update of a compiled function's input");
@@ -323,11 +327,10 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
       Device device;
       for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
         const int id = s.fused.buffers[i];
-        const auto write = std::find_if(s.in_place.begin(), s.in_place.end(),
-                                        [&](const InPlaceWrite& w) { return w.buffer == static_cast<int>(i); });
-        const Tensor t = write != s.in_place.end()                     ? slots.get(write->value)
+        const int write = s.write_of[i];
+        const Tensor t = write >= 0                                      ? slots.get(s.in_place[static_cast<size_t>(write)].value)
                          : s.fused.buffer_is_output[i] && step < commit_ ? slots.allocate(id)
-                                                                       : slots.get(id);
+                                                                         : slots.get(id);
         device = t.device();
         const DLDeviceType type = plugin::backend_for(device).api->dl_device_type;
         buffers.push_back(plugin::to_dl_tensor(t, DLDevice{type, device.index}));
