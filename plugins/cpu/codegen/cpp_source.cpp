@@ -48,6 +48,16 @@
 // loop's instructions that only fed the reused value are left out. The
 // bits are the same either way.
 //
+// Note [Independent loops]: a loop with extents runs in a lambda (a chunk
+// of Note [Reduction chunks]) that reaches the buffers through its
+// captures, where their __restrict no longer counts; GCC then versions a
+// loop over more than a few buffers for aliasing and, past ten run-time
+// checks, leaves it scalar (a combo of an optimizer's updates, Note [Combo
+// kernels] of the core, ran at a third of the speed). A loop without a
+// reduce is marked independent instead (GCC's ivdep, clang's
+// assume_safety): EKIR promises that no buffer overlaps another and that
+// no iteration reads what another stores.
+//
 // Note [Kernel faults]: the catalogue's data-dependent errors (an integer
 // divisor of 0, an integer to a negative power) cannot stop a kernel
 // midway; the element yields 0, the kernel goes on and returns a fault bit,
@@ -204,7 +214,12 @@ class Generator {
                        "'.\n#include <stdint.h>\n";
     if (req_.scalar_rules) text += "#include <ember/sdk/scalar_rules.hpp>\n";
     text += "#if defined(__GNUC__) && !defined(__clang__)\n#define EK_SIMD __attribute__((simd(\"notinbranch\")))\n";
-    text += "#else\n#define EK_SIMD\n#endif\nextern \"C\" {\n";
+    text += "#else\n#define EK_SIMD\n#endif\n";
+    // Note [Independent loops].
+    text +=
+        "#if defined(__clang__)\n#define EK_INDEPENDENT _Pragma(\"clang loop vectorize(assume_safety)\")\n"
+        "#elif defined(__GNUC__)\n#define EK_INDEPENDENT _Pragma(\"GCC ivdep\")\n#else\n#define EK_INDEPENDENT\n"
+        "#endif\nextern \"C\" {\n";
     for (const std::string& function : req_.math_functions) {
       text += math_declaration(function) + (simd_functions_.count(function) ? " EK_SIMD" : "") + ";\n";
     }
@@ -524,6 +539,7 @@ class Generator {
     };
     emit_walk(c, prefix, space, in, out, "ek_from", "ek_to", [&](const std::string& n) {
       if (reduces.empty()) {
+        c.line("EK_INDEPENDENT");
         c.open("for (int64_t " + j + " = 0; " + j + " < " + n + "; ++" + j + ")");
         row_position_ = prefix + "f + " + j;
         emit_element(c, l, index_at(j), "", "");
