@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""An optimizer's step alone, eager foreach and compiled, Ember and PyTorch 2.13, in alternating workers.
+
+    bench/compile_optimizer_bench.py [--rounds 3] [--repeats 50]
+
+Parameters with fixed gradients; a step is `optimizer.step()` (Ember's is foreach, PyTorch's asks
+for `foreach=True`), compiled as `ember.compile(optimizer.step)` / `torch.compile(optimizer.step)`.
+Parameter sets: the digits MLP of samples/train_digits.py (64-128-64-10, 6 tensors, 17,226
+elements) and 50 Linear(64, 64) layers (100 tensors, 208,000 elements), each with SGD and
+momentum and with AdamW. Prints the median microseconds per step of each (library, mode) and
+Ember compiled against each of the others; each worker also reports the compiled plan's kernels
+and updates written in place.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compile_bench import spawn  # noqa: E402
+
+CASES = ("digits MLP, SGD momentum", "digits MLP, AdamW", "50 x Linear(64,64), SGD momentum",
+         "50 x Linear(64,64), AdamW")
+
+
+def parameter_sets(torch):
+    nn = torch.nn
+    digits = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(), nn.Linear(64, 10))
+    many = nn.Sequential(*[nn.Linear(64, 64) for _ in range(50)])
+    return {"digits MLP": digits, "50 x Linear(64,64)": many}
+
+
+def optimizer_for(torch, library, name, params):
+    extra = {"foreach": True} if library == "torch" else {}
+    if name == "SGD momentum":
+        return torch.optim.SGD(params, lr=1e-3, momentum=0.9, **extra)
+    return torch.optim.AdamW(params, lr=1e-4, **extra)
+
+
+def median_us(fn, repeats):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+def worker(library, mode, repeats):
+    torch = __import__(library)
+    torch.manual_seed(0)
+    out = {}
+    for case in CASES:
+        model_name, optimizer_name = case.split(", ")
+        params = list(parameter_sets(torch)[model_name].parameters())
+        for p in params:
+            p.grad = torch.randn(p.shape) * 1e-2
+        optimizer = optimizer_for(torch, library, optimizer_name, params)
+        step = optimizer.step if mode == "eager" else torch.compile(optimizer.step)
+        try:
+            with torch.no_grad():
+                out[case] = median_us(step, repeats)
+            if library == "ember" and mode == "compiled":
+                plan = torch.compiler.explain(step).graphs[-1]
+                out[case + " plan"] = f"{plan.num_kernels} kernels, {plan.num_in_place_updates} in place"
+        except Exception as e:  # reported, not fatal
+            out[case] = f"error: {type(e).__name__}: {e}"[:160]
+    print(json.dumps(out))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
+    a = parser.parse_args()
+    if a.worker:
+        return worker(a.worker[0], a.worker[1], a.repeats)
+    configs = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
+    results = {c: {} for c in configs}
+    for _ in range(a.rounds):
+        for library, mode in configs:
+            reply = spawn("--worker", library, mode, "--repeats", str(a.repeats), script=__file__)
+            for name, value in reply.items():
+                results[(library, mode)].setdefault(name, []).append(value)
+
+    def cell(config, name):
+        values = [v for v in results[config].get(name, []) if isinstance(v, (int, float))]
+        return statistics.median(values) if values else None
+
+    print(f"{'step (µs)':34s} {'ember eager':>11s} {'ember comp':>11s} {'torch eager':>11s} {'torch.comp':>11s} "
+          f"{'comp/e.eager':>12s} {'comp/t.eager':>12s} {'comp/t.comp':>11s}")
+    for name in CASES:
+        ee, ec, te, tc = (cell(c, name) for c in configs)
+        fmt = lambda v: f"{v:11.1f}" if v is not None else f"{'-':>11s}"
+        ratio = lambda a_, b_, w: f"{a_ / b_:{w}.2f}" if a_ and b_ else f"{'-':>{w}s}"
+        print(f"{name:34s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc)} {ratio(ec, ee, 12)} {ratio(ec, te, 12)} "
+              f"{ratio(ec, tc, 11)}")
+    for name in CASES:
+        plans = set(results[("ember", "compiled")].get(name + " plan", []))
+        print(f"ember compiled plan, {name}: {', '.join(sorted(plans))}")
+    errors = {f"{lib} {mode}: {n}": v for (lib, mode), r in results.items() for n, vs in r.items() for v in vs
+              if isinstance(v, str) and v.startswith("error")}
+    for where, message in errors.items():
+        print(where, message)
+
+
+if __name__ == "__main__":
+    main()
