@@ -693,6 +693,28 @@ def test_updates_written_in_place_bump_versions_and_keep_views_in_step():
     assert variants(g)[-1].graphs[-1].num_in_place_updates == 1
 
 
+@needs_generator
+def test_an_update_of_a_read_only_tensor_is_refused_before_anything_is_written(np, tmp_path):
+    # The target of an in-place update is checked at the commit point (Note [In-place updates]),
+    # before any kernel writes a caller tensor: the other argument keeps its value too.
+    path = tmp_path / "weights.bin"
+    np.arange(6, dtype=np.float32).tofile(path)
+    frozen = ember.from_dlpack(np.memmap(path, dtype=np.float32, mode="r", shape=(6,)))
+    other = ember.ones(6)
+
+    def update(a, b):
+        b.add_(1)
+        a.mul_(2)
+
+    step = ember.compile(update)
+    with ember.no_grad():
+        step(ember.ones(6), ember.ones(6))
+        assert variants(step)[-1].graphs[-1].num_in_place_updates == 2
+        with pytest.raises(RuntimeError, match="read-only tensor"):
+            step(frozen, other)
+    assert frozen.tolist() == [0, 1, 2, 3, 4, 5] and other.tolist() == [1.0] * 6
+
+
 def test_a_kernel_reads_a_transposed_view_of_an_input_it_also_reads_as_it_is():
     def f(x, y):
         return x * 2, x.t() * y
