@@ -105,6 +105,41 @@ def first_call(library, cache_dir):
     print(json.dumps({"seconds": time.perf_counter() - t0}))
 
 
+CONFIGS = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
+
+
+def alternate_workers(script, rounds, repeats, extra=()):
+    """Runs one worker of `script` per (library, mode) of CONFIGS in turn, `rounds` times;
+    returns each config's values by name, one per round."""
+    results = {c: {} for c in CONFIGS}
+    for _ in range(rounds):
+        for library, mode in CONFIGS:
+            reply = spawn("--worker", library, mode, "--repeats", str(repeats), *extra, script=script)
+            for name, value in reply.items():
+                results[(library, mode)].setdefault(name, []).append(value)
+    return results
+
+
+def median_of(results, config, name):
+    """The median of a config's numbers for `name`, or None when every round failed."""
+    values = [v for v in results[config].get(name, []) if isinstance(v, (int, float))]
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b, width):
+    """a / b in a column of `width`, or a dash where either is missing."""
+    return f"{a / b:{width}.2f}" if a and b else f"{'-':>{width}s}"
+
+
+def print_errors(results):
+    """Every error a worker reported, with its config and workload."""
+    for (library, mode), by_name in results.items():
+        for name, values in by_name.items():
+            for v in values:
+                if isinstance(v, str) and (name == "error" or v.startswith("error")):
+                    print(f"{library} {mode}: {name}", v)
+
+
 def spawn(*args, env=None, script=__file__):
     result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, env=env,
                             timeout=1800)

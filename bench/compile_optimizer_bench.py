@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import spawn  # noqa: E402
+from compile_bench import CONFIGS, alternate_workers, median_of, print_errors, ratio  # noqa: E402
 
 CASES = ("digits MLP, SGD momentum", "digits MLP, AdamW", "50 x Linear(64,64), SGD momentum",
          "50 x Linear(64,64), AdamW")
@@ -80,33 +80,17 @@ def main():
     a = parser.parse_args()
     if a.worker:
         return worker(a.worker[0], a.worker[1], a.repeats)
-    configs = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
-    results = {c: {} for c in configs}
-    for _ in range(a.rounds):
-        for library, mode in configs:
-            reply = spawn("--worker", library, mode, "--repeats", str(a.repeats), script=__file__)
-            for name, value in reply.items():
-                results[(library, mode)].setdefault(name, []).append(value)
-
-    def cell(config, name):
-        values = [v for v in results[config].get(name, []) if isinstance(v, (int, float))]
-        return statistics.median(values) if values else None
-
+    results = alternate_workers(__file__, a.rounds, a.repeats)
     print(f"{'step (µs)':34s} {'ember eager':>11s} {'ember comp':>11s} {'torch eager':>11s} {'torch.comp':>11s} "
           f"{'comp/e.eager':>12s} {'comp/t.eager':>12s} {'comp/t.comp':>11s}")
     for name in CASES:
-        ee, ec, te, tc = (cell(c, name) for c in configs)
-        fmt = lambda v: f"{v:11.1f}" if v is not None else f"{'-':>11s}"
-        ratio = lambda a_, b_, w: f"{a_ / b_:{w}.2f}" if a_ and b_ else f"{'-':>{w}s}"
-        print(f"{name:34s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc)} {ratio(ec, ee, 12)} {ratio(ec, te, 12)} "
-              f"{ratio(ec, tc, 11)}")
+        ee, ec, te, tc = (median_of(results, c, name) for c in CONFIGS)
+        times = " ".join(f"{v:11.1f}" if v is not None else f"{'-':>11s}" for v in (ee, ec, te, tc))
+        print(f"{name:34s} {times} {ratio(ec, ee, 12)} {ratio(ec, te, 12)} {ratio(ec, tc, 11)}")
     for name in CASES:
         plans = set(results[("ember", "compiled")].get(name + " plan", []))
         print(f"ember compiled plan, {name}: {', '.join(sorted(plans))}")
-    errors = {f"{lib} {mode}: {n}": v for (lib, mode), r in results.items() for n, vs in r.items() for v in vs
-              if isinstance(v, str) and v.startswith("error")}
-    for where, message in errors.items():
-        print(where, message)
+    print_errors(results)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ bytes over a step, compiled and eager.
 import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import median_ms, spawn, transformer_block  # noqa: E402
+from compile_bench import (CONFIGS, alternate_workers, median_ms, median_of, print_errors, ratio,  # noqa: E402
+                           transformer_block)
 
 
 STEPS = ("MLP step, SGD momentum", "block step, AdamW", "LSTM LM step, SGD")
@@ -90,31 +90,20 @@ def main():
     a = parser.parse_args()
     if a.worker:
         return worker(a.worker[0], a.worker[1], a.repeats)
-    configs = [("ember", "eager"), ("ember", "compiled"), ("torch", "eager"), ("torch", "compiled")]
-    results = {c: {} for c in configs}
-    for _ in range(a.rounds):
-        for library, mode in configs:
-            reply = spawn("--worker", library, mode, "--repeats", str(a.repeats), script=__file__)
-            for name, value in reply.items():
-                results[(library, mode)].setdefault(name, []).append(value)
+    results = alternate_workers(__file__, a.rounds, a.repeats)
 
     def cell(config, name):
-        values = [v for v in results[config].get(name, []) if isinstance(v, (int, float))]
-        return statistics.median(values) if values else None
+        return median_of(results, config, name)
 
     print(f"{'step':26s} {'ember eager':>12s} {'ember comp':>12s} {'torch eager':>12s} {'torch.compile':>13s} "
           f"{'comp/t.eager':>12s} {'comp/t.comp':>11s} {'peak comp/eager':>15s}")
     for name in STEPS:
-        ee, ec, te, tc = (cell(c, name) for c in configs)
+        ee, ec, te, tc = (cell(c, name) for c in CONFIGS)
         fmt = lambda v: f"{v:12.2f}" if v is not None else f"{'-':>12s}"
-        ratio = lambda a_, b_, w: f"{a_ / b_:{w}.2f}" if a_ and b_ else f"{'-':>{w}s}"
         pe, pc = cell(("ember", "eager"), name + " peak bytes"), cell(("ember", "compiled"), name + " peak bytes")
         print(f"{name:26s} {fmt(ee)} {fmt(ec)} {fmt(te)} {fmt(tc):>13s} {ratio(ec, te, 12)} {ratio(ec, tc, 11)} "
               f"{ratio(pc, pe, 15)}")
-    errors = {f"{lib} {mode}: {n}": v for (lib, mode), r in results.items() for n, vs in r.items() for v in vs
-              if isinstance(v, str)}
-    for where, message in errors.items():
-        print(where, message)
+    print_errors(results)
 
 
 if __name__ == "__main__":
