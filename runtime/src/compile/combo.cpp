@@ -21,7 +21,9 @@ bool is_pointwise(const Json& doc) {
 // An index term of a kernel whose launch parameters now start at `first`.
 Json shifted_term(const Json& term, size_t first) {
   if (!term.is_string()) return term;
-  return "p" + std::to_string(std::stoll(term.get<std::string>().substr(1)) + static_cast<long long>(first));
+  std::string name = "p";
+  name += std::to_string(std::stoll(term.get<std::string>().substr(1)) + static_cast<long long>(first));
+  return name;
 }
 
 Json shifted_terms(const Json& terms, size_t first) {
@@ -118,7 +120,8 @@ std::vector<FusedKernel> combine_kernels(const Graph& graph, std::vector<FusedKe
   const auto close = [&] {
     int position = -1;
     for (Level& level : levels) {
-      FusedKernel k = level.kernels.size() == 1 ? std::move(level.kernels.front()) : combined(level.kernels, level.docs);
+      FusedKernel k =
+          level.kernels.size() == 1 ? std::move(level.kernels.front()) : combined(level.kernels, level.docs);
       // A level runs after the levels it reads.
       k.position = std::max(k.position, position);
       position = k.position;

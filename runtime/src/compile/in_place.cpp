@@ -91,7 +91,9 @@ InPlacePlan plan_in_place(const Graph& graph, const std::vector<StepView>& steps
     const Value& in = graph.values[static_cast<size_t>(input)];
     const Value& out = graph.values[static_cast<size_t>(value)];
     const auto targets_input = [&](const InputUpdate& other) { return other.input == u.input; };
-    const auto is_value = [&](const InputUpdate& other) { return graph.outputs[static_cast<size_t>(other.output)] == value; };
+    const auto is_value = [&](const InputUpdate& other) {
+      return graph.outputs[static_cast<size_t>(other.output)] == value;
+    };
     if (std::count_if(graph.input_updates.begin(), graph.input_updates.end(), targets_input) != 1 ||
         std::count_if(graph.input_updates.begin(), graph.input_updates.end(), is_value) != 1 ||
         in.storage_of != input || out.storage_of != value || !same_layout(in, out)) {

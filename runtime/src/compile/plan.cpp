@@ -2,7 +2,6 @@
 #include "compile/plan.h"
 
 #include <algorithm>
-#include <limits>
 #include <unordered_map>
 
 #include "compile/combo.h"
@@ -103,7 +102,6 @@ Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(gra
     const bool any_eager =
         std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.node < 0 && s.kernel == nullptr; });
     if (any_eager) {
-      commit = std::numeric_limits<size_t>::max();
       for (size_t i = 0; i < steps.size(); ++i) {
         if (steps[i].in_place.empty()) continue;
         steps[i].in_place.clear();
@@ -326,11 +324,10 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) const {
       buffers.clear();
       Device device;
       for (size_t i = 0; i < s.fused.buffers.size(); ++i) {
-        const int id = s.fused.buffers[i];
         const int write = s.write_of[i];
-        const Tensor t = write >= 0                                      ? slots.get(s.in_place[static_cast<size_t>(write)].value)
-                         : s.fused.buffer_is_output[i] && step < commit_ ? slots.allocate(id)
-                                                                         : slots.get(id);
+        const int id = write >= 0 ? s.in_place[static_cast<size_t>(write)].value : s.fused.buffers[i];
+        const bool fresh = write < 0 && s.fused.buffer_is_output[i] && step < commit_;
+        const Tensor t = fresh ? slots.allocate(id) : slots.get(id);
         device = t.device();
         const DLDeviceType type = plugin::backend_for(device).api->dl_device_type;
         buffers.push_back(plugin::to_dl_tensor(t, DLDevice{type, device.index}));
