@@ -1,6 +1,6 @@
-"""unfold/fold, conv_transpose1d/2d/3d and conv3d (functional and modules)
-against PyTorch: values, gradients of input, weight and bias, errors, module
-arguments, initialization and PyTorch state_dicts."""
+"""unfold/fold, conv_transpose1d/2d/3d, conv3d, and conv1d/conv2d with a bias
+(functional and modules) against PyTorch: values, gradients of input, weight
+and bias, errors, module arguments, initialization and PyTorch state_dicts."""
 
 import re
 
@@ -188,6 +188,78 @@ def test_conv3d_second_derivatives_match_pytorch(torch):
         torch.autograd.backward((tgx * tgx).sum() + (tgw * tgw).sum())
         for mine, reference in zip(ours, theirs):
             assert_close(mine.grad, reference.grad, rtol=1e-3, atol=1e-2)
+
+
+CONV_2D_BIAS = [  # function, input, weight, stride, padding, dilation, groups
+    ("conv2d", (2, 3, 6, 5), (4, 3, 3, 3), 1, 0, 1, 1),
+    ("conv2d", (1, 4, 7, 7), (6, 2, 3, 2), (2, 1), (1, 2), (1, 2), 2),
+    ("conv2d", (3, 6, 5), (4, 3, 2, 3), 1, "same", (1, 3), 1),  # unbatched
+    ("conv1d", (2, 3, 9), (5, 3, 3), 2, 1, 1, 1),
+    ("conv1d", (4, 8), (4, 2, 2), 1, "valid", 3, 2),  # unbatched
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+@pytest.mark.parametrize("name, input_shape, weight_shape, stride, padding, dilation, groups", CONV_2D_BIAS)
+def test_conv_with_bias_in_float32_runs_conv2d_bias(torch, name, input_shape, weight_shape, stride, padding, dilation,
+                                                     groups):
+    """float32 adds the bias in the CPU plugin's conv2d_bias kernel (oneDNN), with no add of its own; the bias's
+    gradient is the output gradient summed over all but the channels."""
+    ours, theirs = float32_pair(torch, input_shape, weight_shape, (weight_shape[0],))
+    args = (stride, padding, dilation, groups)
+    with ember.profiler.profile() as prof:
+        y = getattr(F, name)(*ours, *args)
+    ops = {event.key for event in prof.key_averages()}
+    assert "conv2d_bias" in ops and "conv2d" not in ops and "add" not in ops
+    assert_float32_gradients_match(torch, y, getattr(torch.nn.functional, name)(*theirs, *args), ours, theirs, 1e-4)
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+@pytest.mark.parametrize("name, input_shape, weight_shape, stride, padding, dilation, groups", CONV_2D_BIAS)
+def test_conv_with_bias_in_float64_matches_pytorch(torch, name, input_shape, weight_shape, stride, padding, dilation,
+                                                   groups):
+    """float64, which the plugin's kernel does not take, runs conv2d_bias's decomposition: conv2d and an add."""
+    check_with_gradients(torch, lambda x, w, b: getattr(F, name)(x, w, b, stride, padding, dilation, groups),
+                         lambda x, w, b: getattr(torch.nn.functional, name)(x, w, b, stride, padding, dilation, groups),
+                         input_shape, weight_shape, (weight_shape[0],))
+
+
+def test_conv2d_with_bias_gradcheck():
+    arrays = [RNG.standard_normal(shape) for shape in [(2, 2, 5, 4), (3, 2, 2, 3), (3,)]]
+    inputs = [ember.tensor(a).requires_grad_(True) for a in arrays]
+    assert ember.autograd.gradcheck(lambda x, w, b: F.conv2d(x, w, b, 2, 1), inputs)
+
+
+def test_conv2d_with_a_strided_bias_matches_pytorch(torch):
+    ours, theirs = float32_pair(torch, (2, 3, 6, 6), (4, 3, 3, 3), (8,))
+    y = F.conv2d(ours[0], ours[1], ours[2][::2], padding=1)
+    ty = torch.nn.functional.conv2d(theirs[0], theirs[1], theirs[2][::2], padding=1)
+    assert_float32_gradients_match(torch, y, ty, ours, theirs, 1e-4)
+
+
+def test_conv2d_with_bias_second_derivatives_match_pytorch(torch):
+    """create_graph differentiates the decomposition; the bias's gradient is a sum, differentiable again."""
+    ours, theirs = float32_pair(torch, (2, 3, 5, 5), (4, 3, 3, 3), (4,))
+    grads = ember.autograd.grad((F.conv2d(*ours, 1, 1) ** 2).sum(), ours, create_graph=True)
+    torch_grads = torch.autograd.grad((torch.nn.functional.conv2d(*theirs, 1, 1) ** 2).sum(), theirs,
+                                      create_graph=True)
+    ember.autograd.backward(sum((g * g).sum() for g in grads))
+    torch.autograd.backward(sum((g * g).sum() for g in torch_grads))
+    for mine, reference in zip(ours, theirs):
+        assert_close(mine.grad, reference.grad, rtol=1e-3, atol=1e-2)
+
+
+def test_conv2d_sees_weights_and_bias_changed_in_place(torch):
+    """An optimizer step writes the parameters in place, at the same addresses: the next call reads the new values."""
+    layer = nn.Conv2d(3, 4, 3, padding=1)
+    reference = torch.nn.Conv2d(3, 4, 3, padding=1)
+    x = RNG.standard_normal((2, 3, 6, 6)).astype("float32")
+    for step in range(3):
+        reference.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in layer.state_dict().items()})
+        with ember.no_grad():
+            assert_close(layer(ember.tensor(x)), reference(torch.tensor(x)).detach(), rtol=1e-4, atol=1e-4)
+            layer.weight.mul_(1.5).add_(0.25)
+            layer.bias.sub_(1.0)
 
 
 def test_conv_transpose3d_in_float32_runs_the_input_gradient_kernel(torch):

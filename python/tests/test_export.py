@@ -238,9 +238,10 @@ def _rewrite_program(data, edit):
     (lambda p, h: p["graph"]["values"][0]["shape"].__setitem__(1, 2**62), "overflow|does not match|recorded"),
     (lambda p, h: p["weights"].__setitem__(1, p["weights"][0]), "appears twice"),
     (lambda p, h: h[p["weights"][0]].update(data_offsets=[0, 10**9]), "outside the data"),
-    (lambda p, h: p["graph"]["nodes"][2]["attrs"][0].update(ints=[7, 7, 7, 7]), "node 2"),
-    (lambda p, h: p["graph"]["nodes"][0]["attrs"][2].update(ints=[2**40, 1]), r"node 0 \(conv2d\).*'dilation'"),
-    (lambda p, h: p["graph"]["nodes"][0].update(inputs=[0]), r"node 0 \(conv2d\): takes 2 inputs"),
+    (lambda p, h: p["graph"]["nodes"][1]["attrs"][0].update(ints=[7, 7, 7, 7]), "node 1"),
+    (lambda p, h: p["graph"]["nodes"][0]["attrs"][2].update(ints=[2**40, 1]), r"node 0 \(conv2d_bias\).*'dilation'"),
+    (lambda p, h: p["graph"]["nodes"][0].update(inputs=[0]), r"node 0 \(conv2d_bias\): takes 3 inputs"),
+    (lambda p, h: p["graph"]["nodes"][0]["inputs"].__setitem__(2, 1), r"node 0 \(conv2d_bias\): the bias must be 1-d"),
     (lambda p, h: p["graph"]["nodes"][-1].update(op="mm"), r"\(mm\): operands are not"),
 ])
 def test_hostile_files_are_clear_errors(tmp_path, cnn_program, edit, message):

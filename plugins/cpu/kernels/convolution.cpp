@@ -1,9 +1,10 @@
-// conv2d, conv3d and their backward convolutions (ops.md "Composite ops a
-// backend may override") through oneDNN, float32. Operands keep their own
-// strides; each primitive picks its preferred (blocked) layouts and reorders
-// move data in and out of them.
+// conv2d, conv2d_bias, conv3d and their backward convolutions (ops.md
+// "Composite ops a backend may override") through oneDNN, float32. Operands
+// keep their own strides; each primitive picks its preferred (blocked)
+// layouts and reorders move data in and out of them.
 #include <array>
-#include <cstring>
+#include <optional>
+#include <unordered_map>
 
 #include "kernels.h"
 #include "onednn.h"
@@ -19,12 +20,15 @@ constexpr int kMaxRank = 5;
 
 // Everything a plan depends on: the pass, the rank, the four attributes, and
 // the shapes and strides of input, weight and output (for the backward
-// passes, the gradients of input or weight take those roles).
+// passes, the gradients of input or weight take those roles), and the bias's
+// stride when the forward pass adds one.
 struct ConvKey {
   ConvPass pass;
   int64_t rank;
   std::array<int64_t, 10> attrs{};  // stride, padding, dilation (one per spatial dim), groups
   std::array<int64_t, 6 * kMaxRank> layout{};  // shape then strides of input, weight, output
+  bool has_bias = false;
+  int64_t bias_stride = 0;
   bool operator==(const ConvKey&) const = default;
 };
 
@@ -33,7 +37,8 @@ struct ConvKeyHash {
     size_t h = static_cast<size_t>(k.pass) * 8 + static_cast<size_t>(k.rank);
     for (int64_t v : k.attrs) h = h * 1000003u ^ static_cast<size_t>(v);
     for (int64_t v : k.layout) h = h * 1000003u ^ static_cast<size_t>(v);
-    return h;
+    h = h * 1000003u ^ static_cast<size_t>(k.has_bias);
+    return h * 1000003u ^ static_cast<size_t>(k.bias_stride);
   }
 };
 
@@ -42,11 +47,13 @@ struct ConvGeometry {
   int64_t groups;
 };
 
-// The four tensors of a convolution, whichever pass computes which.
+// The tensors of a convolution, whichever pass computes which; a bias only
+// in the forward pass, and only when the call has one.
 struct ConvTensors {
   const DLTensor* input;
   const DLTensor* weight;
   const DLTensor* output;
+  const DLTensor* bias = nullptr;
 };
 
 ConvGeometry geometry(const ember_kernel_call& call, const ConvTensors& t) {
@@ -81,10 +88,50 @@ memory::desc user_desc(const DLTensor& t, int64_t groups = 1) {
 
 memory::desc any_desc(const memory::desc& like) { return {like.dims(), memory::data_type::f32, memory::format_tag::any}; }
 
+// Note [Convolution call overhead]: everything a call needs besides the
+// caller's tensors is made once per plan: the primitive, the reorders
+// between the callers' layouts and the primitive's (blocked) ones, and the
+// layout of one scratch block holding the reordered copies and oneDNN's
+// scratchpad (the primitives run in user scratchpad mode). A call takes
+// that block from the host's caching allocator, so it never faults in fresh
+// pages, where oneDNN would allocate a scratchpad and each copy itself, and
+// building a reorder primitive per call, even from oneDNN's cache, costs
+// more than a small reorder runs. The weight is reordered on every call, not
+// cached in the blocked layout: a kernel sees a tensor's address, not its
+// version counter, so an optimizer's in-place step (same address, new
+// values) would go unseen by a cache keyed on what the ABI passes, and the
+// reorder is small (about 7 us of a 0.9 ms forward, 32 -> 64 channels, 3x3,
+// 32x32x16x16).
+
+// One tensor of a primitive: the caller's layout, the primitive's, and when
+// they differ, the reorder between them (into the primitive's layout for
+// what it reads, out of it for what it writes) and where the copy lives in
+// the call's scratch block.
+struct ConvOperand {
+  memory::desc user, inner;
+  std::optional<dnnl::reorder> reorder;
+  size_t scratch_offset = 0;
+};
+
+// The operands in the order input, weight, output (for the backward passes,
+// the gradients of input or weight take those roles).
+constexpr int kOperands = 3;
+
 struct ConvPlan {
   dnnl::primitive primitive;
-  memory::desc input, weight, output;              // the layouts the primitive runs in
-  memory::desc user_input, user_weight, user_output;  // the callers' layouts
+  std::array<ConvOperand, kOperands> operands;
+  int result;         // the operand the pass writes
+  ConvOperand bias;   // the forward pass with a bias only
+  memory::desc scratchpad;
+  size_t scratchpad_offset = 0;
+  size_t scratch_bytes = 0;  // the whole block
+};
+
+// The oneDNN argument of each operand, by pass.
+constexpr int kArguments[][kOperands] = {
+    {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST},
+    {DNNL_ARG_DIFF_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_DST},
+    {DNNL_ARG_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_DST},
 };
 
 ConvKey make_key(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
@@ -103,50 +150,106 @@ ConvKey make_key(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
       key.layout[i * 2 * kMaxRank + kMaxRank + d] = tensors[i]->strides[d];
     }
   }
+  if (t.bias != nullptr) {
+    key.has_bias = true;
+    key.bias_stride = t.bias->strides[0];
+  }
   return key;
 }
 
+// Reserves `bytes` of the scratch block, 64-byte aligned as oneDNN's
+// kernels prefer; returns its offset.
+size_t reserve(size_t& scratch_bytes, size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  const size_t offset = (scratch_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  scratch_bytes = offset + bytes;
+  return offset;
+}
+
+ConvOperand make_operand(const memory::desc& user, const memory::desc& inner, bool read, size_t& scratch_bytes) {
+  ConvOperand o{user, inner, std::nullopt, 0};
+  if (user == inner) return o;
+  const auto& engine = cpu_engine();
+  o.reorder = read ? dnnl::reorder(dnnl::reorder::primitive_desc(engine, user, engine, inner))
+                   : dnnl::reorder(dnnl::reorder::primitive_desc(engine, inner, engine, user));
+  o.scratch_offset = reserve(scratch_bytes, inner.get_size());
+  return o;
+}
+
+// The plan of the primitive of descriptor `pd`, whose operands run in
+// `inner` layouts (input, weight, output) and whose pass writes operand
+// `result`.
+template <class Primitive, class PrimitiveDesc>
+ConvPlan plan_of(const PrimitiveDesc& pd, const ConvTensors& t, const ConvGeometry& g,
+                 const std::array<memory::desc, kOperands>& inner, int result) {
+  ConvPlan plan;
+  plan.primitive = Primitive(pd);
+  const memory::desc user[] = {user_desc(*t.input), user_desc(*t.weight, g.groups), user_desc(*t.output)};
+  for (int i = 0; i < kOperands; ++i) {
+    plan.operands[i] = make_operand(user[i], inner[i], i != result, plan.scratch_bytes);
+  }
+  plan.result = result;
+  plan.scratchpad = pd.scratchpad_desc();
+  plan.scratchpad_offset = reserve(plan.scratch_bytes, plan.scratchpad.get_size());
+  return plan;
+}
+
 ConvPlan make_plan(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
-  const memory::desc user_input = user_desc(*t.input);
-  const memory::desc user_weight = user_desc(*t.weight, g.groups);
-  const memory::desc user_output = user_desc(*t.output);
-  const auto input = any_desc(user_input), weight = any_desc(user_weight), output = any_desc(user_output);
+  const auto input = any_desc(user_desc(*t.input));
+  const auto weight = any_desc(user_desc(*t.weight, g.groups));
+  const auto output = any_desc(user_desc(*t.output));
   const auto algorithm = dnnl::algorithm::convolution_direct;
-  const dnnl::convolution_forward::primitive_desc forward(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algorithm, input, weight, output, g.stride,
-                                      g.dilation, g.padding_left, g.padding_right),
-      cpu_engine());
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  using Forward = dnnl::convolution_forward;
+  const auto forward_desc = [&]() -> Forward::desc {
+    if (t.bias == nullptr) {
+      return {dnnl::prop_kind::forward_training, algorithm, input, weight, output, g.stride, g.dilation,
+              g.padding_left, g.padding_right};
+    }
+    return {dnnl::prop_kind::forward_training, algorithm, input, weight, any_desc(user_desc(*t.bias)), output,
+            g.stride, g.dilation, g.padding_left, g.padding_right};
+  };
+  const Forward::primitive_desc forward(forward_desc(), attr, cpu_engine());
   switch (pass) {
-    case ConvPass::kForward:
-      return {dnnl::convolution_forward(forward), forward.src_desc(), forward.weights_desc(), forward.dst_desc(),
-              user_input, user_weight, user_output};
+    case ConvPass::kForward: {
+      ConvPlan plan =
+          plan_of<Forward>(forward, t, g, {forward.src_desc(), forward.weights_desc(), forward.dst_desc()}, 2);
+      if (t.bias != nullptr) {
+        plan.bias = make_operand(user_desc(*t.bias), forward.bias_desc(), true, plan.scratch_bytes);
+      }
+      return plan;
+    }
     case ConvPass::kBackwardInput: {
       const dnnl::convolution_backward_data::primitive_desc pd(
           dnnl::convolution_backward_data::desc(algorithm, input, weight, output, g.stride, g.dilation,
                                                 g.padding_left, g.padding_right),
-          cpu_engine(), forward);
-      return {dnnl::convolution_backward_data(pd), pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc(),
-              user_input, user_weight, user_output};
+          attr, cpu_engine(), forward);
+      return plan_of<dnnl::convolution_backward_data>(pd, t, g,
+                                                      {pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc()}, 0);
     }
     case ConvPass::kBackwardWeight: {
       const dnnl::convolution_backward_weights::primitive_desc pd(
           dnnl::convolution_backward_weights::desc(algorithm, input, weight, output, g.stride, g.dilation,
                                                    g.padding_left, g.padding_right),
-          cpu_engine(), forward);
-      return {dnnl::convolution_backward_weights(pd), pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc(),
-              user_input, user_weight, user_output};
+          attr, cpu_engine(), forward);
+      return plan_of<dnnl::convolution_backward_weights>(
+          pd, t, g, {pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc()}, 1);
     }
   }
   sdk::fail(EMBER_STATUS_INTERNAL, "convolution: unknown pass");
 }
 
-// The caller's memory in the primitive's layout: the memory itself when the
-// layouts agree, else a scratch copy (filled by a reorder when `fill`).
-memory in_layout(const memory::desc& wanted, memory user, bool fill) {
-  if (wanted == user.get_desc()) return user;
-  memory scratch(wanted, cpu_engine());
-  if (fill) dnnl::reorder(user, scratch).execute(thread_stream(), user, scratch);
-  return scratch;
+// A call's view of one operand: the caller's memory and the memory the
+// primitive uses (a copy in the scratch block when the layouts differ).
+struct BoundOperand {
+  memory user, inner;
+};
+
+BoundOperand bind(const ConvOperand& o, const DLTensor& t, char* scratch) {
+  memory user(o.user, cpu_engine(), sdk::data_ptr(t));
+  if (!o.reorder) return {user, user};
+  return {user, memory(o.inner, cpu_engine(), scratch + o.scratch_offset)};
 }
 
 void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t) {
@@ -155,37 +258,40 @@ void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t
   use_onednn_threads(sdk::numel(*t.output) * (sdk::numel(*t.weight) / t.weight->shape[0]));
   static PrimitiveCache<ConvKey, ConvPlan, ConvKeyHash> cache;
   const std::shared_ptr<const ConvPlan> plan = cache.get(make_key(pass, g, t), [&] { return make_plan(pass, g, t); });
-  auto& engine = cpu_engine();
-  auto& stream = thread_stream();
-  memory user_input(plan->user_input, engine, sdk::data_ptr(*t.input));
-  memory user_weight(plan->user_weight, engine, sdk::data_ptr(*t.weight));
-  memory user_output(plan->user_output, engine, sdk::data_ptr(*t.output));
-  const bool input_is_result = pass == ConvPass::kBackwardInput;
-  const bool weight_is_result = pass == ConvPass::kBackwardWeight;
-  const bool output_is_result = pass == ConvPass::kForward;
-  const memory input = in_layout(plan->input, user_input, !input_is_result);
-  const memory weight = in_layout(plan->weight, user_weight, !weight_is_result);
-  const memory output = in_layout(plan->output, user_output, !output_is_result);
-  switch (pass) {
-    case ConvPass::kForward:
-      plan->primitive.execute(stream, {{DNNL_ARG_SRC, input}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DST, output}});
-      break;
-    case ConvPass::kBackwardInput:
-      plan->primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, input}, {DNNL_ARG_WEIGHTS, weight}, {DNNL_ARG_DIFF_DST, output}});
-      break;
-    case ConvPass::kBackwardWeight:
-      plan->primitive.execute(stream, {{DNNL_ARG_SRC, input}, {DNNL_ARG_DIFF_WEIGHTS, weight}, {DNNL_ARG_DIFF_DST, output}});
-      break;
+  void* block = nullptr;
+  if (plan->scratch_bytes > 0) {
+    if (call.allocate_scratch == nullptr) sdk::fail(EMBER_STATUS_INTERNAL, "convolution: the host gave no scratch");
+    sdk::check(call.allocate_scratch(&call, plan->scratch_bytes, &block));
   }
-  memory result = input_is_result ? input : weight_is_result ? weight : output;
-  memory user_result = input_is_result ? user_input : weight_is_result ? user_weight : user_output;
-  if (result != user_result) dnnl::reorder(result, user_result).execute(stream, result, user_result);
+  char* scratch = static_cast<char*>(block);
+  auto& stream = thread_stream();
+  const DLTensor* tensors[] = {t.input, t.weight, t.output};
+  std::array<BoundOperand, kOperands> bound;
+  std::unordered_map<int, memory> args;
+  for (int i = 0; i < kOperands; ++i) {
+    const ConvOperand& o = plan->operands[i];
+    bound[i] = bind(o, *tensors[i], scratch);
+    if (o.reorder && i != plan->result) o.reorder->execute(stream, bound[i].user, bound[i].inner);
+    args.emplace(kArguments[static_cast<int>(pass)][i], bound[i].inner);
+  }
+  if (t.bias != nullptr) {
+    BoundOperand bias = bind(plan->bias, *t.bias, scratch);
+    if (plan->bias.reorder) plan->bias.reorder->execute(stream, bias.user, bias.inner);
+    args.emplace(DNNL_ARG_BIAS, bias.inner);
+  }
+  if (plan->scratchpad.get_size() > 0) {
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, cpu_engine(), scratch + plan->scratchpad_offset));
+  }
+  plan->primitive.execute(stream, args);
+  const ConvOperand& result = plan->operands[plan->result];
+  if (result.reorder) result.reorder->execute(stream, bound[plan->result].inner, bound[plan->result].user);
   stream.wait();
 }
 
-// conv2d, conv3d: inputs (x, w), output y.
+// conv2d, conv3d: inputs (x, w), output y; conv2d_bias: inputs (x, w, b).
 void convolution_forward(const ember_kernel_call& call) {
-  run_conv(call, ConvPass::kForward, {&call.inputs[0], &call.inputs[1], &call.outputs[0]});
+  run_conv(call, ConvPass::kForward,
+           {&call.inputs[0], &call.inputs[1], &call.outputs[0], call.num_inputs == 3 ? &call.inputs[2] : nullptr});
 }
 
 // conv*d_backward_input: inputs (dy, w), output dx.
@@ -203,7 +309,7 @@ void convolution_backward_weight(const ember_kernel_call& call) {
 void register_convolution_kernels(const sdk::Registrar& r) {
   // One kernel each serves the 2-d and the 3-d op: oneDNN takes the rank
   // from the tensors.
-  for (const char* conv : {"conv2d", "conv3d"}) {
+  for (const char* conv : {"conv2d", "conv3d", "conv2d_bias"}) {
     r.add(conv, EMBER_DTYPE_FLOAT32, &sdk::kernel_entry<&convolution_forward>);
   }
   for (const char* conv : {"conv2d_backward_input", "conv3d_backward_input"}) {

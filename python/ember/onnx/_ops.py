@@ -264,6 +264,7 @@ def pads_of(node):
 
 
 def convert_conv2d(g, node):
+    """conv2d (x, w) and conv2d_bias (x, w, b): ONNX's Conv takes the bias as its third input."""
     kernel = node.in_values[1]["shape"][2:]
     if not all(is_static(s) for s in kernel):
         node.refuse("the kernel's size is dynamic")
@@ -408,8 +409,8 @@ def converters():
                  logical_not=convert_logical_not, bitwise_not=convert_bitwise_not, remainder=convert_remainder,
                  floor_divide=convert_floor_divide, where=convert_where, copy=convert_copy,
                  argmax=convert_arg_reduce, argmin=convert_arg_reduce, cumsum=convert_cumsum, mm=convert_matmul,
-                 bmm=convert_matmul, cat=convert_cat, conv2d=convert_conv2d, max_pool2d=convert_max_pool2d,
-                 avg_pool2d=convert_avg_pool2d, as_strided=convert_as_strided,
+                 bmm=convert_matmul, cat=convert_cat, conv2d=convert_conv2d, conv2d_bias=convert_conv2d,
+                 max_pool2d=convert_max_pool2d, avg_pool2d=convert_avg_pool2d, as_strided=convert_as_strided,
                  index_select=convert_index_select,
                  scaled_dot_product_attention=convert_scaled_dot_product_attention,
                  view=convert_view, permute=convert_permute, transpose=convert_transpose, expand=convert_expand,

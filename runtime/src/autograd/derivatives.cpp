@@ -438,6 +438,20 @@ BackwardFn d_conv2d(const OpCall& c, std::vector<Tensor>& saved) {
   return d_convolution<dispatch::OpId::Conv2dBackwardInput, dispatch::OpId::Conv2dBackwardWeight>(c, saved, "conv2d");
 }
 
+// Inputs (x, w, b): conv2d's gradients for x and w, and for the bias the
+// sum of dy over every dim but the channels (Note [conv2d_bias]).
+BackwardFn d_conv2d_bias(const OpCall& c, std::vector<Tensor>& saved) {
+  BackwardFn conv =
+      d_convolution<dispatch::OpId::Conv2dBackwardInput, dispatch::OpId::Conv2dBackwardWeight>(c, saved, "conv2d_bias");
+  const bool bias_needs_grad = c.inputs[2].requires_grad();
+  return [conv = std::move(conv), bias_needs_grad](const Grads& grads, const Grads& in) {
+    Grads out = conv(grads, in);
+    const int64_t dims[] = {0, 2, 3};
+    out.push_back(bias_needs_grad ? sum(grads[0], dims) : Tensor());
+    return out;
+  };
+}
+
 BackwardFn d_conv3d(const OpCall& c, std::vector<Tensor>& saved) {
   return d_convolution<dispatch::OpId::Conv3dBackwardInput, dispatch::OpId::Conv3dBackwardWeight>(c, saved, "conv3d");
 }

@@ -76,6 +76,7 @@ BackwardFn d_cat(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_log_softmax(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv2d(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_conv2d_bias(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv2d_backward_input(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv3d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_conv3d_backward_input(const dispatch::OpCall&, std::vector<Tensor>&);

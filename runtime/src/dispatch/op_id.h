@@ -108,6 +108,7 @@ enum class OpId : uint16_t {
   Conv3d,
   Conv3dBackwardInput,
   Conv3dBackwardWeight,
+  Conv2dBias,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

@@ -218,6 +218,11 @@ void NodeCheck::check_operands() const {
     case OpId::Conv2d:
       check_window(false);
       return;
+    case OpId::Conv2dBias:
+      check_window(false);
+      require(rank(2) == 1 && in(2).sizes[0] == in(1).sizes[0], "the bias must be 1-d [C_out]");
+      same_dtype(0, 2);
+      return;
     case OpId::MaxPool2d:
       attr("dilation", EMBER_ATTR_INTS);
       check_window(true);
@@ -289,7 +294,7 @@ void NodeCheck::check_operands() const {
     default:
       fail(
           "this op cannot be exported (export takes elementwise ops, reductions, mm/bmm, cat, index_select, conv2d, "
-          "pooling, scaled_dot_product_attention and views)");
+          "conv2d_bias, pooling, scaled_dot_product_attention and views)");
   }
 }
 

@@ -88,6 +88,7 @@ std::optional<CastPolicy> policy_of(OpId id, bool accelerator) {
     case OpId::Mm:
     case OpId::Bmm:
     case OpId::Conv2d:
+    case OpId::Conv2dBias:
       return CastPolicy::LowerPrecision;
     case OpId::Prod:
     case OpId::CrossEntropy:

@@ -205,6 +205,8 @@ constexpr OpRecord kComposites[] = {
               meta_input_sizes, d_conv3d_backward_input, /*abi_minor=*/7),
     composite(OpId::Conv3dBackwardWeight, "conv3d_backward_weight", 2, 1, "stride padding dilation groups weight_sizes",
               meta_weight_sizes, kNoGradient, /*abi_minor=*/7),
+    composite(OpId::Conv2dBias, "conv2d_bias", 3, 1, "stride padding dilation groups", meta_convolution,
+              d_conv2d_bias, /*abi_minor=*/8),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

@@ -31,11 +31,14 @@ using Convolution = Tensor (*)(const Tensor&, const Tensor&, const std::optional
                                IntArrayRef, int64_t);
 
 // Plain, strided and padded, and grouped; `spatial` sizes the inputs' and
-// kernels' spatial dims (the first case's kernel is 3 wide in each).
-OpCase convolution_case(const std::string& op, Convolution conv, const std::vector<int64_t>& spatial) {
+// kernels' spatial dims (the first case's kernel is 3 wide in each). With
+// `bias`, each case adds one ([out channels]); conv2d with a bias is
+// conv2d_bias where a backend has that kernel, so conv2d's case has none.
+OpCase convolution_case(const std::string& op, Convolution conv, const std::vector<int64_t>& spatial, bool bias) {
   auto run = [conv](int64_t stride, int64_t padding, int64_t groups) {
     return [=](const Tensors& in, DType, Device) {
-      return Tensors{conv(in[0], in[1], in[2], {stride}, {padding}, {1}, groups)};
+      const std::optional<Tensor> b = in.size() == 3 ? std::optional<Tensor>(in[2]) : std::nullopt;
+      return Tensors{conv(in[0], in[1], b, {stride}, {padding}, {1}, groups)};
     };
   };
   // [lead..., spatial + grow] for an input, [lead..., 3, 3, ...] for a kernel.
@@ -47,15 +50,28 @@ OpCase convolution_case(const std::string& op, Convolution conv, const std::vect
     for (size_t i = 0; i < spatial.size(); ++i) lead.push_back(3);
     return lead;
   };
-  return {op, floating_dtypes(),
-          {
-              {"3x3", {{.shape = shape({2, 3}, 0)}, {.shape = kernel({4, 3})}, {.shape = {4}}},
-               run(1, 0, 1), 3, true},
-              {"stride 2, padding 1", {{.shape = shape({1, 2}, 1)}, {.shape = kernel({3, 2})}, {.shape = {3}}},
-               run(2, 1, 1), 3},
-              {"groups", {{.shape = shape({2, 4}, -1)}, {.shape = kernel({6, 2})}, {.shape = {6}}},
-               run(1, 1, 2), 3},
-          }};
+  auto inputs = [&](InputSpec x, InputSpec w) {
+    std::vector<InputSpec> specs{x, w};
+    if (bias) specs.push_back({.shape = {w.shape[0]}});
+    return specs;
+  };
+  OpCase c{op, floating_dtypes(),
+           {
+               {"3x3", inputs({.shape = shape({2, 3}, 0)}, {.shape = kernel({4, 3})}), run(1, 0, 1), 3, true},
+               {"stride 2, padding 1", inputs({.shape = shape({1, 2}, 1)}, {.shape = kernel({3, 2})}), run(2, 1, 1),
+                3},
+               {"groups", inputs({.shape = shape({2, 4}, -1)}, {.shape = kernel({6, 2})}), run(1, 1, 2), 3},
+           }};
+  if (bias) {
+    // A bias that is every other element of a longer vector.
+    const auto every_other = [](const Tensor& t) { return t.slice(0, std::nullopt, std::nullopt, 2); };
+    c.variations.push_back(
+        {"strided bias",
+         {{.shape = shape({2, 3}, 0)}, {.shape = kernel({4, 3})}, {.shape = {8}, .view = every_other}},
+         run(1, 1, 1),
+         3});
+  }
+  return c;
 }
 
 // The backward ops are reached through autograd: the gradient of the forward
@@ -229,8 +245,9 @@ std::vector<OpCase> composite_cases() {
   return {
       softmax_like_case("softmax", &softmax),
       softmax_like_case("log_softmax", &log_softmax),
-      convolution_case("conv2d", &conv2d, {6, 5}),
-      convolution_case("conv3d", &conv3d, {4, 6, 5}),
+      convolution_case("conv2d", &conv2d, {6, 5}, false),
+      convolution_case("conv3d", &conv3d, {4, 6, 5}, true),
+      convolution_case("conv2d_bias", &conv2d, {6, 5}, true),
       pool_case("max_pool2d",
                 [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return max_pool2d(x, {k}, {s}, {p}); }),
       pool_case("avg_pool2d",

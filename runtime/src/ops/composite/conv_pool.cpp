@@ -131,12 +131,28 @@ Tensor conv_impl(std::string_view op, const Tensor& x_given, const Tensor& w_giv
   Spatial<N> kernel{};
   for (size_t i = 0; i < N; ++i) kernel[i] = w.size(2 + i);
   swept_size(op, x, kernel, stride, padding, dilation);
+  const auto run_kernel = [&](const dispatch::Op& kernel_op, std::initializer_list<Tensor> inputs) {
+    return dispatch::call_single(kernel_op, inputs,
+                                 {spatial_attr("stride", stride), spatial_attr("padding", padding),
+                                  spatial_attr("dilation", dilation), dispatch::attr_int("groups", groups)});
+  };
+  const bool on_one_device = x.device() == w.device();
+  if constexpr (N == 2) {
+    // Note [conv2d_bias]: with a bias, a backend's conv2d_bias kernel adds
+    // it as it writes each output (the CPU plugin hands it to oneDNN),
+    // instead of a second pass over the output; without that kernel the
+    // bias is a broadcast add after conv2d, which is also the op's
+    // decomposition. Its derivative is conv2d's for x and w, and dy summed
+    // over all but the channels for the bias.
+    static const dispatch::Op& fused_with_bias = dispatch::op(dispatch::OpId::Conv2dBias);
+    if (bias && on_one_device && bias->device() == x.device() && dispatch::use_composite_kernel(fused_with_bias, x)) {
+      return as_input_rank(run_kernel(fused_with_bias, {x, w, *bias}), x_given);
+    }
+  }
   static const dispatch::Op& fused = dispatch::op(N == 2 ? dispatch::OpId::Conv2d : dispatch::OpId::Conv3d);
   Tensor out;
-  if (x.device() == w.device() && dispatch::use_composite_kernel(fused, x)) {
-    out = dispatch::call_single(fused, {x, w},
-                                {spatial_attr("stride", stride), spatial_attr("padding", padding),
-                                 spatial_attr("dilation", dilation), dispatch::attr_int("groups", groups)});
+  if (on_one_device && dispatch::use_composite_kernel(fused, x)) {
+    out = run_kernel(fused, {x, w});
   } else if constexpr (N == 2) {
     out = conv2d_by_matmul(op, x, w, stride, padding, dilation, groups);
   } else {
