@@ -17,6 +17,8 @@ if [ "${1:-}" = "--ci" ]; then
   names=(kernel_ir safetensors nested_state plugin_metadata)
 fi
 launcher=()
+# As scripts/build.sh: a clone in another folder reuses the cache's objects.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DEMBER_BUILD_FUZZERS=ON \
