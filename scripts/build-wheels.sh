@@ -32,6 +32,8 @@ fi
 # so after a build there the wheel's compiles are cache hits.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
+  # As scripts/build.sh: a clone in another folder reuses the cache's objects.
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
 export CC=${CC:-cc} CXX=${CXX:-c++}
 export CMAKE_BUILD_PARALLEL_LEVEL=${EMBER_BUILD_JOBS:-2}
