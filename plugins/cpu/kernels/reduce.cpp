@@ -218,6 +218,26 @@ typename Op::Acc reduce_all(const DLTensor& x) {
   return acc;
 }
 
+// Calls fn(x_base, out_base, first, count) for the outputs in blocks of at
+// most `width` neighbours along the innermost kept dim: outputs `first` to
+// `first + count` of that dim, at offsets x_base and out_base of the outer
+// kept dims. The blocks are split over threads, each one whole on one.
+template <class Fn>
+void for_each_output_block(const Geometry& g, int64_t width, const Fn& fn) {
+  const Dim neighbours = g.kept.dims[0];
+  const int64_t blocks = (neighbours.size + width - 1) / width;
+  const int64_t units = g.kept.numel / neighbours.size * blocks;
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / (width * std::max<int64_t>(g.reduced.numel, 1)));
+  parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t first = unit % blocks * width;
+      const int64_t count = std::min(width, neighbours.size - first);
+      g.kept.for_each(1, unit / blocks, unit / blocks + 1,
+                      [&](int64_t x_base, int64_t out_base) { fn(x_base, out_base, first, count); });
+    }
+  });
+}
+
 // The runs of `count` neighbouring outputs (along the innermost kept dim,
 // `output_stride` elements apart in x), each run at most kPairwiseBlock
 // long along the innermost reduced dim: every output's runs are fed into
@@ -261,22 +281,12 @@ void reduce_rows(const Geometry& g, const T* x, typename Op::Out* out) {
   const int64_t outer_count = inner.size == 0 ? 0 : g.reduced.numel / inner.size;
   if (outer_count > 1 && inner.size <= kPairwiseBlock) {
     const Dim neighbours = g.kept.dims[0];
-    const int64_t blocks = (neighbours.size + kInterleavedOutputs - 1) / kInterleavedOutputs;
-    const int64_t units = g.kept.numel / neighbours.size * blocks;
-    const int64_t grain =
-        std::max<int64_t>(1, kReduceGrain / (kInterleavedOutputs * std::max<int64_t>(g.reduced.numel, 1)));
-    parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+    for_each_output_block(g, kInterleavedOutputs, [&](int64_t x_base, int64_t out_base, int64_t first, int64_t count) {
       Acc results[kInterleavedOutputs];
-      for (int64_t unit = begin; unit < end; ++unit) {
-        const int64_t first = unit % blocks * kInterleavedOutputs;
-        const int64_t count = std::min(kInterleavedOutputs, neighbours.size - first);
-        g.kept.for_each(1, unit / blocks, unit / blocks + 1, [&](int64_t x_base, int64_t out_base) {
-          reduce_runs_in_lanes<Op>(x + x_base + first * neighbours.x_stride, g.reduced, outer_count,
-                                   neighbours.x_stride, count, results);
-          for (int64_t k = 0; k < count; ++k) {
-            out[out_base + (first + k) * neighbours.out_stride] = Op::finish(results[k], g.reduced.numel);
-          }
-        });
+      reduce_runs_in_lanes<Op>(x + x_base + first * neighbours.x_stride, g.reduced, outer_count, neighbours.x_stride,
+                               count, results);
+      for (int64_t k = 0; k < count; ++k) {
+        out[out_base + (first + k) * neighbours.out_stride] = Op::finish(results[k], g.reduced.numel);
       }
     });
     return;
@@ -360,32 +370,22 @@ void reduce_columns(const Geometry& g, const T* x, typename Op::Out* out) {
   constexpr int64_t kWidth = 4096 / sizeof(Acc);
   constexpr int64_t kRowBlock = 128;
   const Dim column = g.kept.dims[0];
-  const int64_t blocks = (column.size + kWidth - 1) / kWidth;
-  const int64_t units = g.kept.numel / column.size * blocks;
-  const int64_t grain = std::max<int64_t>(1, kReduceGrain / (kWidth * std::max<int64_t>(g.reduced.numel, 1)));
-  parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+  for_each_output_block(g, kWidth, [&](int64_t x_base, int64_t out_base, int64_t first, int64_t width) {
     Acc total[kWidth];
     Acc block[kWidth];
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t first = unit % blocks * kWidth;
-      const int64_t width = std::min(kWidth, column.size - first);
-      g.kept.for_each(1, unit / blocks, unit / blocks + 1, [&](int64_t x_base, int64_t out_base) {
-        std::fill(total, total + width, Op::identity());
+    std::fill(total, total + width, Op::identity());
+    std::fill(block, block + width, Op::identity());
+    int64_t rows = 0;
+    g.reduced.for_each(0, 0, g.reduced.numel, [&](int64_t x_offset, int64_t) {
+      combine_row<Op>(x + x_base + x_offset + first, width, block);
+      if (++rows == kRowBlock) {
+        combine_row<Op>(block, width, total);
         std::fill(block, block + width, Op::identity());
-        int64_t rows = 0;
-        g.reduced.for_each(0, 0, g.reduced.numel, [&](int64_t x_offset, int64_t) {
-          combine_row<Op>(x + x_base + x_offset + first, width, block);
-          if (++rows == kRowBlock) {
-            combine_row<Op>(block, width, total);
-            std::fill(block, block + width, Op::identity());
-            rows = 0;
-          }
-        });
-        for (int64_t j = 0; j < width; ++j) {
-          out[out_base + (first + j) * column.out_stride] =
-              Op::finish(Op::combine(total[j], block[j]), g.reduced.numel);
-        }
-      });
+        rows = 0;
+      }
+    });
+    for (int64_t j = 0; j < width; ++j) {
+      out[out_base + (first + j) * column.out_stride] = Op::finish(Op::combine(total[j], block[j]), g.reduced.numel);
     }
   });
 }
