@@ -1,6 +1,7 @@
 """ember.distributed's collectives on the gloo engine, across processes on
 this machine: every collective at world sizes 1 to 4, every dtype, sizes 0,
-1 and 1 MiB + 1 against NumPy, and the faults (a mismatched collective, a
+1, 4 KiB (the most a collective carries inside its check), 4 KiB + 1
+and 1 MiB + 1 against NumPy, and the faults (a mismatched collective, a
 killed rank, a stalled rank) as errors that name the ranks."""
 
 import json
@@ -42,14 +43,14 @@ def run_ranks(tmp_path, scenario, world, arg=None, timeout=120, env=None):
 
 @pytest.mark.parametrize("world", [1, 2, 3, 4])
 def test_every_collective_every_dtype(tmp_path, world):
-    sizes = "0,1,-1" if world in (1, 2) else "0,1"
+    sizes = {1: "0,1,-1", 2: "0,1,-2,-3,-1", 3: "0,1,-2,-3"}.get(world, "0,1")
     reports, codes = run_ranks(tmp_path, "collectives", world, sizes, timeout=240)
     for report in reports:
         assert report.get("ok"), report
     assert len({r["sequence"] for r in reports}) == 1
 
 
-@pytest.mark.parametrize("kind", ["size", "op", "dtype"])
+@pytest.mark.parametrize("kind", ["size", "size-across-the-inline-limit", "op", "dtype"])
 def test_a_mismatched_collective_fails_on_every_rank_naming_both(tmp_path, kind):
     reports, codes = run_ranks(tmp_path, "mismatch", 2, kind)
     for report in reports:
@@ -61,6 +62,8 @@ def test_a_mismatched_collective_fails_on_every_rank_naming_both(tmp_path, kind)
         assert report["after"] == [2.0, 2.0], report
     if kind == "size":
         assert "[4]" in reports[0]["error"] and "[5]" in reports[0]["error"]
+    if kind == "size-across-the-inline-limit":
+        assert "[4]" in reports[0]["error"] and "[65536]" in reports[0]["error"]
     if kind == "op":
         assert "broadcast" in reports[0]["error"] and "all_reduce" in reports[0]["error"]
 

@@ -24,10 +24,11 @@ void check_operands(const CollectiveArgs& args, const std::optional<Tensor>& inp
 // Gloo terminates the process when a peer sends more bytes than a buffer
 // holds, and a collective of another kind only times out, naming nobody.
 // So before each collective the ranks all-gather a fingerprint of it
-// (kind, reduction, root, dtype and sizes, sequence number): 16 int64s, a
-// round trip of 128 bytes per rank. Every rank compares all of them and, on
-// a mismatch, fails with the same message naming what each rank called,
-// before any operand moves. EMBER_DISTRIBUTED_DEBUG=OFF skips it.
+// (kind, reduction, root, dtype and sizes, sequence number): 16 int64s,
+// in a slot that may carry a small operand as well
+// (Note [Collectives inside the check]). Every rank compares all of them
+// and, on a mismatch, fails with the same message naming what each rank
+// called, before any operand moves. EMBER_DISTRIBUTED_DEBUG=OFF skips it.
 using Fingerprint = std::array<int64_t, 16>;
 
 Fingerprint fingerprint_of(const CollectiveArgs& args, uint64_t sequence, const std::optional<Tensor>& input,
