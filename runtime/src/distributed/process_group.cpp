@@ -389,7 +389,7 @@ void ProcessGroup::execute(Task& task) {
       Tensor sent_host = zeros({static_cast<int64_t>(kSlotBytes)}, TensorOptions(DType::UInt8));
       auto* slot = sent_host.data<uint8_t>();
       std::memcpy(slot, mine.data(), kFingerprintBytes);
-      if (carried && carried->defined()) {
+      if (carried && carried->defined() && carried->numel() > 0) {
         std::memcpy(slot + kFingerprintBytes, carried->data_ptr(), carried->numel() * carried->element_size());
       }
       const Device where = communicator.device.value_or(Device(kCpuDeviceType, 0));
