@@ -46,7 +46,10 @@ GENERATORS = {
 @pytest.fixture(scope="module", params=sorted(GENERATORS))
 def on(request):
     """The device type a test runs on, with its plugin loaded and its generator available."""
-    kind = request.param
+    return require_generator(request.param)
+
+
+def require_generator(kind):
     plugin = GENERATORS[kind]["plugin"]
     if not plugin.exists():
         pytest.skip(f"the {kind} plugin is not built ({plugin} is missing)")
@@ -295,3 +298,35 @@ def test_a_failing_generator_runs_the_graph_eagerly_with_its_reason(on, tmp_path
     assert out["stats"]["compiles"] == 0 and out["stats"]["failures"] >= 1, out
     assert out["reasons"] and option in out["reasons"][0], out["reasons"]
     assert out["value"] == _run_program(on, tmp_path / "other")["value"]
+
+
+def test_float32_pointwise_kernels_on_xpu_compute_eight_neighbours_at_a_time(tmp_path):
+    """Note [Vector pointwise kernels]: rows of 37 give vectors and single
+    points in each row; a column of y repeats along the row; NaN lanes
+    keep maximum's and minimum's rules."""
+    on = require_generator("xpu")
+    x = (ember.rand(3, 37) * 4 - 2).to(on)
+    y = (ember.rand(3, 1) * 4 - 2).to(on)
+    x[0, 3] = float("nan")
+    y[1, 0] = float("nan")
+    check(lambda a: ember.sin(ember.cos(a)), x, kernels=1)
+    check(lambda a, b: ember.maximum(a, b) * 3 + ember.minimum(a, b) / 2 - b, x, y, kernels=1)
+    check(lambda a: ember.sigmoid(a) + ember.rsqrt(a * a + 1) - 0.5, x, kernels=1)
+    program = f"""
+import ember
+ember.load_plugin({str(GENERATORS["xpu"]["plugin"])!r})
+x = ember.rand(4, 40).to("xpu")
+with ember.no_grad():
+    ember.compile(lambda a: ember.sin(ember.cos(a)))(x)
+    ember.compile(lambda a: a * 3 + 1)(x.to(ember.int32))
+    ember.compile(lambda a: ember.sin(a) + 1)(x[:, ::2])
+"""
+    env = dict(os.environ, EMBER_TRACE=str(tmp_path), EMBER_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for trace in tmp_path.glob("ember_trace_*.jsonl")
+              for line in trace.read_text().splitlines()]
+    sources = [e["data"]["source"] for e in events if e["event"] == "codegen" and "source" in e["data"]]
+    assert len(sources) == 3, [e["event"] for e in events]
+    vectorised = ["vload8(" in source for source in sources]
+    assert vectorised == [True, False, False], sources

@@ -131,8 +131,7 @@ void GeneratedKernel::launch(const ember_codegen_launch_args& args) const {
   int64_t points = 1;
   for (const kernel_ir::Term& t : kernel_.outer) points *= t.is_param ? args.params[t.value] : t.value;
   if (points == 0) return;
-  const int64_t group = kernel_ir::kGroupSize;
-  const int64_t groups = source_.group_per_point ? points : (points + group - 1) / group;
+  const int64_t groups = kernel_ir::groups_to_launch(source_, points);
   if (groups > kMostBlocks) {
     sdk::fail(EMBER_STATUS_UNIMPLEMENTED, "cuda codegen: kernel '" + kernel_.name + "' would need " +
                                               std::to_string(groups) + " blocks, more than a grid holds");

@@ -23,6 +23,16 @@ float ek_round_bfloat16(float v) { return as_float((uint)bfloat16_bits(v) << 16)
   EK_OVERLOAD T ek_reduce_max(T acc, T value) { return (value > acc || value != value) ? value : acc; }   \
   EK_OVERLOAD T ek_reduce_min(T acc, T value) { return (value < acc || value != value) ? value : acc; }
 
+// The same maximum and minimum lane by lane, for float32 pointwise kernels
+// computed on float8 (Note [Vector pointwise kernels]): select takes its
+// second operand where the mask lane is true.
+EK_OVERLOAD float8 ek_maximum(float8 a, float8 b) {
+  return select(select(select(a, b, a < b), b, isnan(b)), a, isnan(a));
+}
+EK_OVERLOAD float8 ek_minimum(float8 a, float8 b) {
+  return select(select(select(a, b, b < a), b, isnan(b)), a, isnan(a));
+}
+
 // Integers wrap modulo 2^bits in an unsigned type W of at least 32 bits;
 // division by zero and negative powers set a fault bit and yield 0.
 #define EK_INTEGER(T, W, SIGNED)                                                                         \

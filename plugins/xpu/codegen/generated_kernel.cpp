@@ -229,8 +229,7 @@ void GeneratedKernel::launch(const ember_codegen_launch_args& args) {
   try {
     if (fault_word != nullptr) set(sizeof fault_word, &fault_word);
     const size_t local = kernel_ir::kGroupSize;
-    const size_t groups =
-        source_.group_per_point ? static_cast<size_t>(points) : (static_cast<size_t>(points) + local - 1) / local;
+    const auto groups = static_cast<size_t>(kernel_ir::groups_to_launch(source_, points));
     const size_t global = groups * local;
     CommandTiming timing;
     check_cl(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, timing.event()),

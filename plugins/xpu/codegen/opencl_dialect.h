@@ -2,7 +2,9 @@
 // OpenCL's scalar types and overloaded math built-ins; the scalar rules are
 // the overloadable ek_* functions of codegen_prelude.cl; float16 goes
 // through vload_half/vstore_half_rte and bfloat16 through the plugin's
-// bfloat16_bits, as the plugin's own kernels do (Note [XPU dtypes]).
+// bfloat16_bits, as the plugin's own kernels do (Note [XPU dtypes]);
+// float32 pointwise kernels compute on float8 (Note [Vector pointwise
+// kernels] in the SDK's group_kernel.cpp).
 #pragma once
 
 #include <ember/kernel_ir/group_kernel.h>
@@ -36,6 +38,13 @@ class OpenClDialect final : public kernel_ir::GroupDialect {
   std::string shared_array(const std::string& type, const std::string& name, int size) const override;
   std::string barrier() const override;
   std::string atomic_or(const std::string& word, const std::string& value) const override;
+
+  int pointwise_vector_width() const override;
+  std::string vector_type() const override;
+  std::string vector_load(const std::string& buffer, const std::string& index) const override;
+  std::string vector_store(const std::string& buffer, const std::string& index,
+                           const std::string& value) const override;
+  std::string vector_splat(const std::string& value) const override;
 };
 
 }  // namespace ember::xpu::codegen

@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include <ember/sdk/status.hpp>
+
 // Note [Group kernels]: a kernel whose loops all have extents [] (pointwise)
 // runs one thread per outer point. Any other runs one group of kGroupSize
 // threads per outer point: every thread computes the loops without extents
@@ -14,6 +16,22 @@
 // `deterministic` hint. A fault (an integer division by zero, an integer
 // to a negative power) yields 0 for its element and is or-ed into a fault
 // word the launch reads back and reports.
+//
+// Note [Vector pointwise kernels]
+// A driver that runs work-items on CPU cores (PoCL) vectorises a kernel
+// across work-items only where it can see through every call: its sin and
+// cos are opaque, so a scalar sin(cos(x)) ran one element at a time, 17
+// times slower than the same chain on float8 values. So a dialect may ask
+// for a vector width W: a pointwise kernel whose every value is float32,
+// whose every op has a lane-wise form in the language (arithmetic, the math
+// functions, maximum and minimum; not comparisons, where, casts or
+// integers) and whose every access walks the innermost dimension with
+// stride 1 (a load may also have stride 0, a value repeated) has each
+// thread compute W neighbouring points. Where the thread's W points lie in
+// one row of the innermost dimension it loads, computes and stores them as
+// vectors; at a row's end or the last points it walks them one by one, as
+// the scalar kernel does. The values are the language's lane-wise
+// functions, within the same error bounds as the scalar ones.
 
 namespace ember::kernel_ir {
 namespace {
@@ -66,6 +84,10 @@ class Generator {
       kernel_.group_per_point |= !inner_[l].extents.empty();
     }
     outer_ = simplify_space(kernel.outer, outer_strides);
+    const int width = dialect.pointwise_vector_width();
+    if (width > 1 && !kernel_.group_per_point && !kernel_.can_fault && !outer_.extents.empty() && lane_wise()) {
+      kernel_.points_per_thread = width;
+    }
   }
 
   GroupKernel generate() {
@@ -89,7 +111,10 @@ class Generator {
     params.resize(params.size() - 2);
     c.open(d_.kernel_head(params));
     if (kernel_.group_per_point) declare_scratch(c);
-    c.line("const long ek_point = " + (kernel_.group_per_point ? d_.group_index() : d_.global_index()) + ";");
+    const int width = kernel_.points_per_thread;
+    std::string first_point = kernel_.group_per_point ? d_.group_index() : d_.global_index();
+    if (width > 1) first_point += " * " + std::to_string(width);
+    c.line("const long ek_point = " + first_point + ";");
     c.line("const int ek_lid = " + d_.local_index() + ";");
     c.line("(void)ek_lid;");
     c.line("const long o_points = " + declare_space(c, "o_", outer_) + ";");
@@ -109,6 +134,11 @@ class Generator {
       }
     }
     emit_position(c, "o_", outer_, "ek_point", bases, "ob_");
+    if (width > 1) {
+      emit_vector_points(c, bases);
+      c.close();
+      return;
+    }
     for (size_t l = 0; l < kernel_ir_.loops.size(); ++l) {
       const int loop = static_cast<int>(l);
       if (inner_[l].extents.empty()) {
@@ -120,6 +150,129 @@ class Generator {
     }
     if (kernel_.can_fault) c.line("if (fault != 0) " + d_.atomic_or("ek_fault_word", "fault"));
     c.close();
+  }
+
+  // Note [Vector pointwise kernels]: whether every value is float32 and
+  // every op and access has a lane-wise form.
+  bool lane_wise() const {
+    for (size_t l = 0; l < kernel_ir_.loops.size(); ++l) {
+      for (size_t i = 0; i < kernel_ir_.loops[l].body.size(); ++i) {
+        const Instruction& ins = kernel_ir_.loops[l].body[i];
+        if (ins.dtype != EMBER_DTYPE_FLOAT32 || !has_lane_wise_form(ins.op)) return false;
+        for (ValueRef arg : ins.args) {
+          if (kernel_ir_.at(arg).dtype != EMBER_DTYPE_FLOAT32) return false;
+        }
+        if (ins.op != Op::load && ins.op != Op::store) continue;
+        const std::string& stride = innermost_stride({static_cast<int>(l), static_cast<int>(i)});
+        if (stride != "1LL" && !(ins.op == Op::load && stride == "0LL")) return false;
+      }
+    }
+    return true;
+  }
+
+  static bool has_lane_wise_form(Op op) {
+    switch (op) {
+      case Op::load:
+      case Op::store:
+      case Op::constant:
+      case Op::neg:
+      case Op::abs:
+      case Op::exp:
+      case Op::log:
+      case Op::log1p:
+      case Op::expm1:
+      case Op::sin:
+      case Op::cos:
+      case Op::tan:
+      case Op::tanh:
+      case Op::erf:
+      case Op::erfc:
+      case Op::asin:
+      case Op::acos:
+      case Op::atan:
+      case Op::sqrt:
+      case Op::rsqrt:
+      case Op::sigmoid:
+      case Op::reciprocal:
+      case Op::floor:
+      case Op::ceil:
+      case Op::trunc:
+      case Op::round:
+      case Op::add:
+      case Op::sub:
+      case Op::mul:
+      case Op::div:
+      case Op::pow:
+      case Op::atan2:
+      case Op::maximum:
+      case Op::minimum:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // An access's stride along the outer space's innermost dimension.
+  const std::string& innermost_stride(ValueRef access) const {
+    size_t ordinal = 0;
+    for (const std::vector<ValueRef>& loop : accesses_) {
+      for (ValueRef ref : loop) {
+        if (ref.loop == access.loop && ref.index == access.index) return outer_.strides[ordinal].back();
+        ++ordinal;
+      }
+    }
+    sdk::fail(EMBER_STATUS_INTERNAL, "innermost_stride of an instruction that is no access");
+  }
+
+  // The thread's points from ek_point on, as vectors where they share a
+  // row, else one by one.
+  void emit_vector_points(Code& c, const std::vector<std::string>& bases) {
+    const std::string width = std::to_string(kernel_.points_per_thread);
+    const std::string innermost = std::to_string(outer_.extents.size() - 1);
+    c.open("if (o_i" + innermost + " + " + width + " <= o_e" + innermost + ")");
+    for (size_t l = 0; l < kernel_ir_.loops.size(); ++l) emit_vector_element(c, static_cast<int>(l));
+    c.close();
+    c.open("else");
+    c.open("for (long ek_next = ek_point; ek_next < ek_point + " + width + " && ek_next < o_points; ++ek_next)");
+    emit_position(c, "o_", outer_, "ek_next", bases, "ob_");
+    for (size_t l = 0; l < kernel_ir_.loops.size(); ++l) {
+      emit_element(
+          c, static_cast<int>(l), [](ValueRef ref) { return "ob_" + value_name(ref); }, false);
+    }
+    c.close();
+    c.close();
+  }
+
+  // The instructions of loop `l` for the thread's points as vectors.
+  void emit_vector_element(Code& c, int l) {
+    const Loop& loop = kernel_ir_.loops[l];
+    const std::string type = d_.vector_type();
+    for (size_t i = 0; i < loop.body.size(); ++i) {
+      const ValueRef ref{l, static_cast<int>(i)};
+      const Instruction& ins = loop.body[i];
+      const std::string name = value_name(ref);
+      const std::string buffer = "b" + std::to_string(ins.buffer);
+      const std::string index = "ob_" + name;
+      switch (ins.op) {
+        case Op::load: {
+          const bool repeated = innermost_stride(ref) == "0LL";
+          const std::string value = repeated ? d_.vector_splat(d_.load(ins.dtype, buffer, index, req_))
+                                             : d_.vector_load(buffer, index);
+          c.line("const " + type + " " + name + " = " + value + ";");
+          break;
+        }
+        case Op::store:
+          c.line(d_.vector_store(buffer, index, value_name(ins.args[0])));
+          break;
+        default: {
+          std::vector<std::string> args;
+          for (ValueRef arg : ins.args) args.push_back(value_name(arg));
+          std::string value = op_expression(d_, ins, ins.dtype, args, "&fault", req_);
+          if (ins.op == Op::constant) value = d_.vector_splat(value);
+          c.line("const " + type + " " + name + " = " + value + ";");
+        }
+      }
+    }
   }
 
   // Declares a space's extents as <prefix>e0, ...; returns their product.
@@ -282,6 +435,12 @@ class Generator {
 
 GroupKernel generate_group_kernel(const Kernel& kernel, const GroupDialect& dialect) {
   return Generator(kernel, dialect).generate();
+}
+
+int64_t groups_to_launch(const GroupKernel& kernel, int64_t points) {
+  if (kernel.group_per_point) return points;
+  const int64_t threads = (points + kernel.points_per_thread - 1) / kernel.points_per_thread;
+  return (threads + kGroupSize - 1) / kGroupSize;
 }
 
 }  // namespace ember::kernel_ir

@@ -7,6 +7,7 @@
 
 #include <ember/kernel_ir/scalar_code.h>
 
+#include <cstdint>
 #include <string>
 
 namespace ember::kernel_ir {
@@ -38,6 +39,18 @@ class GroupDialect : public Dialect {
   virtual std::string shared_array(const std::string& type, const std::string& name, int size) const = 0;
   virtual std::string barrier() const = 0;
   virtual std::string atomic_or(const std::string& word, const std::string& value) const = 0;
+
+  // Neighbouring points a thread of a float32 pointwise kernel computes at
+  // once in the language's vector type (Note [Vector pointwise kernels]);
+  // 1, the default, never. A dialect that returns more spells its vectors
+  // below and defines ek_maximum and ek_minimum for them.
+  virtual int pointwise_vector_width() const { return 1; }
+  virtual std::string vector_type() const { return ""; }
+  // The vector of `width` floats from element `index` of `buffer` on, the
+  // statement storing vector `value` there, and a float repeated.
+  virtual std::string vector_load(const std::string&, const std::string&) const { return ""; }
+  virtual std::string vector_store(const std::string&, const std::string&, const std::string&) const { return ""; }
+  virtual std::string vector_splat(const std::string&) const { return ""; }
 };
 
 struct GroupKernel {
@@ -50,9 +63,14 @@ struct GroupKernel {
   bool can_fault = false;
   // It computes in double.
   bool uses_fp64 = false;
+  // Outer points per thread of a pointwise kernel.
+  int points_per_thread = 1;
 };
 
 GroupKernel generate_group_kernel(const Kernel& kernel, const GroupDialect& dialect);
+
+// The groups of kGroupSize threads to launch `kernel` over `points` outer points.
+int64_t groups_to_launch(const GroupKernel& kernel, int64_t points);
 
 }  // namespace ember::kernel_ir
 
