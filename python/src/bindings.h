@@ -37,6 +37,7 @@ void bind_foreach(pybind11::module_& m);
 void bind_catalogue(pybind11::module_& m);
 void bind_streams(pybind11::module_& m);
 void bind_compile(pybind11::module_& m);
+void bind_captured_grads(pybind11::module_& m);
 void bind_export(pybind11::module_& m);
 void bind_distributed_stores(pybind11::module_& m);
 void bind_distributed(pybind11::module_& m);

@@ -24,6 +24,7 @@ PYBIND11_MODULE(_C, m) {
   bind_catalogue(m);
   bind_streams(m);
   bind_compile(m);
+  bind_captured_grads(m);
   bind_export(m);
   bind_distributed_stores(m);
   bind_distributed(m);

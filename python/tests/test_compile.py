@@ -618,6 +618,21 @@ def test_a_compiled_step_traces_again_when_a_grad_it_reads_is_gone():
     assert step._ember_compiled.recompile_reasons == ["a .grad the function reads is None now"]
 
 
+def test_a_compiled_step_traces_again_when_a_grad_it_reads_is_laid_out_otherwise():
+    model = ember.nn.Linear(3, 2)
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    step = ember.compile(opt.step)
+    model(ember.ones(1, 3)).sum().backward()
+    step()
+    before = model.weight.clone()
+    model.weight.grad = ember.ones(3, 2).t()
+    step()
+    assert step._ember_compiled.recompile_reasons == [
+        "a .grad the function reads is laid out otherwise now: float32 [2, 3] strides [1, 2] on cpu "
+        "vs float32 [2, 3] strides [3, 1] on cpu"]
+    assert ember.allclose(model.weight, before - 0.1)
+
+
 _THREADS_PROGRAM = """
 import json, os, ember
 def codegen_workers():

@@ -299,28 +299,18 @@ class _CapturedReads:
     starts requiring grad since makes a call trace again, for a plan that records derivatives."""
 
     def __init__(self, captured, grad_owners, grad_mode):
-        self.grads = [(i, owner, _layout(t)) for i, (t, owner) in enumerate(zip(captured, grad_owners))
-                      if owner is not None]
+        read = [(i, owner, t) for i, (t, owner) in enumerate(zip(captured, grad_owners)) if owner is not None]
+        self.grads = _C._CapturedGrads([i for i, _, _ in read], [owner for _, owner, _ in read],
+                                       [t for _, _, t in read])
         self.seen_requiring = [grad_mode and t.requires_grad for t in captured]
 
     def refresh(self, inputs, offset):
         """Puts each parameter's present .grad into `inputs`; the reason to trace again, or None."""
-        for i, owner, layout in self.grads:
-            grad = owner.grad
-            if grad is None:
-                return "a .grad the function reads is None now"
-            if _layout(grad) != layout:
-                return f"a .grad the function reads is laid out otherwise now: {_layout(grad)} vs {layout}"
-            inputs[offset + i] = grad
-        return None
+        return self.grads.refresh(inputs, offset)
 
     def start_requiring_grad(self, captured):
         return _C.is_grad_enabled() and any(t.requires_grad and not seen
                                             for t, seen in zip(captured, self.seen_requiring))
-
-
-def _layout(t):
-    return (tuple(t.shape), tuple(t.stride()), t.dtype, t.device)
 
 
 def _as_list_runner(compiled):

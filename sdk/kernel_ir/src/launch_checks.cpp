@@ -53,12 +53,12 @@ class Checker {
       refuse("buffers or params is NULL");
     }
     for (size_t b = 0; b < kernel_.buffers.size(); ++b) check_buffer(b);
-    const std::vector<int64_t> outer = extents(kernel_.outer, "outer extent");
+    const std::vector<int64_t> outer = extents(kernel_.outer, [] { return std::string("outer extent"); });
     Wide outer_points = points(outer);
     Wide steps = outer_points;
     for (size_t l = 0; l < kernel_.loops.size(); ++l) {
       const Loop& loop = kernel_.loops[l];
-      const std::vector<int64_t> inner = extents(loop.extents, "loop " + std::to_string(l) + " extent");
+      const std::vector<int64_t> inner = extents(loop.extents, [l] { return "loop " + std::to_string(l) + " extent"; });
       const Wide inner_points = points(inner);
       steps += outer_points * inner_points;
       if (steps > kMostSteps) refuse("kernel '" + kernel_.name + "' iterates over more than 2^62 elements");
@@ -79,13 +79,16 @@ class Checker {
 
   int64_t value_of(const Term& term) const { return term.is_param ? args_.params[term.value] : term.value; }
 
-  std::vector<int64_t> extents(const std::vector<Term>& terms, const std::string& what) const {
+  // Descriptions of what is checked are written only for a refusal: a
+  // launch that passes builds no text.
+  template <class Describe>
+  std::vector<int64_t> extents(const std::vector<Term>& terms, const Describe& what) const {
     std::vector<int64_t> values;
     for (size_t d = 0; d < terms.size(); ++d) {
       const int64_t v = value_of(terms[d]);
       if (v < 0) {
-        refuse(what + " " + std::to_string(d) + " is p" + std::to_string(terms[d].value) + " = " + std::to_string(v) +
-               ", a negative size");
+        refuse(what() + " " + std::to_string(d) + " is p" + std::to_string(terms[d].value) + " = " +
+               std::to_string(v) + ", a negative size");
       }
       values.push_back(v);
     }
@@ -105,34 +108,35 @@ class Checker {
   void check_buffer(size_t b) const {
     const DLTensor& t = args_.buffers[b];
     const ember_dtype expected = kernel_.buffers[b].dtype;
-    const std::string name = "buffer " + std::to_string(b);
+    const auto name = [b] { return "buffer " + std::to_string(b); };
     ember_dtype dtype;
     if (!sdk::from_dl_dtype(t.dtype, &dtype) || dtype != expected) {
-      refuse(name + " must be " + sdk::dtype_name(expected) + " (DLPack code " + std::to_string(t.dtype.code) +
+      refuse(name() + " must be " + sdk::dtype_name(expected) + " (DLPack code " + std::to_string(t.dtype.code) +
              ", bits " + std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) + " given)");
     }
     if (t.device.device_type != target_.device_type) {
-      refuse(name + " is on DLPack device type " + std::to_string(t.device.device_type) + ", not " +
+      refuse(name() + " is on DLPack device type " + std::to_string(t.device.device_type) + ", not " +
              target_.device_name);
     }
-    if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) refuse(name + " has no shape");
+    if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) refuse(name() + " has no shape");
     const uintptr_t element0 = (target_.data_is_address ? reinterpret_cast<uintptr_t>(t.data) : 0) + t.byte_offset;
     if (element0 % sdk::element_size(expected) != 0) {
-      refuse(name + ": " + (target_.data_is_address ? "data + " : "") + "byte_offset is not aligned to its " +
+      refuse(name() + ": " + (target_.data_is_address ? "data + " : "") + "byte_offset is not aligned to its " +
              std::to_string(sdk::element_size(expected)) + "-byte elements");
     }
   }
 
   // Whether the elements [low, high] lie in what buffer b's DLTensor holds.
-  void check_within(size_t b, Wide low, Wide high, const std::string& who) const {
+  template <class Describe>
+  void check_within(size_t b, Wide low, Wide high, const Describe& who) const {
     const DLTensor& t = args_.buffers[b];
     Wide span_low = 0, span_high = 0;
     Wide compact_stride = 1;  // DLPack: NULL strides are row-major
     for (int32_t d = t.ndim; d-- > 0;) {
       const int64_t size = t.shape[d];
       if (size <= 0) {
-        refuse(who + " reaches elements [" + text_of(low) + ", " + text_of(high) + "] of buffer " + std::to_string(b) +
-               ", whose DLTensor (shape " + list_of(t.shape, t.ndim) + ") has no element");
+        refuse(who() + " reaches elements [" + text_of(low) + ", " + text_of(high) + "] of buffer " +
+               std::to_string(b) + ", whose DLTensor (shape " + list_of(t.shape, t.ndim) + ") has no element");
       }
       const Wide s = t.strides != nullptr ? Wide{t.strides[d]} : compact_stride;
       (s > 0 ? span_high : span_low) += s * (size - 1);
@@ -142,7 +146,7 @@ class Checker {
       if (compact_stride < kMostSteps) compact_stride *= size;
     }
     if (t.data == nullptr || low < span_low || high > span_high) {
-      refuse(who + " reaches elements [" + text_of(low) + ", " + text_of(high) + "] of buffer " + std::to_string(b) +
+      refuse(who() + " reaches elements [" + text_of(low) + ", " + text_of(high) + "] of buffer " + std::to_string(b) +
              ", whose DLTensor (shape " + list_of(t.shape, t.ndim) +
              (t.strides ? ", strides " + list_of(t.strides, t.ndim) : "") + (t.data == nullptr ? ", data NULL" : "") +
              ") holds [" + text_of(span_low) + ", " + text_of(span_high) + "]");
@@ -153,14 +157,15 @@ class Checker {
   // (kernel-ir.md "Loops and scopes"), so no more than its buffer has.
   void check_access(const Instruction& ins, size_t loop, size_t index, const std::vector<int64_t>& outer,
                     const std::vector<int64_t>& inner, Wide iterations) const {
-    const std::string who =
-        describe_instruction(ins.id, static_cast<int>(loop), static_cast<int>(index), op_name(ins.op));
+    const auto who = [&] {
+      return describe_instruction(ins.id, static_cast<int>(loop), static_cast<int>(index), op_name(ins.op));
+    };
     if (ins.op == Op::store) {
       const DLTensor& t = args_.buffers[ins.buffer];
       Wide elements = 1;
       for (int32_t d = 0; d < t.ndim && elements <= iterations; ++d) elements *= t.shape[d] > 0 ? t.shape[d] : 0;
       if (iterations > elements) {
-        refuse(who + " stores " + text_of(iterations) + " times into buffer " + std::to_string(ins.buffer) +
+        refuse(who() + " stores " + text_of(iterations) + " times into buffer " + std::to_string(ins.buffer) +
                ", whose DLTensor (shape " + list_of(t.shape, t.ndim) + ") has " + text_of(elements) +
                " elements: some element would be stored twice");
       }
@@ -171,7 +176,7 @@ class Checker {
       const int64_t extent = d < outer.size() ? outer[d] : inner[d - outer.size()];
       const Wide reach = Wide{value_of(ins.strides[d])} * (extent - 1);
       (reach > 0 ? high : low) += reach;
-      if (low < kInt64Low || high > kInt64High) refuse(who + ": its element indices overflow 64 bits");
+      if (low < kInt64Low || high > kInt64High) refuse(who() + ": its element indices overflow 64 bits");
     }
     check_within(static_cast<size_t>(ins.buffer), low, high, who);
   }
