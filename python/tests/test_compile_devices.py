@@ -322,7 +322,8 @@ with ember.no_grad():
     ember.compile(lambda a: ember.sin(a) + 1)(x[:, ::2])
 """
     env = dict(os.environ, EMBER_TRACE=str(tmp_path), EMBER_CACHE_DIR=str(tmp_path / "cache"))
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=300)
+    result = subprocess.run([sys.executable, "-X", "faulthandler", "-c", program], capture_output=True, text=True,
+                            env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for trace in tmp_path.glob("ember_trace_*.jsonl")
               for line in trace.read_text().splitlines()]

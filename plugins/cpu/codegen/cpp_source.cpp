@@ -89,31 +89,6 @@ constexpr int64_t kMostColumnBlock = 2048;
 constexpr int64_t kRowReuseMost = 16384;
 static_assert(kRowReuseMost < kReduceGrain, "a loop with a row buffer must run as one chunk");
 
-// Ops whose generated code calls the C math library (Note [Row reuse]).
-bool calls_libm(Op op) {
-  switch (op) {
-    case Op::exp:
-    case Op::log:
-    case Op::log1p:
-    case Op::expm1:
-    case Op::sin:
-    case Op::cos:
-    case Op::tan:
-    case Op::tanh:
-    case Op::sigmoid:
-    case Op::erf:
-    case Op::erfc:
-    case Op::asin:
-    case Op::acos:
-    case Op::atan:
-    case Op::pow:
-    case Op::atan2:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class Code {
  public:
   void line(const std::string& text) { text_ += std::string(2 * depth_, ' ') + text + "\n"; }
@@ -446,7 +421,7 @@ class Generator {
       std::map<int, ValueRef> matched;
       for (size_t i = 0; i < body.size(); ++i) {
         keys[i] = structural_key(l, static_cast<int>(i), keys, stored_buffers);
-        costly[i] = calls_libm(body[i].op);
+        costly[i] = is_math_function(body[i].op);  // Note [Row reuse]
         for (ValueRef arg : body[i].args) costly[i] = costly[i] || (arg.loop == l && costly[arg.index]);
         const Op op = body[i].op;
         if (op == Op::load || op == Op::store || op == Op::reduce) continue;

@@ -566,4 +566,28 @@ bool is_integer(ember_dtype dtype) { return dtype != EMBER_DTYPE_BOOL && !is_flo
 
 bool is_signed_integer(ember_dtype dtype) { return is_integer(dtype) && dtype != EMBER_DTYPE_UINT8; }
 
+bool is_math_function(Op op) {
+  switch (op) {
+    case Op::exp:
+    case Op::log:
+    case Op::log1p:
+    case Op::expm1:
+    case Op::sin:
+    case Op::cos:
+    case Op::tan:
+    case Op::tanh:
+    case Op::sigmoid:
+    case Op::erf:
+    case Op::erfc:
+    case Op::asin:
+    case Op::acos:
+    case Op::atan:
+    case Op::pow:
+    case Op::atan2:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace ember::kernel_ir

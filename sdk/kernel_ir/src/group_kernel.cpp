@@ -171,28 +171,15 @@ class Generator {
   }
 
   static bool has_lane_wise_form(Op op) {
+    if (is_math_function(op)) return true;
     switch (op) {
       case Op::load:
       case Op::store:
       case Op::constant:
       case Op::neg:
       case Op::abs:
-      case Op::exp:
-      case Op::log:
-      case Op::log1p:
-      case Op::expm1:
-      case Op::sin:
-      case Op::cos:
-      case Op::tan:
-      case Op::tanh:
-      case Op::erf:
-      case Op::erfc:
-      case Op::asin:
-      case Op::acos:
-      case Op::atan:
       case Op::sqrt:
       case Op::rsqrt:
-      case Op::sigmoid:
       case Op::reciprocal:
       case Op::floor:
       case Op::ceil:
@@ -202,8 +189,6 @@ class Generator {
       case Op::sub:
       case Op::mul:
       case Op::div:
-      case Op::pow:
-      case Op::atan2:
       case Op::maximum:
       case Op::minimum:
         return true;

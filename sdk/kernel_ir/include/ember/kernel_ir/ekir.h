@@ -148,6 +148,11 @@ const char* reduce_kind_name(ReduceKind kind);
 // "load store const ...": every body op this parser accepts.
 std::string all_op_names();
 
+// exp, log, the trigonometric and hyperbolic functions, erf, pow, atan2
+// and sigmoid (an exp): the ops a generated kernel computes by calling a
+// math library, not in a few instructions.
+bool is_math_function(Op op);
+
 bool is_floating(ember_dtype dtype);
 bool is_reduced_float(ember_dtype dtype);  // float16, bfloat16
 bool is_integer(ember_dtype dtype);        // the integer dtypes but bool
