@@ -152,8 +152,8 @@ class Generator {
     c.close();
   }
 
-  // Note [Vector pointwise kernels]: whether every value is float32 and
-  // every op and access has a lane-wise form.
+  // Whether every value is float32 and every op and access has a lane-wise
+  // form (Note [Vector pointwise kernels]).
   bool lane_wise() const {
     for (size_t l = 0; l < kernel_ir_.loops.size(); ++l) {
       for (size_t i = 0; i < kernel_ir_.loops[l].body.size(); ++i) {
