@@ -26,11 +26,15 @@ def _version_of(module_name):
 
 def collect():
     """The report as a list of lines."""
+    # Before torch is imported for its version: its libgomp, loaded first,
+    # would decide the OpenMP wait policy of this process.
+    threads = f"threads: {ember.get_num_threads()}, OpenMP wait: {ember._C._openmp_wait_policy()}"
     lines = [
         f"ember: {ember.__version__} (plugin ABI {ember._C.ABI_VERSION[0]}.{ember._C.ABI_VERSION[1]})",
         f"python: {sys.version.split()[0]} ({platform.platform()})",
         f"numpy: {_version_of('numpy')}",
         f"torch: {_version_of('torch')}",
+        threads,
         "",
         "Plugins:",
     ]

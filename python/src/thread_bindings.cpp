@@ -1,5 +1,6 @@
 // ember.set_num_threads and ember.get_num_threads: the intra-op thread count
-// of ember/threads.h, with torch.set_num_threads's argument rules.
+// of ember/threads.h, with torch.set_num_threads's argument rules; and the
+// OpenMP wait policy that `python -m ember.info` reports.
 #include <Python.h>
 
 #include <climits>
@@ -44,6 +45,7 @@ void bind_threads(py::module_& m) {
       "set_num_threads(int)\n\nSets the number of threads used for intra-op parallelism on CPU.");
   m.def("get_num_threads", &get_num_threads, py::call_guard<py::gil_scoped_release>(),
         "get_num_threads() -> int\n\nReturns the number of threads used for intra-op parallelism on CPU.");
+  m.def("_openmp_wait_policy", &openmp_wait_policy, py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace ember::python

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 // Intra-op parallelism: how many host threads one kernel may use, as
 // torch.set_num_threads and torch.get_num_threads set and read it.
 
@@ -15,5 +17,12 @@ void set_num_threads(int num_threads);
 // default (docs/plugins.md "Threads"). 1 when no plugin provides the cpu
 // device or that plugin does not say.
 int get_num_threads();
+
+// How the idle threads of the OpenMP runtime that runs oneDNN (libgomp) wait
+// for work, and who chose it: Ember's bound, the environment's
+// GOMP_SPINCOUNT or OMP_WAIT_POLICY, or libgomp's default when another
+// library loaded libgomp first (docs/plugins.md "Threads"). Discovers
+// plugins first.
+std::string openmp_wait_policy();
 
 }  // namespace ember

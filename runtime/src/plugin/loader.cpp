@@ -26,6 +26,7 @@
 #include "plugin/host_api.h"
 #include "plugin/kernel_timing.h"
 #include "plugin/native_handles.h"
+#include "plugin/openmp_spin.h"
 #include "plugin/status.h"
 
 namespace ember::plugin {
@@ -245,7 +246,10 @@ ember_plugin init_plugin(PluginInfo& info) {
   require_regular_file(info.path);
   require_not_writable_by_others(info.path);
   dlerror();
-  void* handle = dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = [&] {
+    const OpenMpSpinForLoad bounded_spin;
+    return dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }();
   if (handle == nullptr) refuse("not a loadable shared library: " + last_dl_error());
   auto init = reinterpret_cast<ember_plugin_init_fn>(dlsym(handle, EMBER_PLUGIN_INIT_SYMBOL));
   if (init == nullptr) {

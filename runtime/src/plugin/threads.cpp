@@ -10,6 +10,7 @@
 #include "plugin/device_call.h"
 #include "plugin/device_registry.h"
 #include "plugin/loader.h"
+#include "plugin/openmp_spin.h"
 #include "plugin/status.h"
 #include "plugin/threads.h"
 
@@ -54,6 +55,11 @@ int get_num_threads() {
       plugin::call_device(*backend, plugin::kAlwaysSerialised, [&] { return backend->api->get_num_threads(&threads); }),
       "get_num_threads on plugin '" + backend->plugin_name + "'");
   return threads;
+}
+
+std::string openmp_wait_policy() {
+  plugin::discover_plugins();
+  return plugin::openmp_wait_policy();
 }
 
 }  // namespace ember
