@@ -27,7 +27,9 @@ dnnl::stream& thread_stream() {
 // their second thread bought little. OpenMP's thread count is a per-thread
 // setting read when oneDNN builds a primitive (some bake it in) and when it
 // runs one, so it is set on every call, and PrimitiveCache drops its plans
-// when num_threads() changes.
+// when num_threads() changes. Between calls the team's threads spin for a
+// bounded time only, so that they leave the cores to Ember's own pool (Note
+// [OpenMP spin beside Ember's pool], where the core's loader bounds it).
 void use_onednn_threads(int64_t multiply_adds) {
   omp_set_num_threads(
       static_cast<int>(std::clamp<int64_t>(multiply_adds / kOneDnnMultiplyAddsPerThread, 1, num_threads())));
