@@ -46,6 +46,24 @@ def test_backward_with_gradient_and_retain_graph(torch):
     assert_close(x.grad, tx.grad + 3)
 
 
+def test_a_linear_weight_gradient_reaches_grad_without_a_copy(torch):
+    """The weight's gradient is computed in the weight's layout and reaches
+    .grad as a transposed view of a product nothing else holds: .grad takes
+    that memory (no copy kernel runs), and later backward passes add into it."""
+    x, tx = leaf_pair(torch, (8, 6), 0)
+    w, tw = leaf_pair(torch, (5, 6), 1)
+    with ember.profiler.profile() as prof:
+        ember.nn.functional.linear(x, w).square().sum().backward()
+    assert "copy" not in {event.key for event in prof.key_averages()}
+    assert w.grad.is_contiguous()
+    first = w.grad.clone()
+    ember.nn.functional.linear(x, w).square().sum().backward()
+    for _ in range(2):
+        torch.nn.functional.linear(tx, tw).square().sum().backward()
+    assert_close(w.grad, tw.grad, rtol=1e-5, atol=1e-5)
+    assert_close(first * 2, w.grad, rtol=1e-6, atol=1e-6)
+
+
 def test_grad_and_higher_order(torch):
     x, tx = leaf_pair(torch, (4,), 3)
     (g,) = ember.autograd.grad((x ** 3).sum(), x, create_graph=True)

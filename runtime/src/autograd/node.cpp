@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include <atomic>
+#include <memory>
+#include <optional>
 
 #include "autograd/inplace_views.h"
 #include "ember/error.h"
@@ -14,6 +16,20 @@ namespace {
 std::atomic<uint64_t> g_next_sequence_nr{0};
 
 std::string describe(const Tensor& t) { return std::string(dtype_name(t.dtype())) + " " + shape_str(t.sizes()); }
+
+// `t` as a gradient .grad may keep and later add to in place: itself when
+// nothing else holds its memory; when it is a view of a base only it holds
+// (linear's weight gradient, the transpose of the product computed in the
+// weight's layout), a tensor of its own over that memory; else nothing.
+std::optional<Tensor> as_owned_grad(const Tensor& t) {
+  const std::shared_ptr<TensorImpl>& impl = t.impl_ptr();
+  if (impl.use_count() != 1 || !t.is_contiguous() || !t.is_leaf()) return std::nullopt;
+  const std::shared_ptr<TensorImpl>& base = impl->view_base();
+  if (base == nullptr) return impl->storage().use_count() == 1 ? std::optional<Tensor>(t) : std::nullopt;
+  if (base.use_count() != 1 || impl->storage().use_count() != 2) return std::nullopt;
+  return Tensor(
+      std::make_shared<TensorImpl>(impl->storage(), t.dtype(), t.sizes(), t.strides(), impl->storage_offset()));
+}
 
 }  // namespace
 
@@ -145,11 +161,15 @@ void AccumulateGrad::accumulate(AutogradMeta& meta, const Tensor& incoming) {
   std::lock_guard<std::mutex> lock(meta.mutex);
   if (!meta.grad.defined()) {
     // Later accumulation is in place, so .grad must own its memory: a
-    // gradient nothing else references (the usual case) is kept as it is,
+    // gradient nothing else references (the usual case) is kept,
     // anything shared or expanded is copied first.
-    const bool owned = incoming.impl_ptr().use_count() == 1 && incoming.impl()->storage().use_count() == 1 &&
-                       incoming.is_contiguous() && incoming.is_leaf();
-    meta.grad = is_grad_enabled() || owned ? incoming : incoming.detach().clone();
+    if (is_grad_enabled()) {
+      meta.grad = incoming;
+    } else if (std::optional<Tensor> owned = as_owned_grad(incoming)) {
+      meta.grad = *std::move(owned);
+    } else {
+      meta.grad = incoming.detach().clone();
+    }
   } else if (is_grad_enabled()) {
     meta.grad = meta.grad + incoming;  // create_graph: keep the sum differentiable
   } else {
