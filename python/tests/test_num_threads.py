@@ -166,6 +166,38 @@ def test_onednn_follows_the_same_count(env, set_call, started):
     assert int(result.stdout) == started
 
 
+BMM_THREADS = """
+    import os
+    import ember
+    a, b = ember.rand(32, 128, 64), ember.rand(32, 128, 64).transpose(1, 2)
+    ember.zeros(1 << 20).sum()  # starts the plugin's workers
+    before = len(os.listdir("/proc/self/task"))
+    ember.bmm(a, b).sum()
+    print(len(os.listdir("/proc/self/task")) - before)
+"""
+
+
+@needs_proc
+def test_a_float32_bmm_runs_on_the_plugins_threads_alone():
+    """Each matrix of the batch is tiled for the plugin's own threads, as an
+    mm is (Note [sgemm for float32 mm]): OpenMP's team starts no thread."""
+    assert int(run_python(BMM_THREADS, EMBER_NUM_THREADS="2").stdout) == 0
+
+
+def test_bmm_gives_the_same_bits_for_any_thread_count(restore_num_threads):
+    ember.manual_seed(0)
+    a, b = ember.rand(48, 300, 70), ember.rand(48, 70, 260)
+    column_major_b = b.transpose(1, 2).contiguous().transpose(1, 2)
+    results = {}
+    for count in (1, 2, 3):
+        ember.set_num_threads(count)
+        results[count] = [ember.bmm(a, b).tolist(), ember.bmm(a, column_major_b).tolist()]
+    assert results[2] == results[1] and results[3] == results[1]
+    expected = numpy.matmul(a.numpy().astype("float64"), b.numpy().astype("float64"))
+    for result in results[1]:
+        numpy.testing.assert_allclose(numpy.array(result), expected, rtol=1e-4, atol=1e-4)
+
+
 def digits_cnn_training(steps):
     """Losses and weights after steps of samples/train_digits.py's CNN at the
     benchmark's batch of 64 (Ember's kernels threaded, oneDNN's convolutions
