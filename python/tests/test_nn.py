@@ -3,6 +3,7 @@ with the same weights, initial statistics, functional ops, clipping."""
 
 from collections import OrderedDict
 
+import numpy
 import pytest
 
 import ember
@@ -89,6 +90,30 @@ def test_max_pool2d_ceil_mode_and_indices_match_pytorch(torch, shape, kernel_siz
     (t_values * weights).sum().backward()
     (e_values * ember.tensor(weights)).sum().backward()
     assert_close(e_input.grad, t_input.grad)
+
+
+@pytest.mark.parametrize("shape, ceil_mode", [((2, 3, 8, 10), False), ((2, 3, 7, 9), False), ((1, 2, 7, 9), True)])
+def test_the_2x2_max_pool_follows_the_general_rules(shape, ceil_mode):
+    """float32's 2x2 stride-2 pool has a kernel of its own (Note [2x2 max
+    pool]); float64 takes the general search. On the same values, with ties,
+    infinities, NaNs (first one wins) and a -0 gradient, both give the same
+    values, indices and gradients, through a strided view too."""
+    values = numpy.random.default_rng(0).integers(-3, 4, size=(shape[0], shape[1] + 1, *shape[2:])).astype("float32")
+    flat = values[0, 1].reshape(-1)  # the first plane pooled
+    flat[5], flat[6], flat[17], flat[40], flat[41], flat[60] = numpy.nan, 2, numpy.inf, -numpy.inf, numpy.nan, -numpy.inf
+    values[-1, -1, :2, :2] = -numpy.inf  # a window of -inf only
+    results = []
+    for dtype in (ember.float32, ember.float64):
+        x = ember.tensor(values).to(dtype)[:, 1:].requires_grad_()  # planes a channel apart
+        pooled, indices = F.max_pool2d(x, 2, ceil_mode=ceil_mode, return_indices=True)
+        weights = numpy.random.default_rng(1).standard_normal(pooled.shape).astype("float32")
+        weights = ember.tensor(weights).to(dtype)
+        weights.view(-1)[0] = -0.0
+        (pooled * weights).sum().backward()
+        results.append((pooled.detach().double().numpy(), indices.numpy(), x.grad.double().numpy()))
+    for ours, general in zip(*results):
+        numpy.testing.assert_array_equal(ours, general)
+        assert numpy.array_equal(numpy.signbit(ours), numpy.signbit(general))
 
 
 def test_max_pool2d_module_options(torch):

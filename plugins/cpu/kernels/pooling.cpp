@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "elementwise.h"
@@ -149,9 +150,148 @@ struct MaxPoolWindows {
   }
 };
 
+// Note [2x2 max pool]: the pooling of most CNNs (kernel 2, stride 2, no
+// padding or dilation) over float32 planes with contiguous rows. Every window
+// lies inside the plane and no two overlap, so a row of outputs is one loop
+// over two input rows that the compiler vectorizes (selects, not branches:
+// which tap wins depends on the data), and the backward writes each dx cell
+// once instead of zeroing the plane and adding. The general search costs
+// about 1.4 ns an input element, mostly mispredicted branches. The winner
+// follows the general rules: the taps in order (a, b on the upper row, c, d
+// below), strict comparisons so that ties go to the first, the first NaN
+// wins; a row holding a NaN is chosen again tap by tap.
+struct Pool2x2Row {
+  const float* upper;  // input rows 2 * oh and 2 * oh + 1
+  const float* lower;
+  int64_t width;       // output columns
+};
+
+// Each window's maximum (into best) and winning tap, 0 to 3 (into which);
+// true when the row holds a NaN, whose windows these rules do not cover.
+EMBER_CPU_ISA_CLONES bool pool2x2_row_without_nans(const Pool2x2Row& row, float* __restrict best,
+                                                   int32_t* __restrict which) {
+  int32_t nan_seen = 0;
+  for (int64_t ow = 0; ow < row.width; ++ow) {
+    const float a = row.upper[2 * ow], b = row.upper[2 * ow + 1], c = row.lower[2 * ow], d = row.lower[2 * ow + 1];
+    nan_seen |= static_cast<int32_t>(a != a) | static_cast<int32_t>(b != b) | static_cast<int32_t>(c != c) |
+                static_cast<int32_t>(d != d);
+    float max = a;
+    int32_t tap = 0;
+    tap = b > max ? 1 : tap;
+    max = b > max ? b : max;
+    tap = c > max ? 2 : tap;
+    max = c > max ? c : max;
+    tap = d > max ? 3 : tap;
+    max = d > max ? d : max;
+    best[ow] = max;
+    which[ow] = tap;
+  }
+  return nan_seen != 0;
+}
+
+void pool2x2_row(const Pool2x2Row& row, float* best, int32_t* which) {
+  if (!pool2x2_row_without_nans(row, best, which)) return;
+  for (int64_t ow = 0; ow < row.width; ++ow) {
+    const float taps[4] = {row.upper[2 * ow], row.upper[2 * ow + 1], row.lower[2 * ow], row.lower[2 * ow + 1]};
+    for (int32_t tap = 0; tap < 4; ++tap) {
+      if (std::isnan(taps[tap])) {
+        best[ow] = taps[tap];
+        which[ow] = tap;
+        break;
+      }
+    }
+  }
+}
+
+EMBER_CPU_ISA_CLONES void pool2x2_indices(const int32_t* __restrict which, int64_t width, int64_t upper_row_start,
+                                          int64_t in_width, int64_t* __restrict indices) {
+  for (int64_t ow = 0; ow < width; ++ow) {
+    indices[ow] = upper_row_start + (which[ow] >> 1) * in_width + 2 * ow + (which[ow] & 1);
+  }
+}
+
+// The gradient of one row of windows: dy to the winning tap, 0 elsewhere.
+// The rows are zeroed first and each window's one cell stored after: a
+// select per cell would keep the compiler from vectorizing the interleaved
+// stores.
+EMBER_CPU_ISA_CLONES void pool2x2_row_gradient(const int32_t* __restrict which, const float* __restrict dy,
+                                               int64_t width, float* __restrict upper, float* __restrict lower) {
+  std::fill(upper, upper + 2 * width, 0.0f);
+  std::fill(lower, lower + 2 * width, 0.0f);
+  for (int64_t ow = 0; ow < width; ++ow) {
+    const int32_t tap = which[ow];
+    float* row = tap < 2 ? upper : lower;
+    // 0 + g, as the general kernel's sum into a zeroed cell gives (+0 for -0).
+    row[2 * ow + (tap & 1)] = 0.0f + dy[ow];
+  }
+}
+
+bool is_plain_2x2_pool(const ember_kernel_call& call, const DLTensor& in) {
+  const Window w = window_of(call, /*dilated=*/true);
+  for (int i = 0; i < 2; ++i) {
+    if (w.kernel[i] != 2 || w.stride[i] != 2 || w.padding[i] != 0 || w.dilation[i] != 1) return false;
+  }
+  return in.strides[3] == 1;
+}
+
+Pool2x2Row pool2x2_input_row(const Planes<const float>::Plane& plane, int64_t oh, int64_t out_width) {
+  return {&plane.at(2 * oh, 0), &plane.at(2 * oh + 1, 0), out_width};
+}
+
+void max_pool2d_2x2(const ember_kernel_call& call) {
+  const Planes<const float> in(call.inputs[0]);
+  const Planes<float> values(call.outputs[0]);
+  const Planes<int64_t> indices(call.outputs[1]);
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    thread_local std::vector<int32_t> which;
+    which.resize(static_cast<size_t>(values.width));
+    const auto in_plane = in.plane(p);
+    const auto values_plane = values.plane(p);
+    const auto indices_plane = indices.plane(p);
+    for (int64_t oh = 0; oh < values.height; ++oh) {
+      pool2x2_row(pool2x2_input_row(in_plane, oh, values.width), &values_plane.at(oh, 0), which.data());
+      pool2x2_indices(which.data(), values.width, 2 * oh * in.width, in.width, &indices_plane.at(oh, 0));
+    }
+  });
+}
+
+void max_pool2d_backward_2x2(const ember_kernel_call& call) {
+  const Planes<const float> dy(call.inputs[0]);
+  const Planes<const float> in(call.inputs[1]);
+  const Planes<float> dx(call.outputs[0]);
+  const bool dy_rows_contiguous = call.inputs[0].strides[3] == 1;
+  for_each_plane(call.outputs[0], [&](int64_t p) {
+    thread_local std::vector<float> best;
+    thread_local std::vector<int32_t> which;
+    thread_local std::vector<float> dy_row;  // a strided row of dy, gathered
+    best.resize(static_cast<size_t>(dy.width));
+    which.resize(static_cast<size_t>(dy.width));
+    const auto in_plane = in.plane(p);
+    const auto dy_plane = dy.plane(p);
+    const auto dx_plane = dx.plane(p);
+    for (int64_t oh = 0; oh < dy.height; ++oh) {
+      const float* dy_values = &dy_plane.at(oh, 0);
+      if (!dy_rows_contiguous) {
+        dy_row.resize(static_cast<size_t>(dy.width));
+        for (int64_t ow = 0; ow < dy.width; ++ow) dy_row[ow] = dy_plane.at(oh, ow);
+        dy_values = dy_row.data();
+      }
+      pool2x2_row(pool2x2_input_row(in_plane, oh, dy.width), best.data(), which.data());
+      pool2x2_row_gradient(which.data(), dy_values, dy.width, &dx_plane.at(2 * oh, 0), &dx_plane.at(2 * oh + 1, 0));
+    }
+    // The last row and column of an odd plane lie in no window.
+    for (int64_t h = 0; h < dx.height; ++h) {
+      for (int64_t x = h < 2 * dy.height ? 2 * dy.width : 0; x < dx.width; ++x) dx_plane.at(h, x) = 0.0f;
+    }
+  });
+}
+
 // max_pool2d: x -> (values, indices), indices being h * W + w in the plane.
 template <class T>
 void max_pool2d_kernel(const ember_kernel_call& call) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (is_plain_2x2_pool(call, call.inputs[0])) return max_pool2d_2x2(call);
+  }
   const Planes<const T> in(call.inputs[0]);
   const Planes<T> values(call.outputs[0]);
   const Planes<int64_t> indices(call.outputs[1]);
@@ -175,6 +315,9 @@ void max_pool2d_kernel(const ember_kernel_call& call) {
 // belongs to one thread, so the adds need no atomics.
 template <class T>
 void max_pool2d_backward_kernel(const ember_kernel_call& call) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (is_plain_2x2_pool(call, call.inputs[1])) return max_pool2d_backward_2x2(call);
+  }
   const Planes<const T> dy(call.inputs[0]);
   const Planes<const T> in(call.inputs[1]);
   const Planes<T> dx(call.outputs[0]);
