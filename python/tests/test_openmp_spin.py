@@ -67,3 +67,23 @@ def test_a_libgomp_loaded_first_keeps_its_spin(env, spin_count, policy):
     pytest.importorskip("torch")
     # PyTorch ships a libgomp.so.1, which the CPU plugin's oneDNN then shares.
     assert load_and_report(before="import torch", **env)[:2] == (spin_count, policy)
+
+
+def test_a_plugin_that_fails_to_open_keeps_its_own_error(tmp_path):
+    """The spin guard's own dlopen, which asks whether libgomp is loaded,
+    leaves the loader the plugin's dlopen error to report."""
+    bogus = tmp_path / "libember_plugin_bogus.so"
+    bogus.write_text("not a shared library\n")
+    code = textwrap.dedent("""
+        import ember
+        print(next(p.error for p in ember.plugins() if p.name == "bogus"))
+        print(ember._C._openmp_wait_policy())
+    """)
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    env["EMBER_PLUGINS"] = f"{bogus},cpu"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    error, policy = result.stdout.splitlines()
+    assert "not a loadable shared library" in error and str(bogus) in error, error
+    assert "libgomp" not in error
+    assert policy == "GOMP_SPINCOUNT=10000 (Ember's bound)"

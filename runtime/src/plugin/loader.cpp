@@ -246,11 +246,14 @@ ember_plugin init_plugin(PluginInfo& info) {
   require_regular_file(info.path);
   require_not_writable_by_others(info.path);
   dlerror();
+  std::string open_error;  // read before the spin guard, which calls dlopen too, ends
   void* handle = [&] {
     const OpenMpSpinForLoad bounded_spin;
-    return dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* opened = dlopen(info.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (opened == nullptr) open_error = last_dl_error();
+    return opened;
   }();
-  if (handle == nullptr) refuse("not a loadable shared library: " + last_dl_error());
+  if (handle == nullptr) refuse("not a loadable shared library: " + open_error);
   auto init = reinterpret_cast<ember_plugin_init_fn>(dlsym(handle, EMBER_PLUGIN_INIT_SYMBOL));
   if (init == nullptr) {
     refuse("entry symbol '" EMBER_PLUGIN_INIT_SYMBOL "' not found: " + last_dl_error());

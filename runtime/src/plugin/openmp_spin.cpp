@@ -67,7 +67,10 @@ std::optional<std::string> g_setting;  // the environment's setting when libgomp
 // libgomp loaded from another path (PyTorch's) counts.
 bool libgomp_loaded() {
   void* handle = dlopen(kLibgompSoname, RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) return false;
+  if (handle == nullptr) {
+    dlerror();  // "not loaded" is no error for the loader's next dlerror() to report
+    return false;
+  }
   dlclose(handle);
   return true;
 }
