@@ -55,6 +55,16 @@ void bind_functional(py::module_& parent) {
   m.def("scaled_dot_product_attention", &scaled_dot_product_attention, py::arg("query"), py::arg("key"),
         py::arg("value"), py::arg("attn_mask"), py::arg("dropout_p"), py::arg("is_causal"), py::arg("scale"),
         py::arg("enable_gqa"), no_gil);
+  m.def(
+      "lstm_layer",
+      [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b,
+         bool reverse) {
+        LstmLayerResult r = lstm_layer(x, h0, c0, w_ih, w_hh, b, reverse);
+        return py::make_tuple(std::move(r.output), std::move(r.h), std::move(r.c));
+      },
+      py::arg("input"), py::arg("h0"), py::arg("c0"), py::arg("w_ih"), py::arg("w_hh"), py::arg("bias"),
+      py::arg("reverse"));
+  m.def("lstm_layer_runs_kernel", &lstm_layer_runs_kernel, py::arg("input"));
   m.def("embedding", &embedding, py::arg("weight"), py::arg("indices"), no_gil);
   m.def("one_hot", &one_hot, py::arg("input"), py::arg("num_classes"), no_gil);
 

@@ -243,6 +243,89 @@ def test_lstm_double_backward_matches_pytorch(torch):
     check_parameter_grads(mine, theirs)
 
 
+def lstm_pair(torch, dtype, **options):
+    theirs = torch.nn.LSTM(**options).to(getattr(torch, dtype))
+    mine = ember.nn.LSTM(**options).to(getattr(ember, dtype))
+    copy_state(mine, theirs)
+    return mine, theirs
+
+
+def check_lstm_step(torch, mine, theirs, x, tol):
+    """Output, final states and every gradient of a loss on all three."""
+    out, (h, c) = theirs(x)
+    (out.square().sum() + (h * c).sum()).backward()
+    ex = to_ember(x, True)
+    my_out, (my_h, my_c) = mine(ex)
+    ((my_out * my_out).sum() + (my_h * my_c).sum()).backward()
+    for a, b in ((my_out, out), (my_h, h), (my_c, c), (ex.grad, x.grad)):
+        assert_close(a, b, **tol)
+    named = dict(mine.named_parameters())
+    for name, p in theirs.named_parameters():
+        assert_close(named[name].grad, p.grad, **tol)
+
+
+@pytest.mark.parametrize("options", [{"num_layers": 2}, {"num_layers": 1}, {"bidirectional": True},
+                                     {"bias": False, "batch_first": True}])
+def test_lstm_layer_kernel_matches_pytorch(torch, options):
+    """float32 on the CPU runs the catalogue's lstm_layer on the plugin's
+    kernel (oneDNN's LSTM primitive), at a language model's proportions."""
+    torch.manual_seed(6)
+    mine, theirs = lstm_pair(torch, "float32", input_size=48, hidden_size=64, **options)
+    shape = (8, 20, 48) if options.get("batch_first") else (20, 8, 48)
+    x = torch.randn(*shape, requires_grad=True)
+    assert ember._C._nn.lstm_layer_runs_kernel(to_ember(x))
+    check_lstm_step(torch, mine, theirs, x, {"rtol": 2e-4, "atol": 2e-5})
+
+
+def test_lstm_without_kernel_matches_pytorch(torch):
+    """float64 has no lstm_layer kernel: the layer runs its own recurrence."""
+    torch.manual_seed(7)
+    mine, theirs = lstm_pair(torch, "float64", input_size=5, hidden_size=6, bidirectional=True)
+    x = torch.randn(7, 3, 5, dtype=torch.float64, requires_grad=True)
+    assert not ember._C._nn.lstm_layer_runs_kernel(to_ember(x))
+    check_lstm_step(torch, mine, theirs, x, {"rtol": 1e-10, "atol": 1e-12})
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_op_matches_its_decomposition_in_float64(torch, reverse):
+    """The op itself against PyTorch's float64 layer, and its gradient
+    against the float32 kernel's."""
+    torch.manual_seed(8)
+    theirs = torch.nn.LSTM(4, 5).double()
+    x = torch.randn(6, 3, 4, dtype=torch.float64, requires_grad=True)
+    h0, c0 = (torch.randn(1, 3, 5, dtype=torch.float64) for _ in range(2))
+    xs = x.flip(0) if reverse else x
+    out, (h, c) = theirs(xs, (h0, c0))
+    out = out.flip(0) if reverse else out
+    w_ih, w_hh = (to_ember(w) for w in (theirs.weight_ih_l0, theirs.weight_hh_l0))
+    b = to_ember(theirs.bias_ih_l0 + theirs.bias_hh_l0)
+    for dtype in ("float64", "float32"):
+        cast = [t.detach().to(getattr(ember, dtype)) for t in (to_ember(x), to_ember(h0[0]), to_ember(c0[0]), w_ih, w_hh, b)]
+        for t in cast:
+            t.requires_grad_()
+        my_out, my_h, my_c = ember._C._nn.lstm_layer(*cast, reverse)
+        tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 1e-4, "atol": 1e-5}
+        for a, expected in ((my_out, out), (my_h, h[0]), (my_c, c[0])):
+            assert_close(a.double(), expected, **tol)
+        (my_out.sum() + my_h.sum() * 2 + my_c.sum() * 3).backward()
+        if dtype == "float64":
+            expected_grads = [t.grad for t in cast]
+        else:
+            for t, expected in zip(cast, expected_grads):
+                assert_close(t.grad.double(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_layer_errors():
+    x, h = ember.zeros(3, 2, 4), ember.zeros(2, 5)
+    w_ih, w_hh, b = ember.zeros(20, 4), ember.zeros(20, 5), ember.zeros(20)
+    with pytest.raises(RuntimeError, match=r"lstm_layer\(\): expected x \[T, B, I\].*w_ih \[20, 3\]"):
+        ember._C._nn.lstm_layer(x, h, h, ember.zeros(20, 3), w_hh, b, False)
+    with pytest.raises(RuntimeError, match=r"lstm_layer\(\): expected every operand to have x's dtype float32"):
+        ember._C._nn.lstm_layer(x, h.double(), h, w_ih, w_hh, b, False)
+    with pytest.raises(RuntimeError, match=r"lstm_layer\(\): expected a floating point tensor"):
+        ember._C._nn.lstm_layer(x.long(), h, h, w_ih, w_hh, b, False)
+
+
 def test_lstm_gradients_when_only_weights_require_grad(torch):
     torch.manual_seed(4)
     mine, theirs = make_pair(torch, "LSTM", {})

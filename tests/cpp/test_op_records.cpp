@@ -43,6 +43,8 @@ const std::set<std::string> kGradientFreeByNature = {
     "log_softmax_backward",
     "layer_norm_backward",
     "cross_entropy_backward",
+    "lstm_layer_backward",
+    "lstm_layer_workspace_bytes",  // a size in bytes
 };
 
 bool bool_or_integer_result(DTypeRule rule) {

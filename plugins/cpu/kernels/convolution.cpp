@@ -3,7 +3,6 @@
 // keep their own strides; each primitive picks its preferred (blocked)
 // layouts and reorders move data in and out of them.
 #include <array>
-#include <optional>
 #include <unordered_map>
 
 #include "kernels.h"
@@ -102,25 +101,15 @@ memory::desc any_desc(const memory::desc& like) { return {like.dims(), memory::d
 // by a cache keyed on what the ABI passes, and the reorder is small (about
 // 7 us of a 0.9 ms forward, 32 -> 64 channels, 3x3, 32x32x16x16).
 
-// One tensor of a primitive: the caller's layout, the primitive's, and when
-// they differ, the reorder between them (into the primitive's layout for
-// what it reads, out of it for what it writes) and where the copy lives in
-// the call's scratch block.
-struct ConvOperand {
-  memory::desc user, inner;
-  std::optional<dnnl::reorder> reorder;
-  size_t scratch_offset = 0;
-};
-
 // The operands in the order input, weight, output (for the backward passes,
 // the gradients of input or weight take those roles).
 constexpr int kOperands = 3;
 
 struct ConvPlan {
   dnnl::primitive primitive;
-  std::array<ConvOperand, kOperands> operands;
-  int result;         // the operand the pass writes
-  ConvOperand bias;   // the forward pass with a bias only
+  std::array<ReorderedOperand, kOperands> operands;
+  int result;             // the operand the pass writes
+  ReorderedOperand bias;  // the forward pass with a bias only
   memory::desc scratchpad;
   size_t scratchpad_offset = 0;
   size_t scratch_bytes = 0;  // the whole block
@@ -156,25 +145,6 @@ ConvKey make_key(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
   return key;
 }
 
-// Reserves `bytes` of the scratch block, 64-byte aligned as oneDNN's
-// kernels prefer; returns its offset.
-size_t reserve(size_t& scratch_bytes, size_t bytes) {
-  constexpr size_t kAlignment = 64;
-  const size_t offset = (scratch_bytes + kAlignment - 1) / kAlignment * kAlignment;
-  scratch_bytes = offset + bytes;
-  return offset;
-}
-
-ConvOperand make_operand(const memory::desc& user, const memory::desc& inner, bool read, size_t& scratch_bytes) {
-  ConvOperand o{user, inner, std::nullopt, 0};
-  if (user == inner) return o;
-  const auto& engine = cpu_engine();
-  o.reorder = read ? dnnl::reorder(dnnl::reorder::primitive_desc(engine, user, engine, inner))
-                   : dnnl::reorder(dnnl::reorder::primitive_desc(engine, inner, engine, user));
-  o.scratch_offset = reserve(scratch_bytes, inner.get_size());
-  return o;
-}
-
 // The plan of the primitive of descriptor `pd`, whose operands run in
 // `inner` layouts (input, weight, output) and whose pass writes operand
 // `result`.
@@ -185,11 +155,11 @@ ConvPlan plan_of(const PrimitiveDesc& pd, const ConvTensors& t, const ConvGeomet
   plan.primitive = Primitive(pd);
   const memory::desc user[] = {user_desc(*t.input), user_desc(*t.weight, g.groups), user_desc(*t.output)};
   for (int i = 0; i < kOperands; ++i) {
-    plan.operands[i] = make_operand(user[i], inner[i], i != result, plan.scratch_bytes);
+    plan.operands[i] = reordered_operand(user[i], inner[i], i != result, plan.scratch_bytes);
   }
   plan.result = result;
   plan.scratchpad = pd.scratchpad_desc();
-  plan.scratchpad_offset = reserve(plan.scratch_bytes, plan.scratchpad.get_size());
+  plan.scratchpad_offset = reserve_scratch(plan.scratch_bytes, plan.scratchpad.get_size());
   return plan;
 }
 
@@ -215,7 +185,7 @@ ConvPlan make_plan(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
       ConvPlan plan =
           plan_of<Forward>(forward, t, g, {forward.src_desc(), forward.weights_desc(), forward.dst_desc()}, 2);
       if (t.bias != nullptr) {
-        plan.bias = make_operand(user_desc(*t.bias), forward.bias_desc(), true, plan.scratch_bytes);
+        plan.bias = reordered_operand(user_desc(*t.bias), forward.bias_desc(), true, plan.scratch_bytes);
       }
       return plan;
     }
@@ -239,42 +209,25 @@ ConvPlan make_plan(ConvPass pass, const ConvGeometry& g, const ConvTensors& t) {
   sdk::fail(EMBER_STATUS_INTERNAL, "convolution: unknown pass");
 }
 
-// A call's view of one operand: the caller's memory and the memory the
-// primitive uses (a copy in the scratch block when the layouts differ).
-struct BoundOperand {
-  memory user, inner;
-};
-
-BoundOperand bind(const ConvOperand& o, const DLTensor& t, char* scratch) {
-  memory user(o.user, cpu_engine(), sdk::data_ptr(t));
-  if (!o.reorder) return {user, user};
-  return {user, memory(o.inner, cpu_engine(), scratch + o.scratch_offset)};
-}
-
 void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t) {
   const ConvGeometry g = geometry(call, t);
   // Every output element sums over one weight's (C/groups, kernel...) window.
   use_onednn_threads(sdk::numel(*t.output) * (sdk::numel(*t.weight) / t.weight->shape[0]));
   static PrimitiveCache<ConvKey, ConvPlan, ConvKeyHash> cache;
   const std::shared_ptr<const ConvPlan> plan = cache.get(make_key(pass, g, t), [&] { return make_plan(pass, g, t); });
-  void* block = nullptr;
-  if (plan->scratch_bytes > 0) {
-    if (call.allocate_scratch == nullptr) sdk::fail(EMBER_STATUS_INTERNAL, "convolution: the host gave no scratch");
-    sdk::check(call.allocate_scratch(&call, plan->scratch_bytes, &block));
-  }
-  char* scratch = static_cast<char*>(block);
+  char* scratch = scratch_block(call, plan->scratch_bytes);
   auto& stream = thread_stream();
   const DLTensor* tensors[] = {t.input, t.weight, t.output};
   std::array<BoundOperand, kOperands> bound;
   std::unordered_map<int, memory> args;
   for (int i = 0; i < kOperands; ++i) {
-    const ConvOperand& o = plan->operands[i];
-    bound[i] = bind(o, *tensors[i], scratch);
+    const ReorderedOperand& o = plan->operands[i];
+    bound[i] = bind_operand(o, *tensors[i], scratch);
     if (o.reorder && i != plan->result) o.reorder->execute(stream, bound[i].user, bound[i].inner);
     args.emplace(kArguments[static_cast<int>(pass)][i], bound[i].inner);
   }
   if (t.bias != nullptr) {
-    BoundOperand bias = bind(plan->bias, *t.bias, scratch);
+    BoundOperand bias = bind_operand(plan->bias, *t.bias, scratch);
     if (plan->bias.reorder) plan->bias.reorder->execute(stream, bias.user, bias.inner);
     args.emplace(DNNL_ARG_BIAS, bias.inner);
   }
@@ -282,7 +235,7 @@ void run_conv(const ember_kernel_call& call, ConvPass pass, const ConvTensors& t
     args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, cpu_engine(), scratch + plan->scratchpad_offset));
   }
   plan->primitive.execute(stream, args);
-  const ConvOperand& result = plan->operands[plan->result];
+  const ReorderedOperand& result = plan->operands[plan->result];
   if (result.reorder) result.reorder->execute(stream, bound[plan->result].inner, bound[plan->result].user);
   stream.wait();
 }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <string>
 
 namespace ember::cpu {
 
@@ -33,6 +34,40 @@ dnnl::stream& thread_stream() {
 void use_onednn_threads(int64_t multiply_adds) {
   omp_set_num_threads(
       static_cast<int>(std::clamp<int64_t>(multiply_adds / kOneDnnMultiplyAddsPerThread, 1, num_threads())));
+}
+
+size_t reserve_scratch(size_t& scratch_bytes, size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  const size_t offset = (scratch_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  scratch_bytes = offset + bytes;
+  return offset;
+}
+
+ReorderedOperand reordered_operand(const dnnl::memory::desc& user, const dnnl::memory::desc& inner, bool read,
+                                   size_t& scratch_bytes) {
+  ReorderedOperand o{user, inner, std::nullopt, 0};
+  if (user == inner) return o;
+  const auto& engine = cpu_engine();
+  o.reorder = read ? dnnl::reorder(dnnl::reorder::primitive_desc(engine, user, engine, inner))
+                   : dnnl::reorder(dnnl::reorder::primitive_desc(engine, inner, engine, user));
+  o.scratch_offset = reserve_scratch(scratch_bytes, inner.get_size());
+  return o;
+}
+
+BoundOperand bind_operand(const ReorderedOperand& o, const DLTensor& t, char* scratch) {
+  dnnl::memory user(o.user, cpu_engine(), sdk::data_ptr(t));
+  if (!o.reorder) return {user, user};
+  return {user, dnnl::memory(o.inner, cpu_engine(), scratch + o.scratch_offset)};
+}
+
+char* scratch_block(const ember_kernel_call& call, size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (call.allocate_scratch == nullptr) {
+    sdk::fail(EMBER_STATUS_INTERNAL, std::string(call.op_name) + ": the host gave no scratch");
+  }
+  void* block = nullptr;
+  sdk::check(call.allocate_scratch(&call, bytes, &block));
+  return static_cast<char*>(block);
 }
 
 }  // namespace ember::cpu

@@ -5,9 +5,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <ember/ember_plugin.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "../num_threads.h"
@@ -62,6 +65,38 @@ class PrimitiveCache {
   int threads_ = 0;  // num_threads() the cached plans were built for
   std::unordered_map<Key, std::shared_ptr<const Plan>, Hash> plans_;
 };
+
+// One tensor of a primitive: the caller's layout, the primitive's, and when
+// they differ, the reorder between them (into the primitive's layout for
+// what it reads, out of it for what it writes) and where the copy lives in
+// the call's scratch block (Note [Convolution call overhead]).
+struct ReorderedOperand {
+  dnnl::memory::desc user, inner;
+  std::optional<dnnl::reorder> reorder;
+  size_t scratch_offset = 0;
+};
+
+// Reserves `bytes` of a call's scratch block of `scratch_bytes` so far,
+// 64-byte aligned as oneDNN's kernels prefer; returns its offset.
+size_t reserve_scratch(size_t& scratch_bytes, size_t bytes);
+
+// The operand of caller layout `user` and primitive layout `inner`; `read`:
+// the primitive reads it (else writes it). Its copy, when the layouts
+// differ, is reserved in the scratch block.
+ReorderedOperand reordered_operand(const dnnl::memory::desc& user, const dnnl::memory::desc& inner, bool read,
+                                   size_t& scratch_bytes);
+
+// A call's view of one operand: the caller's memory and the memory the
+// primitive uses (a copy in the scratch block when the layouts differ).
+struct BoundOperand {
+  dnnl::memory user, inner;
+};
+
+BoundOperand bind_operand(const ReorderedOperand& o, const DLTensor& t, char* scratch);
+
+// A call's scratch block of `bytes` from the host's caching allocator, or
+// null for none.
+char* scratch_block(const ember_kernel_call& call, size_t bytes);
 
 }  // namespace ember::cpu
 

@@ -82,6 +82,22 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     bool is_causal = false, std::optional<double> scale = std::nullopt,
                                     bool enable_gqa = false);
 
+// --- recurrent layers
+struct LstmLayerResult {
+  Tensor output;  // [T, B, H], in time order
+  Tensor h;       // the final state, [B, H]
+  Tensor c;
+};
+// One direction of one LSTM layer over x [T, B, I] from (h0, c0) [B, H],
+// with w_ih [4H, I], w_hh [4H, H] and one bias b [4H] (b_ih + b_hh), gates
+// in PyTorch's order (input, forget, cell, output); reverse walks from the
+// last step to the first.
+LstmLayerResult lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                           const Tensor& w_hh, const Tensor& b, bool reverse = false);
+// Whether lstm_layer would run x's backend's kernel rather than its
+// decomposition (the Python layer has its own recurrence for the latter).
+bool lstm_layer_runs_kernel(const Tensor& x);
+
 // --- convolution and pooling. Spatial arguments take one value (used for
 // every spatial dim) or one per spatial dim; an empty pooling stride means
 // "the kernel size".

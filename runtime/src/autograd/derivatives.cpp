@@ -639,6 +639,49 @@ BackwardFn d_scaled_dot_product_attention(const OpCall& c, std::vector<Tensor>& 
   };
 }
 
+// Inputs (x, h0, c0, w_ih, w_hh, b) and, after them, the outputs (y, h_T,
+// c_T, workspace): the backend's backward kernel reads the workspace its
+// forward kernel left (Note [LSTM layer workspace]) when no graph of the
+// backward is wanted; otherwise the decomposition is differentiated, its
+// three outputs flattened into one.
+BackwardFn d_lstm_layer(const OpCall& c, std::vector<Tensor>& saved) {
+  for (int64_t i = 0; i < c.num_inputs; ++i) saved.push_back(c.inputs[i]);
+  const bool reverse = c.attr_int("lstm_layer", "reverse") != 0;
+  return [reverse](const Grads& grads, const Grads& in) {
+    constexpr size_t kInputs = 6;
+    const Grads inputs(in.begin(), in.begin() + kInputs);
+    Grads output_grads(3);
+    for (size_t i = 0; i < 3; ++i) {
+      output_grads[i] = grads[i].defined() ? grads[i].contiguous() : zeros_like(in[kInputs + i]);
+    }
+    static const dispatch::Op& backward = dispatch::op(dispatch::OpId::LstmLayerBackward);
+    if (!is_grad_enabled() && dispatch::use_composite_kernel(backward, output_grads[0])) {
+      std::vector<Tensor> args(output_grads);
+      args.insert(args.end(), in.begin(), in.end());
+      Tensor outputs[kInputs];
+      const ember_attr attrs[] = {dispatch::attr_bool("reverse", reverse)};
+      dispatch::OpCall call;
+      call.inputs = args.data();
+      call.num_inputs = static_cast<int64_t>(args.size());
+      call.outputs = outputs;
+      call.num_outputs = kInputs;
+      call.attrs = attrs;
+      call.num_attrs = 1;
+      dispatch::call(backward, call);
+      return Grads(outputs, outputs + kInputs);
+    }
+    const auto flat = [](const Tensor& y, const Tensor& h, const Tensor& c) {
+      return cat({y.reshape({-1}), h.reshape({-1}), c.reshape({-1})});
+    };
+    return differentiate_decomposition(
+        [&](const Grads& args) {
+          const LstmLayerResult r = lstm_layer(args[0], args[1], args[2], args[3], args[4], args[5], reverse);
+          return flat(r.output, r.h, r.c);
+        },
+        inputs, flat(output_grads[0], output_grads[1], output_grads[2]));
+  };
+}
+
 BackwardFn d_amax(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<true>(c, saved); }
 BackwardFn d_amin(const OpCall& c, std::vector<Tensor>& saved) { return d_extreme<false>(c, saved); }
 

@@ -85,6 +85,7 @@ BackwardFn d_avg_pool2d(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_layer_norm(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_cross_entropy(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_scaled_dot_product_attention(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_lstm_layer(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_gelu(const dispatch::OpCall&, std::vector<Tensor>&);
 
 // autograd/linalg_derivatives.cpp

@@ -572,6 +572,13 @@ bool keeps_composite(const Op& op, const Tensor& x) {
     case OpId::Gelu:
     case OpId::GeluBackward:
       return false;  // pointwise: its decomposition fuses with its neighbours
+    case OpId::LstmLayer:
+    case OpId::LstmLayerWorkspaceBytes:
+    case OpId::LstmLayerBackward:
+      // The workspace's size is a value read on the host before the call
+      // (Note [LSTM layer workspace]); traced step by step, each step's gate
+      // arithmetic fuses.
+      return false;
     default:
       return true;
   }

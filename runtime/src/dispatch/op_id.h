@@ -109,6 +109,9 @@ enum class OpId : uint16_t {
   Conv3dBackwardInput,
   Conv3dBackwardWeight,
   Conv2dBias,
+  LstmLayer,
+  LstmLayerWorkspaceBytes,
+  LstmLayerBackward,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

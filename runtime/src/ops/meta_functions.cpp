@@ -178,6 +178,31 @@ void meta_attention_backward(const OpCall& call, TensorMeta* out) {
   }
 }
 
+// Inputs x [T, B, I], h0 [B, H], c0, w_ih, w_hh, b: the output [T, B, H],
+// the final h and c, and the backend's workspace of `workspace_bytes` bytes
+// (Note [LSTM layer workspace]).
+void meta_lstm_layer(const OpCall& call, TensorMeta* out) {
+  const Tensor& x = call.inputs[0];
+  const Tensor& h0 = call.inputs[1];
+  out[0].sizes = {x.size(0), x.size(1), h0.size(1)};
+  for (int i = 0; i < 3; ++i) out[i].dtype = x.dtype();
+  out[1].sizes = h0.sizes();
+  out[2].sizes = h0.sizes();
+  out[3].sizes = {call.attr_int("lstm_layer", "workspace_bytes")};
+  out[3].dtype = DType::UInt8;
+}
+
+void meta_lstm_layer_workspace_bytes(const OpCall&, TensorMeta* out) { out[0].dtype = DType::Int64; }
+
+// Inputs (dy, dh_T, dc_T, x, h0, c0, w_ih, w_hh, b, ...): the gradients of
+// x, h0, c0, w_ih, w_hh and b.
+void meta_lstm_layer_backward(const OpCall& call, TensorMeta* out) {
+  for (int i = 0; i < 6; ++i) {
+    out[i].sizes = call.inputs[i + 3].sizes();
+    out[i].dtype = call.inputs[i + 3].dtype();
+  }
+}
+
 // Inputs (dy, x, weight): dx like x, dweight and dbias like weight.
 void meta_layer_norm_backward(const OpCall& call, TensorMeta* out) {
   for (int i = 0; i < 3; ++i) {

@@ -26,6 +26,9 @@ void meta_cross_entropy(const dispatch::OpCall& call, dispatch::TensorMeta* out)
 void meta_attention(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_attention_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_layer_norm_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_lstm_layer(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_lstm_layer_workspace_bytes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+void meta_lstm_layer_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_cholesky(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_lu_factor(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_qr(const dispatch::OpCall& call, dispatch::TensorMeta* out);

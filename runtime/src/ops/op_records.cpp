@@ -207,6 +207,12 @@ constexpr OpRecord kComposites[] = {
               meta_weight_sizes, kNoGradient, /*abi_minor=*/7),
     composite(OpId::Conv2dBias, "conv2d_bias", 3, 1, "stride padding dilation groups", meta_convolution,
               d_conv2d_bias, /*abi_minor=*/8),
+    composite(OpId::LstmLayer, "lstm_layer", 6, 4, "reverse workspace_bytes", meta_lstm_layer, d_lstm_layer,
+              /*abi_minor=*/9, /*derivative_reads_outputs=*/true),
+    composite(OpId::LstmLayerWorkspaceBytes, "lstm_layer_workspace_bytes", 3, 1, "reverse",
+              meta_lstm_layer_workspace_bytes, kNoGradient, /*abi_minor=*/9),
+    composite(OpId::LstmLayerBackward, "lstm_layer_backward", 13, 6, "reverse", meta_lstm_layer_backward, kNoGradient,
+              /*abi_minor=*/9),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

@@ -33,6 +33,9 @@ using dispatch::TensorMeta;
 
 namespace {
 
+// The most outputs a catalogue op has (lstm_layer_backward's six).
+constexpr int64_t kMaxOutputs = 8;
+
 // Temporary memory handed to one kernel call, returned when it ends.
 struct ScratchBlocks {
   CachingAllocator* allocator = nullptr;
@@ -154,10 +157,7 @@ void run_kernel(const Op& op, OpCall& call, Device device) {
     inputs = heap_inputs.data();
   }
   for (int64_t i = 0; i < call.num_inputs; ++i) inputs[i] = to_dl_tensor(call.inputs[i], dl_device);
-  std::array<DLTensor, kInline> outputs;
-  if (call.num_outputs > kInline) {
-    throw_error(ErrorKind::Runtime, op.name() + ": too many outputs");
-  }
+  std::array<DLTensor, kMaxOutputs> outputs;
   for (int64_t i = 0; i < call.num_outputs; ++i) outputs[i] = to_dl_tensor(call.outputs[i], dl_device);
 
   const auto& stream = current_stream_state(device);
@@ -213,7 +213,7 @@ DLTensor to_dl_tensor(const Tensor& t, DLDevice device) {
 }
 
 void run_backend_step(const Op& op, OpCall& call, Device device) {
-  constexpr int kMaxOutputs = 4;
+  if (call.num_outputs > kMaxOutputs) throw_error(ErrorKind::Runtime, op.name() + ": too many outputs");
   bool missing = false;
   for (int64_t i = 0; i < call.num_outputs; ++i) missing |= !call.outputs[i].defined();
   if (missing) {

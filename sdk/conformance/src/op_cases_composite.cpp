@@ -239,6 +239,67 @@ OpCase cross_entropy_backward_case() {
           }};
 }
 
+// x [T, B, I], h0, c0 [B, H], w_ih [4H, I], w_hh [4H, H], b [4H].
+std::vector<InputSpec> lstm_inputs(int64_t steps, int64_t batch, int64_t input, int64_t hidden) {
+  return {{.shape = {steps, batch, input}}, {.shape = {batch, hidden}},        {.shape = {batch, hidden}},
+          {.shape = {4 * hidden, input}},   {.shape = {4 * hidden, hidden}}, {.shape = {4 * hidden}}};
+}
+
+OpCase lstm_layer_case() {
+  auto run = [](bool reverse) {
+    return [reverse](const Tensors& in, DType, Device) {
+      const LstmLayerResult r = lstm_layer(in[0], in[1], in[2], in[3], in[4], in[5], reverse);
+      return Tensors{r.output, r.h, r.c};
+    };
+  };
+  return {"lstm_layer", floating_dtypes(),
+          {
+              {"forward", lstm_inputs(5, 3, 4, 6), run(false), 3, true},
+              {"reverse", lstm_inputs(4, 2, 7, 5), run(true), 3},
+              {"one step, batch of one", lstm_inputs(1, 1, 3, 4), run(false)},
+              {"longer, wider", lstm_inputs(20, 8, 33, 32), run(true), 10},
+          }};
+}
+
+// Reached through autograd: the gradients of every input for given
+// gradients of the output and the final state (the last three inputs).
+OpCall lstm_layer_gradients(bool reverse) {
+  return [reverse](const Tensors& in, DType, Device) {
+    Tensors leaves;
+    for (size_t i = 0; i < 6; ++i) leaves.push_back(in[i].detach().requires_grad_());
+    const LstmLayerResult r = lstm_layer(leaves[0], leaves[1], leaves[2], leaves[3], leaves[4], leaves[5], reverse);
+    return autograd::grad({r.output, r.h, r.c}, leaves, {in[6], in[7], in[8]});
+  };
+}
+
+std::vector<InputSpec> lstm_backward_inputs(int64_t steps, int64_t batch, int64_t input, int64_t hidden) {
+  std::vector<InputSpec> specs = lstm_inputs(steps, batch, input, hidden);
+  specs.push_back({.shape = {steps, batch, hidden}});
+  specs.push_back({.shape = {batch, hidden}});
+  specs.push_back({.shape = {batch, hidden}});
+  return specs;
+}
+
+OpCase lstm_layer_backward_case() {
+  return {"lstm_layer_backward", floating_dtypes(),
+          {
+              {"forward", lstm_backward_inputs(5, 3, 4, 6), lstm_layer_gradients(false), 3},
+              {"reverse", lstm_backward_inputs(4, 2, 7, 5), lstm_layer_gradients(true), 3},
+              {"longer, wider", lstm_backward_inputs(20, 8, 33, 32), lstm_layer_gradients(false), 10},
+          }};
+}
+
+// The workspace's size is the backend's own: what can be checked is that
+// lstm_layer_backward finds in it what lstm_layer left, at shapes whose
+// workspace is dominated by the input (wide) or by the steps (long).
+OpCase lstm_layer_workspace_bytes_case() {
+  return {"lstm_layer_workspace_bytes", floating_dtypes(),
+          {
+              {"wide input", lstm_backward_inputs(3, 2, 300, 8), lstm_layer_gradients(false), 3},
+              {"many steps", lstm_backward_inputs(64, 3, 5, 7), lstm_layer_gradients(true), 10},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -248,6 +309,9 @@ std::vector<OpCase> composite_cases() {
       convolution_case("conv2d", &conv2d, {6, 5}, false),
       convolution_case("conv3d", &conv3d, {4, 6, 5}, true),
       convolution_case("conv2d_bias", &conv2d, {6, 5}, true),
+      lstm_layer_case(),
+      lstm_layer_backward_case(),
+      lstm_layer_workspace_bytes_case(),
       pool_case("max_pool2d",
                 [](const Tensor& x, int64_t k, int64_t s, int64_t p) { return max_pool2d(x, {k}, {s}, {p}); }),
       pool_case("avg_pool2d",

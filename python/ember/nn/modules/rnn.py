@@ -5,13 +5,16 @@ A layer projects its whole input sequence through weight_ih in one product
 up front (with both biases, except GRU's hidden bias, which its reset gate
 scales); each step then costs one product with weight_hh and the gates'
 pointwise ops. A packed sequence runs each step on the sequences still
-going: its batch shrinks step by step (grows, for the reverse direction)."""
+going: its batch shrinks step by step (grows, for the reverse direction).
+A padded LSTM layer without projections is the catalogue's lstm_layer
+where the backend has its kernels (input projection included)."""
 
 import math
 import numbers
 import warnings
 
 from ... import _C, _factories
+from ..._C import _nn
 from ...autograd.function import Function
 from .. import functional as F
 from .. import init
@@ -281,6 +284,18 @@ class RNNBase(Module):
             return F.linear(x, p["w_ih"], p["b_ih"]), p["b_hh"]
         return F.linear(x, p["w_ih"], p["b_ih"] + p["b_hh"]), None
 
+    def _layer_runs_kernel(self, x, batch_sizes):
+        """Whether a layer of this padded LSTM runs as the catalogue's
+        lstm_layer on x's backend's kernel (input projection included)."""
+        return (self.mode == "LSTM" and batch_sizes is None and self.proj_size == 0
+                and _nn.lstm_layer_runs_kernel(x))
+
+    def _lstm_bias(self, p):
+        """lstm_layer's one bias: both of PyTorch's, or zeros without them."""
+        if p["b_ih"] is None:
+            return p["w_ih"].new_zeros(p["w_ih"].shape[0])
+        return p["b_ih"] + p["b_hh"]
+
     def _run(self, x, initial, batch_sizes):
         """x: [T, B, input] or packed rows; initial: per layer and direction
         the state (a tensor, or (h, c)). Returns the last layer's output and
@@ -292,9 +307,16 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 p = self._layer_weights(layer, direction)
+                state = initial[layer * num_directions + direction]
+                if self._layer_runs_kernel(x, batch_sizes):
+                    out, h, c = _nn.lstm_layer(x, state[0], state[1], p["w_ih"], p["w_hh"], self._lstm_bias(p),
+                                               direction == 1)
+                    outputs.append(out)
+                    finals.append((h, c))
+                    continue
                 x_proj, b_hh = self._input_projection(x, p)
-                out, final = _run_direction(step, x_proj, initial[layer * num_directions + direction],
-                                            (p["w_hh"], b_hh, p["w_hr"]), batch_sizes, direction == 1)
+                out, final = _run_direction(step, x_proj, state, (p["w_hh"], b_hh, p["w_hr"]), batch_sizes,
+                                            direction == 1)
                 outputs.append(out)
                 finals.append(final)
             x = outputs[0] if num_directions == 1 else _C.cat(outputs, -1)
