@@ -277,6 +277,19 @@ def test_lstm_layer_kernel_matches_pytorch(torch, options):
     check_lstm_step(torch, mine, theirs, x, {"rtol": 2e-4, "atol": 2e-5})
 
 
+def test_lstm_layer_kernel_without_gradients_matches_pytorch(torch):
+    """Under no_grad the kernel keeps no workspace (oneDNN's inference pass)."""
+    torch.manual_seed(9)
+    mine, theirs = lstm_pair(torch, "float32", input_size=16, hidden_size=32, num_layers=2, bidirectional=True)
+    x = torch.randn(12, 4, 16)
+    with torch.no_grad():
+        out, (h, c) = theirs(x)
+    with ember.no_grad():
+        my_out, (my_h, my_c) = mine(to_ember(x))
+    for a, b in ((my_out, out), (my_h, h), (my_c, c)):
+        assert_close(a, b, rtol=2e-4, atol=2e-5)
+
+
 def test_lstm_without_kernel_matches_pytorch(torch):
     """float64 has no lstm_layer kernel: the layer runs its own recurrence."""
     torch.manual_seed(7)

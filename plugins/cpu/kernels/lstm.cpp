@@ -14,9 +14,13 @@ namespace {
 
 using dnnl::memory;
 
+// The forward pass keeps what the backward pass reads only when a
+// workspace is given for it (Note [LSTM layer workspace]).
+enum class LstmPass { kInference, kTraining, kBackward };
+
 // Everything a plan depends on; the core passes contiguous operands.
 struct LstmKey {
-  bool backward;
+  LstmPass pass;
   bool reverse;
   int64_t steps, batch, input, hidden;
   bool operator==(const LstmKey&) const = default;
@@ -24,7 +28,7 @@ struct LstmKey {
 
 struct LstmKeyHash {
   size_t operator()(const LstmKey& k) const {
-    size_t h = static_cast<size_t>(k.backward) * 2 + static_cast<size_t>(k.reverse);
+    size_t h = static_cast<size_t>(k.pass) * 2 + static_cast<size_t>(k.reverse);
     for (int64_t v : {k.steps, k.batch, k.input, k.hidden}) h = h * 1000003u ^ static_cast<size_t>(v);
     return h;
   }
@@ -59,7 +63,9 @@ dnnl::lstm_forward::primitive_desc forward_desc(const LstmKey& k, const LstmDesc
                                                 const dnnl::primitive_attr& attr) {
   const auto direction = k.reverse ? dnnl::rnn_direction::unidirectional_right2left
                                    : dnnl::rnn_direction::unidirectional_left2right;
-  return {dnnl::lstm_forward::desc(dnnl::prop_kind::forward_training, direction, d.sequence_in, d.state, d.state,
+  const auto prop = k.pass == LstmPass::kInference ? dnnl::prop_kind::forward_inference
+                                                   : dnnl::prop_kind::forward_training;
+  return {dnnl::lstm_forward::desc(prop, direction, d.sequence_in, d.state, d.state,
                                    d.w_ih_any, d.w_hh_any, d.bias, d.sequence_out, d.state, d.state),
           attr, cpu_engine()};
 }
@@ -79,7 +85,7 @@ LstmPlan make_plan(const LstmKey& k) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const auto forward = forward_desc(k, d, attr);
   LstmPlan plan;
-  if (!k.backward) {
+  if (k.pass != LstmPass::kBackward) {
     plan.primitive = dnnl::lstm_forward(forward);
     finish_plan(plan, forward, d);
     return plan;
@@ -100,13 +106,13 @@ LstmPlan make_plan(const LstmKey& k) {
 }
 
 // x [T, B, I] and w_hh [4H, H] size the layer.
-LstmKey key_of(const ember_kernel_call& call, bool backward, const DLTensor& x, const DLTensor& w_hh) {
-  return {backward, sdk::attr_bool(call, "reverse"), x.shape[0], x.shape[1], x.shape[2], w_hh.shape[1]};
+LstmKey key_of(const ember_kernel_call& call, LstmPass pass, const DLTensor& x, const DLTensor& w_hh) {
+  return {pass, sdk::attr_bool(call, "reverse"), x.shape[0], x.shape[1], x.shape[2], w_hh.shape[1]};
 }
 
-std::shared_ptr<const LstmPlan> plan_for(const ember_kernel_call& call, bool backward, const DLTensor& x,
+std::shared_ptr<const LstmPlan> plan_for(const ember_kernel_call& call, LstmPass pass, const DLTensor& x,
                                          const DLTensor& w_hh) {
-  const LstmKey key = key_of(call, backward, x, w_hh);
+  const LstmKey key = key_of(call, pass, x, w_hh);
   // Every step multiplies [B, I + H] by [I + H, 4H].
   use_onednn_threads(key.steps * key.batch * 4 * key.hidden * (key.input + key.hidden));
   static PrimitiveCache<LstmKey, LstmPlan, LstmKeyHash> cache;
@@ -155,8 +161,8 @@ void run_lstm(const ember_kernel_call& call, const LstmPlan& plan, const LstmDes
                {DNNL_ARG_BIAS, bind(d.bias, *t.b)},
                {DNNL_ARG_DST_LAYER, bind(d.sequence_out, *t.y)},
                {DNNL_ARG_DST_ITER, bind(d.state, *t.h_last)},
-               {DNNL_ARG_DST_ITER_C, bind(d.state, *t.c_last)},
-               {DNNL_ARG_WORKSPACE, bind(plan.workspace, *t.workspace)}});
+               {DNNL_ARG_DST_ITER_C, bind(d.state, *t.c_last)}});
+  if (plan.workspace.get_size() > 0) args.emplace(DNNL_ARG_WORKSPACE, bind(plan.workspace, *t.workspace));
   if (plan.scratchpad.get_size() > 0) {
     args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan.scratchpad, cpu_engine(), scratch + plan.scratchpad_offset));
   }
@@ -174,8 +180,9 @@ void lstm_forward(const ember_kernel_call& call) {
   require_contiguous(call);
   const DLTensor* in = call.inputs;
   const DLTensor* out = call.outputs;
-  const std::shared_ptr<const LstmPlan> plan = plan_for(call, false, in[0], in[4]);
   const auto workspace_bytes = static_cast<size_t>(sdk::numel(out[3]));
+  const LstmPass pass = workspace_bytes == 0 ? LstmPass::kInference : LstmPass::kTraining;
+  const std::shared_ptr<const LstmPlan> plan = plan_for(call, pass, in[0], in[4]);
   if (workspace_bytes < plan->workspace.get_size()) {
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, "lstm_layer: the workspace holds " + std::to_string(workspace_bytes) +
                                                  " bytes, oneDNN needs " +
@@ -183,12 +190,12 @@ void lstm_forward(const ember_kernel_call& call) {
                                                  " (lstm_layer_workspace_bytes)");
   }
   const LstmTensors t{&in[0], &in[1], &in[2], &in[3], &in[4], &in[5], &out[0], &out[1], &out[2], &out[3]};
-  run_lstm(call, *plan, descs_of(key_of(call, false, in[0], in[4])), t, {}, nullptr);
+  run_lstm(call, *plan, descs_of(key_of(call, pass, in[0], in[4])), t, {}, nullptr);
 }
 
 // Inputs (x, w_ih, w_hh); output: the bytes of lstm_forward's workspace.
 void lstm_workspace_bytes(const ember_kernel_call& call) {
-  const std::shared_ptr<const LstmPlan> plan = plan_for(call, false, call.inputs[0], call.inputs[2]);
+  const std::shared_ptr<const LstmPlan> plan = plan_for(call, LstmPass::kTraining, call.inputs[0], call.inputs[2]);
   *reinterpret_cast<int64_t*>(sdk::data_ptr(call.outputs[0])) = static_cast<int64_t>(plan->workspace.get_size());
 }
 
@@ -198,12 +205,12 @@ void lstm_backward(const ember_kernel_call& call) {
   require_contiguous(call);
   const DLTensor* in = call.inputs;
   const DLTensor* out = call.outputs;
-  const std::shared_ptr<const LstmPlan> plan = plan_for(call, true, in[3], in[7]);
+  const std::shared_ptr<const LstmPlan> plan = plan_for(call, LstmPass::kBackward, in[3], in[7]);
   if (static_cast<size_t>(sdk::numel(in[12])) < plan->workspace.get_size()) {
     sdk::fail(EMBER_STATUS_INVALID_ARGUMENT,
               "lstm_layer_backward: the workspace is not one this plugin's lstm_layer wrote for these shapes");
   }
-  const LstmDescs d = descs_of(key_of(call, true, in[3], in[7]));
+  const LstmDescs d = descs_of(key_of(call, LstmPass::kBackward, in[3], in[7]));
   // oneDNN adds the bias's gradient to what it is given.
   std::memset(sdk::data_ptr(out[5]), 0, d.bias.get_size());
   std::unordered_map<int, memory> grads{

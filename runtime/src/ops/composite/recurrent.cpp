@@ -90,15 +90,18 @@ LstmLayerResult lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, 
   // Note [LSTM layer workspace]: the forward kernel leaves the backward
   // kernel what it needs in a workspace whose size and contents are the
   // backend's own: lstm_layer_workspace_bytes tells the core how many bytes
-  // to allocate (0 where the backend has no such kernel). So a backend
-  // overrides lstm_layer, lstm_layer_workspace_bytes and lstm_layer_backward
-  // together or none of them; the op's derivative runs the backward kernel
-  // on the forward's workspace, and differentiates the decomposition when a
-  // graph of the backward is wanted.
+  // to allocate. So a backend overrides lstm_layer, lstm_layer_workspace_bytes
+  // and lstm_layer_backward together or none of them; the op's derivative
+  // runs the backward kernel on the forward's workspace, and differentiates
+  // the decomposition when a graph of the backward is wanted. Where no
+  // gradient will be asked for, the workspace is empty and the kernel keeps
+  // nothing (oneDNN's inference pass, as PyTorch runs under no_grad).
   static const dispatch::Op& workspace_bytes = dispatch::op(dispatch::OpId::LstmLayerWorkspaceBytes);
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::LstmLayer);
+  bool backward_follows = false;
+  for (const Tensor* t : {&x, &h0, &c0, &w_ih, &w_hh, &b}) backward_follows |= t->requires_grad();
   int64_t bytes = 0;
-  if (dispatch::use_composite_kernel(workspace_bytes, x)) {
+  if (backward_follows && autograd::is_grad_enabled() && dispatch::use_composite_kernel(workspace_bytes, x)) {
     autograd::NoGradGuard no_grad;
     bytes = dispatch::call_single(workspace_bytes, {x.detach(), w_ih.detach(), w_hh.detach()},
                                   {dispatch::attr_bool("reverse", reverse)})
