@@ -290,6 +290,15 @@ def test_lstm_layer_kernel_without_gradients_matches_pytorch(torch):
         assert_close(a, b, rtol=2e-4, atol=2e-5)
 
 
+def test_lstm_over_an_empty_batch_matches_pytorch(torch):
+    """An empty batch has no primitive: the layer runs its decomposition."""
+    torch.manual_seed(10)
+    mine, theirs = lstm_pair(torch, "float32", input_size=5, hidden_size=6)
+    x = torch.randn(4, 0, 5, requires_grad=True)
+    assert not ember._C._nn.lstm_layer_runs_kernel(to_ember(x))
+    check_lstm_step(torch, mine, theirs, x, TOL)
+
+
 def test_lstm_without_kernel_matches_pytorch(torch):
     """float64 has no lstm_layer kernel: the layer runs its own recurrence."""
     torch.manual_seed(7)

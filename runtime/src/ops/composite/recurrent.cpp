@@ -80,7 +80,9 @@ LstmLayerResult lstm_layer_decomposition(const Tensor& x, const Tensor& h0, cons
 
 bool lstm_layer_runs_kernel(const Tensor& x) {
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::LstmLayer);
-  return x.dim() == 3 && x.size(0) > 0 && dispatch::use_composite_kernel(fused, x);
+  // An empty sequence, batch or input has no primitive: the decomposition
+  // gives its empty results.
+  return x.dim() == 3 && x.numel() > 0 && dispatch::use_composite_kernel(fused, x);
 }
 
 LstmLayerResult lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
