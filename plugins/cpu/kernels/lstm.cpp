@@ -4,6 +4,7 @@
 // with the same gate order (input, forget, cell, output); the workspace is
 // oneDNN's own (Note [LSTM layer workspace]).
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 #include "kernels.h"
@@ -59,13 +60,15 @@ LstmDescs descs_of(const LstmKey& k) {
           {{1, 1, 4, k.hidden}, f32, tag::ldgo},           {{k.steps, k.batch, k.hidden}, f32, tag::tnc}};
 }
 
+dnnl::rnn_direction direction_of(const LstmKey& k) {
+  return k.reverse ? dnnl::rnn_direction::unidirectional_right2left : dnnl::rnn_direction::unidirectional_left2right;
+}
+
 dnnl::lstm_forward::primitive_desc forward_desc(const LstmKey& k, const LstmDescs& d,
                                                 const dnnl::primitive_attr& attr) {
-  const auto direction = k.reverse ? dnnl::rnn_direction::unidirectional_right2left
-                                   : dnnl::rnn_direction::unidirectional_left2right;
   const auto prop = k.pass == LstmPass::kInference ? dnnl::prop_kind::forward_inference
                                                    : dnnl::prop_kind::forward_training;
-  return {dnnl::lstm_forward::desc(prop, direction, d.sequence_in, d.state, d.state,
+  return {dnnl::lstm_forward::desc(prop, direction_of(k), d.sequence_in, d.state, d.state,
                                    d.w_ih_any, d.w_hh_any, d.bias, d.sequence_out, d.state, d.state),
           attr, cpu_engine()};
 }
@@ -91,10 +94,7 @@ LstmPlan make_plan(const LstmKey& k) {
     return plan;
   }
   const dnnl::lstm_backward::primitive_desc backward(
-      dnnl::lstm_backward::desc(dnnl::prop_kind::backward,
-                                k.reverse ? dnnl::rnn_direction::unidirectional_right2left
-                                          : dnnl::rnn_direction::unidirectional_left2right,
-                                d.sequence_in, d.state, d.state, d.w_ih_any, d.w_hh_any, d.bias, d.sequence_out,
+      dnnl::lstm_backward::desc(dnnl::prop_kind::backward, direction_of(k), d.sequence_in, d.state, d.state, d.w_ih_any, d.w_hh_any, d.bias, d.sequence_out,
                                 d.state, d.state, d.sequence_in, d.state, d.state, d.w_ih_any, d.w_hh_any, d.bias,
                                 d.sequence_out, d.state, d.state),
       attr, cpu_engine(), forward);
@@ -136,9 +136,10 @@ struct LstmTensors {
   const DLTensor *x, *h0, *c0, *w_ih, *w_hh, *b, *y, *h_last, *c_last, *workspace;
 };
 
-// Runs `plan` with `t` and, for the backward pass, `grads` (arguments by
-// oneDNN name); the weights are reordered into the primitive's layouts
-// first, and the weight gradients out of them after.
+// Runs `plan` on `t` and `args` (the backward pass's other gradients, by
+// oneDNN argument); the weights are reordered into the primitive's layouts
+// first and, for the backward pass, its weight gradients out of them into
+// `weight_grads` after.
 void run_lstm(const ember_kernel_call& call, const LstmPlan& plan, const LstmDescs& d, const LstmTensors& t,
               std::unordered_map<int, memory> args, const DLTensor* weight_grads[2]) {
   char* scratch = scratch_block(call, plan.scratch_bytes);
