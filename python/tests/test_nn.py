@@ -92,7 +92,8 @@ def test_max_pool2d_ceil_mode_and_indices_match_pytorch(torch, shape, kernel_siz
     assert_close(e_input.grad, t_input.grad)
 
 
-@pytest.mark.parametrize("shape, ceil_mode", [((2, 3, 8, 10), False), ((2, 3, 7, 9), False), ((1, 2, 7, 9), True)])
+@pytest.mark.parametrize("shape, ceil_mode", [((2, 3, 8, 10), False), ((2, 3, 7, 9), False), ((1, 2, 7, 9), True),
+                                               ((1, 2, 4, 1030), False)])  # rows of 515 windows: pieces of 256
 def test_the_2x2_max_pool_follows_the_general_rules(shape, ceil_mode):
     """float32's 2x2 stride-2 pool has a kernel of its own (Note [2x2 max
     pool]); float64 takes the general search. On the same values, with ties,

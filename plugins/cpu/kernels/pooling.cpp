@@ -238,19 +238,31 @@ Pool2x2Row pool2x2_input_row(const Planes<const float>::Plane& plane, int64_t oh
   return {&plane.at(2 * oh, 0), &plane.at(2 * oh + 1, 0), out_width};
 }
 
+// Rows of windows are walked in pieces of this many, whose winners fit on
+// the stack (a thread_local buffer would outlive the pool's threads'
+// kernels, out of a leak checker's sight).
+constexpr int64_t kPool2x2Piece = 256;
+
+Pool2x2Row pool2x2_piece(const Pool2x2Row& row, int64_t first, int64_t columns) {
+  return {row.upper + 2 * first, row.lower + 2 * first, columns};
+}
+
 void max_pool2d_2x2(const ember_kernel_call& call) {
   const Planes<const float> in(call.inputs[0]);
   const Planes<float> values(call.outputs[0]);
   const Planes<int64_t> indices(call.outputs[1]);
   for_each_plane(call.outputs[0], [&](int64_t p) {
-    thread_local std::vector<int32_t> which;
-    which.resize(static_cast<size_t>(values.width));
+    int32_t which[kPool2x2Piece];
     const auto in_plane = in.plane(p);
     const auto values_plane = values.plane(p);
     const auto indices_plane = indices.plane(p);
     for (int64_t oh = 0; oh < values.height; ++oh) {
-      pool2x2_row(pool2x2_input_row(in_plane, oh, values.width), &values_plane.at(oh, 0), which.data());
-      pool2x2_indices(which.data(), values.width, 2 * oh * in.width, in.width, &indices_plane.at(oh, 0));
+      const Pool2x2Row row = pool2x2_input_row(in_plane, oh, values.width);
+      for (int64_t first = 0; first < values.width; first += kPool2x2Piece) {
+        const int64_t columns = std::min(kPool2x2Piece, values.width - first);
+        pool2x2_row(pool2x2_piece(row, first, columns), &values_plane.at(oh, first), which);
+        pool2x2_indices(which, columns, 2 * oh * in.width + 2 * first, in.width, &indices_plane.at(oh, first));
+      }
     }
   });
 }
@@ -261,23 +273,25 @@ void max_pool2d_backward_2x2(const ember_kernel_call& call) {
   const Planes<float> dx(call.outputs[0]);
   const bool dy_rows_contiguous = call.inputs[0].strides[3] == 1;
   for_each_plane(call.outputs[0], [&](int64_t p) {
-    thread_local std::vector<float> best;
-    thread_local std::vector<int32_t> which;
-    thread_local std::vector<float> dy_row;  // a strided row of dy, gathered
-    best.resize(static_cast<size_t>(dy.width));
-    which.resize(static_cast<size_t>(dy.width));
+    float best[kPool2x2Piece];
+    int32_t which[kPool2x2Piece];
+    float dy_row[kPool2x2Piece];  // a strided row of dy, gathered
     const auto in_plane = in.plane(p);
     const auto dy_plane = dy.plane(p);
     const auto dx_plane = dx.plane(p);
     for (int64_t oh = 0; oh < dy.height; ++oh) {
-      const float* dy_values = &dy_plane.at(oh, 0);
-      if (!dy_rows_contiguous) {
-        dy_row.resize(static_cast<size_t>(dy.width));
-        for (int64_t ow = 0; ow < dy.width; ++ow) dy_row[ow] = dy_plane.at(oh, ow);
-        dy_values = dy_row.data();
+      const Pool2x2Row row = pool2x2_input_row(in_plane, oh, dy.width);
+      for (int64_t first = 0; first < dy.width; first += kPool2x2Piece) {
+        const int64_t columns = std::min(kPool2x2Piece, dy.width - first);
+        const float* dy_values = &dy_plane.at(oh, first);
+        if (!dy_rows_contiguous) {
+          for (int64_t ow = 0; ow < columns; ++ow) dy_row[ow] = dy_plane.at(oh, first + ow);
+          dy_values = dy_row;
+        }
+        pool2x2_row(pool2x2_piece(row, first, columns), best, which);
+        pool2x2_row_gradient(which, dy_values, columns, &dx_plane.at(2 * oh, 2 * first),
+                             &dx_plane.at(2 * oh + 1, 2 * first));
       }
-      pool2x2_row(pool2x2_input_row(in_plane, oh, dy.width), best.data(), which.data());
-      pool2x2_row_gradient(which.data(), dy_values, dy.width, &dx_plane.at(2 * oh, 0), &dx_plane.at(2 * oh + 1, 0));
     }
     // The last row and column of an odd plane lie in no window.
     for (int64_t h = 0; h < dx.height; ++h) {
