@@ -234,17 +234,22 @@ bool is_plain_2x2_pool(const ember_kernel_call& call, const DLTensor& in) {
   return in.strides[3] == 1;
 }
 
-Pool2x2Row pool2x2_input_row(const Planes<const float>::Plane& plane, int64_t oh, int64_t out_width) {
-  return {&plane.at(2 * oh, 0), &plane.at(2 * oh + 1, 0), out_width};
-}
-
 // Rows of windows are walked in pieces of this many, whose winners fit on
 // the stack (a thread_local buffer would outlive the pool's threads'
 // kernels, out of a leak checker's sight).
 constexpr int64_t kPool2x2Piece = 256;
 
-Pool2x2Row pool2x2_piece(const Pool2x2Row& row, int64_t first, int64_t columns) {
-  return {row.upper + 2 * first, row.lower + 2 * first, columns};
+// Calls fn(oh, first, input) for every piece of `width` windows in each of
+// `rows` rows of windows over `plane`: its first window and its inputs.
+template <class Fn>
+void for_each_pool2x2_piece(const Planes<const float>::Plane& plane, int64_t rows, int64_t width, const Fn& fn) {
+  for (int64_t oh = 0; oh < rows; ++oh) {
+    for (int64_t first = 0; first < width; first += kPool2x2Piece) {
+      fn(oh, first,
+         Pool2x2Row{&plane.at(2 * oh, 2 * first), &plane.at(2 * oh + 1, 2 * first),
+                    std::min(kPool2x2Piece, width - first)});
+    }
+  }
 }
 
 void max_pool2d_2x2(const ember_kernel_call& call) {
@@ -253,17 +258,14 @@ void max_pool2d_2x2(const ember_kernel_call& call) {
   const Planes<int64_t> indices(call.outputs[1]);
   for_each_plane(call.outputs[0], [&](int64_t p) {
     int32_t which[kPool2x2Piece];
-    const auto in_plane = in.plane(p);
     const auto values_plane = values.plane(p);
     const auto indices_plane = indices.plane(p);
-    for (int64_t oh = 0; oh < values.height; ++oh) {
-      const Pool2x2Row row = pool2x2_input_row(in_plane, oh, values.width);
-      for (int64_t first = 0; first < values.width; first += kPool2x2Piece) {
-        const int64_t columns = std::min(kPool2x2Piece, values.width - first);
-        pool2x2_row(pool2x2_piece(row, first, columns), &values_plane.at(oh, first), which);
-        pool2x2_indices(which, columns, 2 * oh * in.width + 2 * first, in.width, &indices_plane.at(oh, first));
-      }
-    }
+    for_each_pool2x2_piece(in.plane(p), values.height, values.width,
+                           [&](int64_t oh, int64_t first, const Pool2x2Row& piece) {
+                             pool2x2_row(piece, &values_plane.at(oh, first), which);
+                             pool2x2_indices(which, piece.width, 2 * oh * in.width + 2 * first, in.width,
+                                             &indices_plane.at(oh, first));
+                           });
   });
 }
 
@@ -276,23 +278,18 @@ void max_pool2d_backward_2x2(const ember_kernel_call& call) {
     float best[kPool2x2Piece];
     int32_t which[kPool2x2Piece];
     float dy_row[kPool2x2Piece];  // a strided row of dy, gathered
-    const auto in_plane = in.plane(p);
     const auto dy_plane = dy.plane(p);
     const auto dx_plane = dx.plane(p);
-    for (int64_t oh = 0; oh < dy.height; ++oh) {
-      const Pool2x2Row row = pool2x2_input_row(in_plane, oh, dy.width);
-      for (int64_t first = 0; first < dy.width; first += kPool2x2Piece) {
-        const int64_t columns = std::min(kPool2x2Piece, dy.width - first);
-        const float* dy_values = &dy_plane.at(oh, first);
-        if (!dy_rows_contiguous) {
-          for (int64_t ow = 0; ow < columns; ++ow) dy_row[ow] = dy_plane.at(oh, first + ow);
-          dy_values = dy_row;
-        }
-        pool2x2_row(pool2x2_piece(row, first, columns), best, which);
-        pool2x2_row_gradient(which, dy_values, columns, &dx_plane.at(2 * oh, 2 * first),
-                             &dx_plane.at(2 * oh + 1, 2 * first));
+    for_each_pool2x2_piece(in.plane(p), dy.height, dy.width, [&](int64_t oh, int64_t first, const Pool2x2Row& piece) {
+      const float* dy_values = &dy_plane.at(oh, first);
+      if (!dy_rows_contiguous) {
+        for (int64_t ow = 0; ow < piece.width; ++ow) dy_row[ow] = dy_plane.at(oh, first + ow);
+        dy_values = dy_row;
       }
-    }
+      pool2x2_row(piece, best, which);
+      pool2x2_row_gradient(which, dy_values, piece.width, &dx_plane.at(2 * oh, 2 * first),
+                           &dx_plane.at(2 * oh + 1, 2 * first));
+    });
     // The last row and column of an odd plane lie in no window.
     for (int64_t h = 0; h < dx.height; ++h) {
       for (int64_t x = h < 2 * dy.height ? 2 * dy.width : 0; x < dx.width; ++x) dx_plane.at(h, x) = 0.0f;
