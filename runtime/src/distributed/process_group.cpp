@@ -355,6 +355,70 @@ WorkPtr ProcessGroup::run(const CollectiveArgs& args, const std::optional<Tensor
   return work;
 }
 
+// Compares every rank's call before any operand moves
+// (Note [Collective fingerprints]); returns whether the collective finished
+// inside the check (Note [Collectives inside the check]).
+bool ProcessGroup::check_across_ranks(Task& task, Communicator& communicator, const ember_collective_call& call) {
+  // Host operands that fit ride in the slot behind the fingerprint.
+  const std::optional<Tensor> carried =
+      communicator.device ? std::nullopt : inline_operand(task.args, task.input, task.output);
+  const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
+  Tensor sent_host = zeros({static_cast<int64_t>(kSlotBytes)}, TensorOptions(DType::UInt8));
+  auto* slot = sent_host.data<uint8_t>();
+  std::memcpy(slot, mine.data(), kFingerprintBytes);
+  if (carried && carried->defined() && carried->numel() > 0) {
+    std::memcpy(slot + kFingerprintBytes, carried->data_ptr(), carried->numel() * carried->element_size());
+  }
+  const Device where = communicator.device.value_or(Device(kCpuDeviceType, 0));
+  const DLDevice dl_device = dl_device_of(communicator.device);
+  Tensor sent = sent_host.to(where);
+  Tensor all = empty({static_cast<int64_t>(kSlotBytes) * size()}, TensorOptions(DType::UInt8, where));
+  DLTensor in = plugin::to_dl_tensor(sent, dl_device);
+  DLTensor out = plugin::to_dl_tensor(all, dl_device);
+  ember_collective_call exchange = call;
+  exchange.kind = EMBER_COLLECTIVE_ALL_GATHER;
+  exchange.sequence = 2 * task.sequence;
+  exchange.input = &in;
+  exchange.output = &out;
+  task.channel->engine->run(communicator.handle, exchange);
+  const Tensor all_host = all.to(Device(kCpuDeviceType, 0));
+  const auto* slots = all_host.data<uint8_t>();
+  std::vector<Fingerprint> gathered(size());
+  for (int r = 0; r < size(); ++r) std::memcpy(gathered[r].data(), slots + r * kSlotBytes, kFingerprintBytes);
+  if (options_.log_collectives) log().info("rank {}: {}", rank(), describe_fingerprint(mine));
+  const std::string mismatch = compare_fingerprints(gathered, size());
+  if (!mismatch.empty()) throw_error(ErrorKind::DistributedBackend, task.description + ": " + mismatch);
+  if (!carried) return false;
+  finish_inline(task.args, rank(), size(), slots, task.output);
+  return true;
+}
+
+// The collective itself, its sequence number the check's plus one.
+void ProcessGroup::run_on_engine(Task& task, Communicator& communicator, ember_collective_call call) {
+  const DLDevice dl_device = dl_device_of(communicator.device);
+  std::optional<DLTensor> in, out;
+  if (task.input) in = plugin::to_dl_tensor(*task.input, dl_device);
+  if (task.output) out = plugin::to_dl_tensor(*task.output, dl_device);
+  call.sequence = 2 * task.sequence + 1;
+  call.input = in ? &*in : nullptr;
+  call.output = out ? &*out : nullptr;
+  if (!call.input && task.args.kind != EMBER_COLLECTIVE_GATHER && task.args.kind != EMBER_COLLECTIVE_SCATTER) {
+    call.input = call.output;
+  }
+  if (task.args.kind == EMBER_COLLECTIVE_ALL_TO_ALL) {
+    // Rows to elements: the engine counts elements.
+    for (auto [splits, operand, field] : {std::tuple{&task.args.input_splits, &task.input, &call.input_splits},
+                                          std::tuple{&task.args.output_splits, &task.output, &call.output_splits}}) {
+      if (splits->empty()) continue;
+      const int64_t rows = (*operand)->dim() > 0 ? (*operand)->sizes()[0] : 1;
+      const int64_t row = rows > 0 ? (*operand)->numel() / rows : 0;
+      for (int64_t& s : *splits) s *= row;
+      *field = splits->data();
+    }
+  }
+  task.channel->engine->run(communicator.handle, call);
+}
+
 void ProcessGroup::execute(Task& task) {
   const Milliseconds timeout = task.args.timeout.count() > 0 ? task.args.timeout : options_.timeout;
   ember_collective_call call{};
@@ -365,7 +429,6 @@ void ProcessGroup::execute(Task& task) {
   call.user_tag = task.args.tag;
   call.timeout_ms = timeout.count();
   const bool p2p = task.args.kind == EMBER_COLLECTIVE_SEND || task.args.kind == EMBER_COLLECTIVE_RECV;
-  const plugin::CollectiveEngine& engine = *task.channel->engine;
   try {
     // The device's work after the call (an average, a copy back) follows
     // it on the caller's stream.
@@ -376,66 +439,11 @@ void ProcessGroup::execute(Task& task) {
     }
     Communicator& communicator = communicator_for(*task.channel, task.engine_device,
                                                   /*any_index=*/!task.input && !task.output);
-    const DLDevice dl_device = dl_device_of(communicator.device);
     running_ = &communicator;
     running_deadline_ = now_ms() + timeout.count();
-    bool finished = false;
-    if (options_.check_collectives && task.args.check && !p2p && size() > 1) {
-      // Host operands that fit ride in the slot behind the fingerprint
-      // (Note [Collectives inside the check]).
-      const std::optional<Tensor> carried =
-          communicator.device ? std::nullopt : inline_operand(task.args, task.input, task.output);
-      const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
-      Tensor sent_host = zeros({static_cast<int64_t>(kSlotBytes)}, TensorOptions(DType::UInt8));
-      auto* slot = sent_host.data<uint8_t>();
-      std::memcpy(slot, mine.data(), kFingerprintBytes);
-      if (carried && carried->defined() && carried->numel() > 0) {
-        std::memcpy(slot + kFingerprintBytes, carried->data_ptr(), carried->numel() * carried->element_size());
-      }
-      const Device where = communicator.device.value_or(Device(kCpuDeviceType, 0));
-      Tensor sent = sent_host.to(where);
-      Tensor all = empty({static_cast<int64_t>(kSlotBytes) * size()}, TensorOptions(DType::UInt8, where));
-      DLTensor in = plugin::to_dl_tensor(sent, dl_device);
-      DLTensor out = plugin::to_dl_tensor(all, dl_device);
-      ember_collective_call exchange = call;
-      exchange.kind = EMBER_COLLECTIVE_ALL_GATHER;
-      exchange.sequence = 2 * task.sequence;
-      exchange.input = &in;
-      exchange.output = &out;
-      engine.run(communicator.handle, exchange);
-      const Tensor all_host = all.to(Device(kCpuDeviceType, 0));
-      const auto* slots = all_host.data<uint8_t>();
-      std::vector<Fingerprint> gathered(size());
-      for (int r = 0; r < size(); ++r) std::memcpy(gathered[r].data(), slots + r * kSlotBytes, kFingerprintBytes);
-      if (options_.log_collectives) log().info("rank {}: {}", rank(), describe_fingerprint(mine));
-      const std::string mismatch = compare_fingerprints(gathered, size());
-      if (!mismatch.empty()) throw_error(ErrorKind::DistributedBackend, task.description + ": " + mismatch);
-      if (carried) {
-        finish_inline(task.args, rank(), size(), slots, task.output);
-        finished = true;
-      }
-    }
-    std::optional<DLTensor> in, out;
-    if (task.input) in = plugin::to_dl_tensor(*task.input, dl_device);
-    if (task.output) out = plugin::to_dl_tensor(*task.output, dl_device);
-    call.sequence = 2 * task.sequence + 1;
-    call.input = in ? &*in : nullptr;
-    call.output = out ? &*out : nullptr;
-    if (!call.input && task.args.kind != EMBER_COLLECTIVE_GATHER && task.args.kind != EMBER_COLLECTIVE_SCATTER) {
-      call.input = call.output;
-    }
-    if (task.args.kind == EMBER_COLLECTIVE_ALL_TO_ALL) {
-      // Rows to elements: the engine counts elements.
-      for (auto [splits, operand, field] : {std::tuple{&task.args.input_splits, &task.input, &call.input_splits},
-                                            std::tuple{&task.args.output_splits, &task.output, &call.output_splits}}) {
-        if (splits->empty()) continue;
-        const int64_t rows = (*operand)->dim() > 0 ? (*operand)->sizes()[0] : 1;
-        const int64_t row = rows > 0 ? (*operand)->numel() / rows : 0;
-        for (int64_t& s : *splits) s *= row;
-        *field = splits->data();
-      }
-    }
-    if (!finished) engine.run(communicator.handle, call);
+    const bool finished = options_.check_collectives && task.args.check && !p2p && size() > 1 &&
+                          check_across_ranks(task, communicator, call);
+    if (!finished) run_on_engine(task, communicator, call);
     running_deadline_ = 0;
     autograd::NoGradGuard no_grad;
     if (task.args.op == ReduceOp::Avg && task.output &&

@@ -108,6 +108,8 @@ class ProcessGroup {
   void worker_loop();
   void watchdog_loop();
   void execute(Task& task);
+  bool check_across_ranks(Task& task, Communicator& communicator, const ember_collective_call& call);
+  void run_on_engine(Task& task, Communicator& communicator, ember_collective_call call);
   std::string diagnose_failure(uint64_t failed_sequence) const;
   std::string key(const std::string& name) const;
 
