@@ -70,9 +70,9 @@ def workloads(torch, quick):
     }
 
 
-def median_ms(fn, args, repeats):
-    fn(*args)
-    fn(*args)
+def median_ms(fn, args, repeats, warmup=2):
+    for _ in range(warmup):
+        fn(*args)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()

@@ -14,12 +14,10 @@ and updates written in place.
 import argparse
 import json
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import CONFIGS, alternate_workers, median_of, print_errors, ratio  # noqa: E402
+from compile_bench import CONFIGS, alternate_workers, median_ms, median_of, print_errors, ratio  # noqa: E402
 
 CASES = ("digits MLP, SGD momentum", "digits MLP, AdamW", "50 x Linear(64,64), SGD momentum",
          "50 x Linear(64,64), AdamW")
@@ -39,17 +37,6 @@ def optimizer_for(torch, library, name, params):
     return torch.optim.AdamW(params, lr=1e-4, **extra)
 
 
-def median_us(fn, repeats):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(times)
-
-
 def worker(library, mode, repeats):
     torch = __import__(library)
     torch.manual_seed(0)
@@ -63,7 +50,7 @@ def worker(library, mode, repeats):
         step = optimizer.step if mode == "eager" else torch.compile(optimizer.step)
         try:
             with torch.no_grad():
-                out[case] = median_us(step, repeats)
+                out[case] = median_ms(step, (), repeats, warmup=3) * 1e3  # µs
             if library == "ember" and mode == "compiled":
                 plan = torch.compiler.explain(step).graphs[-1]
                 out[case + " plan"] = f"{plan.num_kernels} kernels, {plan.num_in_place_updates} in place"
