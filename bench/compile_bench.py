@@ -148,12 +148,18 @@ def spawn(*args, env=None, script=__file__):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def main():
+def bench_arguments(repeats):
+    """--rounds, --repeats and --worker LIBRARY MODE, which every compile benchmark takes."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=repeats)
     parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
+    return parser
+
+
+def main():
+    parser = bench_arguments(repeats=9)
+    parser.add_argument("--quick", action="store_true")
     parser.add_argument("--first-call", metavar="LIBRARY")
     a = parser.parse_args()
     if a.worker:

@@ -11,13 +11,13 @@ momentum and with AdamW. Prints the median microseconds per step of each (librar
 Ember compiled against each of the others; each worker also reports the compiled plan's kernels
 and updates written in place.
 """
-import argparse
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import CONFIGS, alternate_workers, median_ms, median_of, print_errors, ratio  # noqa: E402
+from compile_bench import (CONFIGS, alternate_workers, bench_arguments, median_ms, median_of,  # noqa: E402
+                           print_errors, ratio)
 
 CASES = ("digits MLP, SGD momentum", "digits MLP, AdamW", "50 x Linear(64,64), SGD momentum",
          "50 x Linear(64,64), AdamW")
@@ -60,11 +60,7 @@ def worker(library, mode, repeats):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=50)
-    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
-    a = parser.parse_args()
+    a = bench_arguments(repeats=50).parse_args()
     if a.worker:
         return worker(a.worker[0], a.worker[1], a.repeats)
     results = alternate_workers(__file__, a.rounds, a.repeats)

@@ -11,14 +11,13 @@ width 256, 64 steps of batch 32) with SGD. Prints the median milliseconds per st
 (library, mode), the ratios the compiler's targets are set against, and Ember's peak allocated
 bytes over a step, compiled and eager.
 """
-import argparse
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import (CONFIGS, alternate_workers, median_ms, median_of, print_errors, ratio,  # noqa: E402
-                           transformer_block)
+from compile_bench import (CONFIGS, alternate_workers, bench_arguments, median_ms, median_of,  # noqa: E402
+                           print_errors, ratio, transformer_block)
 
 
 STEPS = ("MLP step, SGD momentum", "block step, AdamW", "LSTM LM step, SGD")
@@ -83,11 +82,7 @@ def worker(library, mode, repeats):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--worker", nargs=2, metavar=("LIBRARY", "MODE"))
-    a = parser.parse_args()
+    a = bench_arguments(repeats=15).parse_args()
     if a.worker:
         return worker(a.worker[0], a.worker[1], a.repeats)
     results = alternate_workers(__file__, a.rounds, a.repeats)
