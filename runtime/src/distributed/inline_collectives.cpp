@@ -57,6 +57,22 @@ std::optional<Tensor> inline_operand(const CollectiveArgs& args, const std::opti
   }
 }
 
+Tensor slot_of(const Fingerprint& fingerprint, const std::optional<Tensor>& carried) {
+  Tensor slot = zeros({static_cast<int64_t>(kSlotBytes)}, TensorOptions(DType::UInt8));
+  auto* bytes = slot.data<uint8_t>();
+  std::memcpy(bytes, fingerprint.data(), kFingerprintBytes);
+  if (carried && carried->defined() && carried->numel() > 0) {
+    std::memcpy(bytes + kFingerprintBytes, carried->data_ptr(), bytes_of(*carried));
+  }
+  return slot;
+}
+
+Fingerprint fingerprint_in(const uint8_t* slots, int rank) {
+  Fingerprint fingerprint;
+  std::memcpy(fingerprint.data(), slots + static_cast<size_t>(rank) * kSlotBytes, kFingerprintBytes);
+  return fingerprint;
+}
+
 void finish_inline(const CollectiveArgs& args, int rank, int world_size, const uint8_t* slots,
                    const std::optional<Tensor>& output) {
   if (args.kind == EMBER_COLLECTIVE_BARRIER || !output || !output->defined() || output->numel() == 0) return;

@@ -42,6 +42,11 @@ inline constexpr size_t kSlotBytes = kFingerprintBytes + kInlineBytes;
 std::optional<Tensor> inline_operand(const CollectiveArgs& args, const std::optional<Tensor>& input,
                                      const std::optional<Tensor>& output);
 
+// This rank's slot: its fingerprint, then the carried operand if any.
+Tensor slot_of(const Fingerprint& fingerprint, const std::optional<Tensor>& carried);
+// The fingerprint in rank `rank`'s slot of `slots`.
+Fingerprint fingerprint_in(const uint8_t* slots, int rank);
+
 // Writes this rank's result from every rank's slot (`slots`, world_size ×
 // kSlotBytes, in rank order), after the fingerprints were found to agree.
 void finish_inline(const CollectiveArgs& args, int rank, int world_size, const uint8_t* slots,

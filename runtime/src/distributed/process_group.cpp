@@ -1,7 +1,6 @@
 #include "distributed/process_group.h"
 
 #include <chrono>
-#include <cstring>
 
 #include <ember/sdk/collectives.hpp>
 
@@ -363,15 +362,9 @@ bool ProcessGroup::check_across_ranks(Task& task, Communicator& communicator, co
   const std::optional<Tensor> carried =
       communicator.device ? std::nullopt : inline_operand(task.args, task.input, task.output);
   const Fingerprint mine = fingerprint_of(task.args, task.sequence, task.input, task.output);
-  Tensor sent_host = zeros({static_cast<int64_t>(kSlotBytes)}, TensorOptions(DType::UInt8));
-  auto* slot = sent_host.data<uint8_t>();
-  std::memcpy(slot, mine.data(), kFingerprintBytes);
-  if (carried && carried->defined() && carried->numel() > 0) {
-    std::memcpy(slot + kFingerprintBytes, carried->data_ptr(), carried->numel() * carried->element_size());
-  }
   const Device where = communicator.device.value_or(Device(kCpuDeviceType, 0));
   const DLDevice dl_device = dl_device_of(communicator.device);
-  Tensor sent = sent_host.to(where);
+  Tensor sent = slot_of(mine, carried).to(where);
   Tensor all = empty({static_cast<int64_t>(kSlotBytes) * size()}, TensorOptions(DType::UInt8, where));
   DLTensor in = plugin::to_dl_tensor(sent, dl_device);
   DLTensor out = plugin::to_dl_tensor(all, dl_device);
@@ -383,8 +376,8 @@ bool ProcessGroup::check_across_ranks(Task& task, Communicator& communicator, co
   task.channel->engine->run(communicator.handle, exchange);
   const Tensor all_host = all.to(Device(kCpuDeviceType, 0));
   const auto* slots = all_host.data<uint8_t>();
-  std::vector<Fingerprint> gathered(size());
-  for (int r = 0; r < size(); ++r) std::memcpy(gathered[r].data(), slots + r * kSlotBytes, kFingerprintBytes);
+  std::vector<Fingerprint> gathered;
+  for (int r = 0; r < size(); ++r) gathered.push_back(fingerprint_in(slots, r));
   if (options_.log_collectives) log().info("rank {}: {}", rank(), describe_fingerprint(mine));
   const std::string mismatch = compare_fingerprints(gathered, size());
   if (!mismatch.empty()) throw_error(ErrorKind::DistributedBackend, task.description + ": " + mismatch);
