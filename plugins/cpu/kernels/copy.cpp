@@ -38,7 +38,7 @@ EMBER_CPU_ISA_CLONES void convert_contiguous(const Src* from, Dst* to, int64_t n
 
 template <class Src, class Dst>
 void convert(const DLTensor& src, const DLTensor& dst) {
-  const sdk::StridedLoop loop{&dst, &src};
+  const sdk::StridedLoop loop({&dst, &src}, sdk::LoopOrder::Memory);
   const auto convert_one = [](Src x) { return sdk::convert<Dst>(sdk::to_compute(x)); };
   parallel_for(0, loop.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
     if constexpr (kConvertsReducedFloat<Src, Dst>) {

@@ -38,7 +38,7 @@ namespace ember::cpu {
 namespace detail {
 template <class Out, class... In, class Fn, size_t... I>
 void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
-  const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[I]...};
+  const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
   const auto op = [&fn](In... x) { return sdk::convert<Out>(fn(sdk::to_compute(x)...)); };
   parallel_for(0, loop.numel(), kElementwiseGrain,
                [&](int64_t begin, int64_t end) { sdk::transform<Out, In...>(loop, begin, end, op); });

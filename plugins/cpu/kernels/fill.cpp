@@ -20,7 +20,7 @@ T fill_value(const ember_kernel_call& call) {
 template <class T>
 void fill_kernel(const ember_kernel_call& call) {
   const T value = fill_value<T>(call);
-  const sdk::StridedLoop loop{&call.outputs[0]};
+  const sdk::StridedLoop loop({&call.outputs[0]}, sdk::LoopOrder::Memory);
   parallel_for(0, loop.numel(), kFillGrain, [&](int64_t begin, int64_t end) {
     sdk::transform<T>(loop, begin, end, [value] { return value; });
   });

@@ -185,7 +185,7 @@ EMBER_CPU_ISA_CLONES __attribute__((flatten)) void map_exact_run(char* const* pt
 template <class Op, class T, size_t kInputs, class Run>
 void map_floating(const ember_kernel_call& call, int64_t grain, Run run_of) {
   const auto run = [&]<size_t... I>(std::index_sequence<I...> inputs) {
-    const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[I]...};
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
     parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) {
       loop.run(begin, end,
                [&](char* const* ptrs, const int64_t* strides, int64_t n) { run_of(ptrs, strides, n, inputs); });

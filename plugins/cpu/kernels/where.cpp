@@ -48,7 +48,8 @@ EMBER_CPU_ISA_CLONES void select_contiguous(const uint8_t* __restrict cond, cons
 template <class T>
 void where_kernel(const ember_kernel_call& call) {
   // Select on storage values: no conversion to the compute type is needed.
-  const sdk::StridedLoop loop{&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]};
+  const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]},
+                              sdk::LoopOrder::Memory);
   constexpr int64_t size = sizeof(T);
   parallel_for(0, loop.numel(), kSelectGrain, [&](int64_t begin, int64_t end) {
     loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) {

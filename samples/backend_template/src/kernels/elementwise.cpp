@@ -22,7 +22,7 @@ struct Unary {
   template <class T>
   struct Kernel {
     static void run(const ember_kernel_call& call) {
-      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]}, sdk::LoopOrder::Memory);
       sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) { return T(Op{}(sdk::Compute<T>(x))); });
     }
   };
@@ -52,7 +52,7 @@ struct Sign {
 template <class T>
 struct LogicalNot {
   static void run(const ember_kernel_call& call) {
-    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]}, sdk::LoopOrder::Memory);
     sdk::transform<bool, T>(loop, 0, loop.numel(), [](T x) { return sdk::Compute<T>(x) == sdk::Compute<T>(0); });
   }
 };
@@ -60,7 +60,7 @@ struct LogicalNot {
 template <class T>
 struct BitwiseNot {
   static void run(const ember_kernel_call& call) {
-    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]});
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0]}, sdk::LoopOrder::Memory);
     sdk::transform<T, T>(loop, 0, loop.numel(), [](T x) {
       if constexpr (std::is_same_v<T, bool>) return !x;
       else return T(~x);
@@ -77,7 +77,7 @@ struct Binary {
   struct Kernel {
     static void run(const ember_kernel_call& call) {
       using Out = std::conditional_t<kBoolOut, bool, T>;
-      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1]});
+      const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1]}, sdk::LoopOrder::Memory);
       sdk::transform<Out, T, T>(loop, 0, loop.numel(),
                                 [](T a, T b) { return Out(Op{}(sdk::Compute<T>(a), sdk::Compute<T>(b))); });
     }
@@ -172,7 +172,8 @@ struct LogicalXor {
 template <class T>
 struct Where {
   static void run(const ember_kernel_call& call) {
-    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]});
+    const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[0], &call.inputs[1], &call.inputs[2]},
+                                sdk::LoopOrder::Memory);
     sdk::transform<T, bool, T, T>(loop, 0, loop.numel(), [](bool c, T a, T b) { return c ? a : b; });
   }
 };
@@ -183,7 +184,7 @@ template <class Src>
 struct Copy {
   static void run(const ember_kernel_call& call) {
     const DLTensor& out = call.outputs[0];
-    const sdk::StridedLoop loop({&out, &call.inputs[0]});
+    const sdk::StridedLoop loop({&out, &call.inputs[0]}, sdk::LoopOrder::Memory);
     sdk::visit_dtype(sdk::dtype_of(out), [&](auto tag) {
       using Dst = typename decltype(tag)::type;
       sdk::transform<Dst, Src>(loop, 0, loop.numel(), [](Src x) { return sdk::convert<Dst>(x); });
@@ -202,7 +203,7 @@ template <class T>
 struct Fill {
   static void run(const ember_kernel_call& call) {
     const T value = attr_value<T>(call, "value");
-    const sdk::StridedLoop loop({&call.outputs[0]});
+    const sdk::StridedLoop loop({&call.outputs[0]}, sdk::LoopOrder::Memory);
     sdk::transform<T>(loop, 0, loop.numel(), [value] { return value; });
   }
 };

@@ -1,5 +1,6 @@
-// strided_loop.hpp -- `StridedLoop` (coalescing, row-major order, chunkable;
-// Note [Strided loops]), `split_range()` and the typed `transform()`.
+// strided_loop.hpp -- `StridedLoop` (coalescing, row-major or memory order,
+// chunkable; Note [Strided loops]), `split_range()` and the typed
+// `transform()`.
 #ifndef EMBER_SDK_STRIDED_LOOP_HPP_
 #define EMBER_SDK_STRIDED_LOOP_HPP_
 
@@ -25,20 +26,32 @@ namespace ember::sdk {
 // for runs of `n` elements along the innermost dimension, with one pointer
 // and one byte stride per operand. Dimensions of size 1 are dropped and
 // neighbouring dimensions merged when every operand allows it, so contiguous
-// and expanded-scalar operands give one long run. Dimensions are never
-// reordered: the i-th element visited is logical element i, which random and
-// arange kernels rely on. run(begin, end, fn) visits elements [begin, end)
-// only, so a caller splits numel() into chunks (split_range) for threads.
+// and expanded-scalar operands give one long run. By default dimensions are
+// never reordered: the i-th element visited is logical element i, which
+// random and arange kernels rely on. A kernel whose result does not depend
+// on the order of its elements (an elementwise map, a fill) asks for
+// LoopOrder::Memory instead: dimensions are then walked in the order of the
+// operands' strides, the first operand's deciding where it is not a
+// broadcast, so a transposed or permuted tensor, written in place or beside
+// others of its layout, is one run along memory rather than a walk that
+// touches a new cache line per element. Only an output identical to an
+// input may alias it (no partial overlap), so the order cannot change a
+// result. run(begin, end, fn) visits elements [begin, end) only, so a caller
+// splits numel() into chunks (split_range) for threads.
+enum class LoopOrder { Logical, Memory };
+
 class StridedLoop {
  public:
   static constexpr int kMaxOperands = 8;
   static constexpr int kMaxDims = 25;
 
   // Every tensor must have the shape of the first; strides may differ.
-  StridedLoop(std::initializer_list<const DLTensor*> tensors) {
-    init(tensors.begin(), static_cast<int>(tensors.size()));
+  StridedLoop(std::initializer_list<const DLTensor*> tensors, LoopOrder order = LoopOrder::Logical) {
+    init(tensors.begin(), static_cast<int>(tensors.size()), order);
   }
-  StridedLoop(const DLTensor* const* tensors, int count) { init(tensors, count); }
+  StridedLoop(const DLTensor* const* tensors, int count, LoopOrder order = LoopOrder::Logical) {
+    init(tensors, count, order);
+  }
 
   int64_t numel() const { return numel_; }
   int num_operands() const { return num_operands_; }
@@ -107,7 +120,31 @@ class StridedLoop {
   }
 
  private:
-  void init(const DLTensor* const* tensors, int count) {
+  // The tensors' dimensions, innermost first: in logical order, or sorted by
+  // stride as Note [Strided loops] says. An insertion sort, because "inner
+  // than" decided by the first operand that tells two dimensions apart is
+  // not a strict weak ordering when operands disagree.
+  static void walk_order(const DLTensor* const* tensors, int count, LoopOrder order, int* dims) {
+    const int ndim = tensors[0]->ndim;
+    for (int i = 0; i < ndim; ++i) dims[i] = ndim - 1 - i;
+    if (order == LoopOrder::Logical) return;
+    const auto goes_inside = [&](int outer, int inner) {
+      for (int op = 0; op < count; ++op) {
+        const int64_t outer_stride = abs_stride(*tensors[op], outer);
+        const int64_t inner_stride = abs_stride(*tensors[op], inner);
+        if (outer_stride == 0 || inner_stride == 0 || outer_stride == inner_stride) continue;
+        return outer_stride < inner_stride;
+      }
+      return false;
+    };
+    for (int i = 1; i < ndim; ++i) {
+      for (int j = i; j > 0 && goes_inside(dims[j], dims[j - 1]); --j) std::swap(dims[j], dims[j - 1]);
+    }
+  }
+
+  static int64_t abs_stride(const DLTensor& t, int d) { return t.strides[d] < 0 ? -t.strides[d] : t.strides[d]; }
+
+  void init(const DLTensor* const* tensors, int count, LoopOrder order) {
     if (count < 1 || count > kMaxOperands) {
       fail(EMBER_STATUS_INTERNAL, "StridedLoop takes 1 to 8 operands");
     }
@@ -123,10 +160,14 @@ class StridedLoop {
     sizes_[0] = 1;
     ndim_ = 1;
     numel_ = 1;
+    if (first.ndim > kMaxDims) fail(EMBER_STATUS_UNIMPLEMENTED, "tensor has too many dimensions");
+    int dims[kMaxDims];
+    walk_order(tensors, count, order, dims);
     // Walk from the innermost dimension out, merging into the current one
     // while every operand's stride continues it.
     bool current_empty = true;
-    for (int d = first.ndim - 1; d >= 0; --d) {
+    for (int i = 0; i < first.ndim; ++i) {
+      const int d = dims[i];
       const int64_t size = first.shape[d];
       numel_ *= size;
       if (size == 1) continue;
