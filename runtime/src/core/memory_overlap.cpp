@@ -1,7 +1,5 @@
 #include "core/memory_overlap.h"
 
-#include <algorithm>
-#include <array>
 #include <string>
 
 #include "core/shape.h"
@@ -20,25 +18,6 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
-// Whether t's elements fill [offset, offset + numel) exactly once: its
-// strides, ordered, are the contiguous strides of its sizes in that order.
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  std::array<int64_t, kMaxDims> dims{};
-  int64_t rank = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] != 1) dims[static_cast<size_t>(rank++)] = d;
-  }
-  std::sort(dims.begin(), dims.begin() + rank, [&t](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t i = 0; i < rank; ++i) {
-    const int64_t d = dims[static_cast<size_t>(i)];
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-
 Overlap overlap_of(const Tensor& a, const Tensor& b) {
   if (a.numel() == 0 || b.numel() == 0 || !a.is_alias_of(b)) return Overlap::None;
   if (a.storage_offset() == b.storage_offset() && a.sizes() == b.sizes() && a.strides() == b.strides()) {
@@ -47,7 +26,9 @@ Overlap overlap_of(const Tensor& a, const Tensor& b) {
   const int64_t a_end = a.storage_offset() + span_elements(a.sizes(), a.strides());
   const int64_t b_end = b.storage_offset() + span_elements(b.sizes(), b.strides());
   if (a_end <= b.storage_offset() || b_end <= a.storage_offset()) return Overlap::None;
-  if (is_non_overlapping_and_dense(a) && is_non_overlapping_and_dense(b)) return Overlap::Partial;
+  if (is_non_overlapping_and_dense(a.sizes(), a.strides()) && is_non_overlapping_and_dense(b.sizes(), b.strides())) {
+    return Overlap::Partial;
+  }
   return Overlap::TooHard;
 }
 

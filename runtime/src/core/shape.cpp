@@ -1,6 +1,8 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <string>
 
 #include "ember/error.h"
@@ -37,6 +39,22 @@ int64_t numel_of(IntArrayRef sizes) {
                                         " hold more than 2^63 - 1 elements");
   }
   return *n;
+}
+
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  std::array<size_t, kMaxDims> dims{};
+  size_t rank = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] != 1) dims[rank++] = d;
+  }
+  std::sort(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(rank),
+            [&strides](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    if (strides[dims[i]] != expected) return false;
+    expected *= sizes[dims[i]];
+  }
+  return true;
 }
 
 DimVector contiguous_strides(IntArrayRef sizes) {

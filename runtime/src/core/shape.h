@@ -33,6 +33,10 @@ inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
 int64_t numel_of(IntArrayRef sizes);
 // Row-major strides of `sizes`; throws when one does not fit int64.
 DimVector contiguous_strides(IntArrayRef sizes);
+// Whether a tensor of these sizes and strides fills its span exactly once:
+// its strides, ordered, are the contiguous strides of its sizes in that
+// order (a permutation of a contiguous tensor).
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
 // Elements from a strided window's first element to one past its last:
 // 1 + sum((size - 1) * stride), 0 when it has no elements. Sizes and
 // strides must not be negative; throws when the sum does not fit int64.

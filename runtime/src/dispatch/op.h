@@ -72,6 +72,9 @@ struct OpSchema {
   // The ABI minor whose catalogue introduced the op (Note [Versioned
   // catalogue] in plugin/host_api.cpp); sdk/CHANGELOG.md lists each minor's ops.
   int abi_minor = 0;
+  // An elementwise op: a missing output is laid out as its inputs are
+  // (Note [Elementwise output layout] in core/elementwise_layout.cpp).
+  bool output_follows_inputs = false;
 
   bool is_composite() const { return kind == OpKind::Composite; }
   bool is_view() const { return kind == OpKind::View; }

@@ -28,6 +28,7 @@ void register_catalogue(OpRegistry& registry) {
     schema.dispatch_dtype_from = r.dispatch_dtype_from;
     schema.kind = r.kind;
     schema.abi_minor = r.abi_minor;
+    schema.output_follows_inputs = r.dtype_rule != ops::DTypeRule::Custom;
     registry.add(std::move(schema));
     autograd::set_derivative(static_cast<OpIndex>(i), r.derivative, r.derivative_reads_outputs);
   }

@@ -48,7 +48,11 @@ Tensor Tensor::to(DType target) const { return to(device(), target); }
 
 Tensor Tensor::to(Device target, DType target_dtype) const {
   if (target == device() && target_dtype == dtype()) return *this;
-  Tensor out = empty(sizes(), TensorOptions(target_dtype, target));
+  // A dense layout is kept, as PyTorch's preserve_format keeps it: a permuted
+  // result moves across devices as its bytes are, with no compaction first.
+  const TensorOptions options(target_dtype, target);
+  Tensor out = is_non_overlapping_and_dense(sizes(), strides()) ? empty_strided(sizes(), strides(), options)
+                                                                : empty(sizes(), options);
   out.copy_(*this);
   return out;
 }
@@ -70,15 +74,17 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (source.device().is_meta()) {
     throw_error(ErrorKind::Runtime, "copy_: cannot copy data out of a meta tensor into a " + device().str() + " tensor");
   }
-  // Across devices only contiguous bytes move: convert and compact on the
-  // source device, move, then scatter into this tensor's layout if needed.
-  Tensor packed = source.to(dtype()).contiguous();
-  Tensor landing = is_contiguous() ? *this : empty(sizes(), TensorOptions(dtype(), device()));
+  // Across devices only dense bytes move: convert (and compact, unless both
+  // sides share one dense layout) on the source device, move, then scatter
+  // into this tensor's layout if needed.
+  const bool one_dense_layout = source.strides() == strides() && is_non_overlapping_and_dense(sizes(), strides());
+  Tensor packed = one_dense_layout ? source.to(dtype()) : source.to(dtype()).contiguous();
+  Tensor landing = one_dense_layout || is_contiguous() ? *this : empty(sizes(), TensorOptions(dtype(), device()));
   // Base pointers and byte offsets: Note [Device pointers are opaque].
   plugin::copy_bytes(device(), landing.impl()->storage()->data(), packed.device(), packed.impl()->storage()->data(),
                      static_cast<size_t>(numel()) * element_size(), storage_byte_offset(landing),
                      storage_byte_offset(packed));
-  if (!is_contiguous()) {
+  if (landing.impl() != impl()) {
     copy_(landing);
   } else {
     impl_->storage()->bump_version();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dlpack.h"
+#include "core/elementwise_layout.h"
 #include "core/logging.h"
 #include "ember/error.h"
 #include "ember/ops.h"
@@ -220,7 +221,13 @@ void run_backend_step(const Op& op, OpCall& call, Device device) {
     std::array<TensorMeta, kMaxOutputs> metas;
     op.schema().meta(call, metas.data());
     for (int64_t i = 0; i < call.num_outputs; ++i) {
-      if (!call.outputs[i].defined()) call.outputs[i] = empty(metas[i].sizes, TensorOptions(metas[i].dtype, device));
+      if (call.outputs[i].defined()) continue;
+      const TensorOptions options(metas[i].dtype, device);
+      const DimVector strides = op.schema().output_follows_inputs
+                                    ? elementwise_output_strides(call.inputs, call.num_inputs, metas[i].sizes)
+                                    : DimVector();
+      call.outputs[i] =
+          strides.empty() ? empty(metas[i].sizes, options) : empty_strided(metas[i].sizes, strides, options);
     }
   }
   // The meta device stops after allocation: it has no data to compute.
