@@ -144,6 +144,18 @@ def copy(title, shape, fn, dtype="float32", moved=True):
                     floats(2 * n, dtype) if moved and n >= BIG else None)
 
 
+def permuted(title, shape, order, fn, inputs=1, moved=True):
+    """fn(torch, *xs) over inputs that are permute(order) of contiguous
+    tensors of `shape`: the layouts a transpose, an attention head split or
+    a channels-last image give to the elementwise ops that follow them."""
+    def build(torch):
+        xs = [torch.randn(*shape).abs().add(0.5).permute(*order) for _ in range(inputs)]
+        return lambda: fn(torch, *xs)
+    n = math.prod(shape)
+    return Workload("layout", f"{title} {'x'.join(map(str, shape))}.permute{order} float32", build,
+                    floats((inputs + 1) * n) if moved and n >= BIG else None)
+
+
 def matmul(m, k, n):
     def build(torch):
         a, b = torch.randn(m, k), torch.randn(k, n)
@@ -310,6 +322,16 @@ def workloads():
         reduction("sum", (BIG // 2,), lambda torch, x: x.sum(), dtype="int64"),
         reduction("sum", (4096,), lambda torch, x: x.sum()),
         reduction("var dim=-1", (4096, 4096), lambda torch, x: x.var(-1)),
+        permuted("x.mul_(-1), x permuted", (4096, 4096), (1, 0), lambda torch, x: x.mul_(-1.0)),
+        permuted("x.add_(y), both permuted", (4096, 4096), (1, 0), lambda torch, x, y: x.add_(y), inputs=2),
+        permuted("x.mul_(-1), x permuted", (1024, 256), (1, 0), lambda torch, x: x.mul_(-1.0)),
+        permuted("torch.where(x > 1, x, y), both permuted", (32, 64, 64, 16), (0, 3, 1, 2),
+                 lambda torch, x, y: torch.where(x > 1, x, y), inputs=2, moved=False),
+        permuted("x * y, both permuted", (4096, 4096), (1, 0), lambda torch, x, y: x * y, inputs=2),
+        permuted("x.exp(), x permuted", (4096, 4096), (1, 0), lambda torch, x: x.exp()),
+        permuted("y.copy_(x), both permuted", (4096, 4096), (1, 0), lambda torch, x, y: y.copy_(x), inputs=2,
+                 moved=False),
+        permuted("x.fill_(1), x permuted", (4096, 4096), (1, 0), lambda torch, x: x.fill_(1), moved=False),
         copy("t().contiguous()", (4096, 1024), lambda torch, x: x.t().contiguous(), moved=False),
         copy("t().contiguous()", (4096, 4096), lambda torch, x: x.t().contiguous()),
         copy("permute(0, 2, 1).contiguous()", (64, 512, 512), lambda torch, x: x.permute(0, 2, 1).contiguous()),
