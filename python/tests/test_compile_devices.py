@@ -198,6 +198,26 @@ def test_digits_mlp_forward(on):
     check(lambda x: F.log_softmax(model(x), -1), images)
 
 
+def test_an_lstm_compiles_through_its_recurrence_where_the_device_has_no_fused_layer(on):
+    # Only the CPU plugin has lstm_layer kernels: elsewhere the layer is traced
+    # step by step (Note [Fused composites in traces]), forward and backward.
+    ember.manual_seed(0)
+    lstm = nn.LSTM(8, 16, num_layers=2).to(on)
+    x = ember.randn(6, 3, 8).to(on)
+    check(lambda x: lstm(x)[0], x, rtol=1e-4, atol=1e-5)
+    step = ember.compile(lambda x: lstm(x)[0].pow(2).sum())
+    grads = []
+    for forward in (lambda x: lstm(x)[0].pow(2).sum(), step):
+        lstm.zero_grad()
+        forward(x).backward()
+        grads.append([p.grad.cpu() for p in lstm.parameters()])
+    for e, g in zip(*grads):
+        assert ember.allclose(g, e, rtol=1e-4, atol=1e-5), (g - e).abs().max().item()
+    training = [v.training for v in step._ember_compiled.variants if v.training is not None]
+    ops = [n["op"] for plan in (training[0].forward, training[0].backward) for n in plan.graph["nodes"]]
+    assert "sigmoid" in ops and not any(op.startswith("lstm_layer") for op in ops)
+
+
 def test_deterministic_option_is_bitwise_stable(on):
     x = ember.randn(1 << 14).to(on)
     f = ember.compile(lambda x: (x * x).sum() + x.amax(), options={"deterministic": True})

@@ -163,6 +163,18 @@ def test_embedding_and_attention_modules_export_save_and_load(tmp_path):
         loaded(torch.tensor([[1, 2, 50]]))
 
 
+def test_an_lstm_exports_as_its_step_by_step_recurrence():
+    # The graph check takes no lstm_layer: export decomposes the layer, which
+    # ember.compile keeps as the backend's fused kernel.
+    torch.manual_seed(3)
+    lstm = nn.LSTM(4, 6, num_layers=2).eval()
+    x = torch.randn(5, 2, 4)
+    ep = ex.export(lambda x: lstm(x)[0], (x,))
+    assert "lstm_layer" not in ep.graph_code and "sigmoid(" in ep.graph_code
+    with torch.no_grad():
+        assert_close(ep(x), lstm(x)[0])
+
+
 def test_static_export_and_kwargs():
     ep = ex.export(lambda x, *, scale: x * scale, (torch.randn(2, 3),), {"scale": torch.tensor(2.0)})
     x = torch.randn(2, 3)

@@ -28,7 +28,8 @@ namespace {
 
 thread_local Tracer* t_current = nullptr;
 
-constexpr int kMaxOutputs = 4;
+// lstm_layer_backward's six gradients are the most outputs of an op.
+constexpr int kMaxOutputs = 6;
 
 std::shared_ptr<Storage> storage_without_memory(size_t nbytes, Device device) {
   return std::make_shared<Storage>(nullptr, nbytes, device, nullptr, nullptr);
@@ -37,6 +38,31 @@ std::shared_ptr<Storage> storage_without_memory(size_t nbytes, Device device) {
 bool is_random(const Op& op) {
   return op.index() == static_cast<dispatch::OpIndex>(OpId::Uniform) ||
          op.index() == static_cast<dispatch::OpIndex>(OpId::Normal);
+}
+
+// Note [Ops answered from shapes in traces]
+// lstm_layer_workspace_bytes answers from its operands' shapes alone
+// (ops.md), and a trace's guards fix those shapes. So the tracer asks the
+// backend at once, on uninitialised stand-ins of the same shapes, and the
+// answer is a real tensor the host reads without a break: the workspace's
+// size becomes an attribute of the traced lstm_layer (Note [LSTM layer
+// workspace]), and the workspace an output of that extern call, saved
+// between the halves of a training plan as extern outputs are (Note
+// [Compiled training]).
+bool answers_from_shapes(const Op& op) {
+  return op.index() == static_cast<dispatch::OpIndex>(OpId::LstmLayerWorkspaceBytes);
+}
+
+void answer_from_shapes(const Op& op, const OpCall& call) {
+  ExcludeDispatchKeysGuard no_trace(DispatchKeySet::of(DispatchKey::Trace));
+  std::vector<Tensor> stand_ins;
+  for (int64_t i = 0; i < call.num_inputs; ++i) {
+    const Tensor& operand = call.inputs[i];
+    stand_ins.push_back(empty(operand.sizes(), TensorOptions(operand.dtype(), operand.device())));
+  }
+  OpCall on_stand_ins = call;
+  on_stand_ins.inputs = stand_ins.data();
+  dispatch::call(op, on_stand_ins);
 }
 
 }  // namespace
@@ -210,6 +236,10 @@ int Tracer::value_of(const Tensor& t) {
 }
 
 void Tracer::record(const Op& op, OpCall& call) {
+  if (answers_from_shapes(op)) {
+    answer_from_shapes(op, call);
+    return;
+  }
   const auto& schema = op.schema();
   // In-place and out= calls write into given outputs.
   bool writes_output = false;
@@ -248,7 +278,8 @@ void Tracer::record(const Op& op, OpCall& call) {
   node.op = op.index();
   for (int64_t i = 0; i < call.num_inputs; ++i) node.inputs.push_back(value_of(call.inputs[i]));
   // The graph input each written output updates (Note [Input updates]).
-  std::array<int, kMaxOutputs> updates{-1, -1, -1, -1};
+  std::array<int, kMaxOutputs> updates;
+  updates.fill(-1);
   if (writes_output && call.num_outputs <= kMaxOutputs) {
     for (int64_t i = 0; i < call.num_outputs; ++i) {
       const Tensor& out = call.outputs[i];
@@ -549,13 +580,13 @@ void fresh_tensor(const Tensor& t) {
   if (Tracer* tracer = Tracer::current()) tracer->note_fresh(t);
 }
 
-// Note [Fused composites in traces]: convolutions, pooling and losses keep
-// the backend's fused kernel as an extern call. Softmax, log_softmax and
-// layer_norm (and their backward ops) keep it too, unless pointwise ops of
-// the graph make their input: then they decompose into the ops fusion
-// takes, and the prologue (a residual add, a scaling of attention scores),
-// the reductions and any pointwise epilogue become one generated kernel. A
-// fused kernel that reads a line once is as fast as a generated one could
+// Note [Fused composites in traces]: convolutions, pooling, losses and LSTM
+// layers keep the backend's fused kernel as an extern call. Softmax,
+// log_softmax and layer_norm (and their backward ops) keep it too, unless
+// pointwise ops of the graph make their input: then they decompose into the
+// ops fusion takes, and the prologue (a residual add, a scaling of attention
+// scores), the reductions and any pointwise epilogue become one generated
+// kernel. A fused kernel that reads a line once is as fast as a generated one could
 // be on its own, and a backend without one always decomposes.
 bool keeps_composite(const Op& op, const Tensor& x) {
   if (op.kernel(x.device().type, x.dtype()) == nullptr) return false;
@@ -574,11 +605,14 @@ bool keeps_composite(const Op& op, const Tensor& x) {
       return false;  // pointwise: its decomposition fuses with its neighbours
     case OpId::LstmLayer:
     case OpId::LstmLayerWorkspaceBytes:
-    case OpId::LstmLayerBackward:
-      // The workspace's size is a value read on the host before the call
-      // (Note [LSTM layer workspace]); traced step by step, each step's gate
-      // arithmetic fuses.
-      return false;
+    case OpId::LstmLayerBackward: {
+      // One extern call runs the whole recurrence, as in eager mode: traced
+      // step by step, each step still waits on its own small product
+      // (Note [Ops answered from shapes in traces]). Export decomposes the
+      // layer into the ops its graph check takes.
+      const Tracer* tracer = Tracer::current();
+      return tracer == nullptr || tracer->options().fused_composites;
+    }
     default:
       return true;
   }

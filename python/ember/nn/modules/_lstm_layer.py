@@ -1,6 +1,7 @@
 """One direction of one LSTM layer over a padded sequence, as one autograd
 node with a hand-written backward, where the backend has no lstm_layer
-kernel (and under ember.compile, whose trace fuses each step's gates).
+kernel (and in ember.export's programs, whose graph check takes no
+lstm_layer).
 
 Recorded op by op, the recurrence's backward pays one small product per
 step for weight_hh's gradient and a dozen pointwise ops per step for the

@@ -97,7 +97,10 @@ LstmLayerResult lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, 
   // runs the backward kernel on the forward's workspace, and differentiates
   // the decomposition when a graph of the backward is wanted. Where no
   // gradient will be asked for, the workspace is empty and the kernel keeps
-  // nothing (oneDNN's inference pass, as PyTorch runs under no_grad).
+  // nothing (oneDNN's inference pass, as PyTorch runs under no_grad). A
+  // trace asks for the size while it records (Note [Ops answered from
+  // shapes in traces]), so a compiled graph holds the layer as one extern
+  // call whose workspace is an output like any other.
   static const dispatch::Op& workspace_bytes = dispatch::op(dispatch::OpId::LstmLayerWorkspaceBytes);
   static const dispatch::Op& fused = dispatch::op(dispatch::OpId::LstmLayer);
   bool backward_follows = false;
