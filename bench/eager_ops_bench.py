@@ -156,6 +156,16 @@ def permuted(title, shape, order, fn, inputs=1, moved=True):
                     floats((inputs + 1) * n) if moved and n >= BIG else None)
 
 
+def crossed(title, rows, cols, fn):
+    """fn(torch, x, y) with x a transposed [cols, rows] tensor and y a
+    contiguous [rows, cols] one: layouts that cross."""
+    def build(torch):
+        x = torch.randn(cols, rows).t()
+        y = torch.randn(rows, cols)
+        return lambda: fn(torch, x, y)
+    return Workload("layout", f"{title} {rows}x{cols} float32", build)
+
+
 def matmul(m, k, n):
     def build(torch):
         a, b = torch.randn(m, k), torch.randn(k, n)
@@ -329,6 +339,10 @@ def workloads():
                  lambda torch, x, y: torch.where(x > 1, x, y), inputs=2, moved=False),
         permuted("x * y, both permuted", (4096, 4096), (1, 0), lambda torch, x, y: x * y, inputs=2),
         permuted("x.exp(), x permuted", (4096, 4096), (1, 0), lambda torch, x: x.exp()),
+        crossed("x.t() * y, y contiguous", 4096, 4096, lambda torch, x, y: x * y),
+        crossed("x.t() * y, y contiguous", 1024, 256, lambda torch, x, y: x * y),
+        crossed("y + x.t(), y contiguous", 1024, 256, lambda torch, x, y: y + x),
+        crossed("y.add_(x.t()), y contiguous", 1024, 256, lambda torch, x, y: y.add_(x)),
         permuted("y.copy_(x), both permuted", (4096, 4096), (1, 0), lambda torch, x, y: y.copy_(x), inputs=2,
                  moved=False),
         permuted("x.fill_(1), x permuted", (4096, 4096), (1, 0), lambda torch, x: x.fill_(1), moved=False),

@@ -11,12 +11,16 @@ import ember
 from helpers import assert_close
 
 # (stored shape, permutation): a transpose, an attention head split, a
-# channels-last image, a size-1 dim among permuted ones.
+# channels-last image, a size-1 dim among permuted ones, and layouts whose
+# crossing with a contiguous operand spans several tiles with ragged edges
+# (Note [Crossed layouts]).
 LAYOUTS = [
     ((5, 7), (1, 0)),
     ((2, 6, 3, 4), (0, 2, 1, 3)),
     ((2, 4, 5, 3), (0, 3, 1, 2)),
     ((3, 1, 4, 5), (2, 0, 3, 1)),
+    ((70, 131), (1, 0)),
+    ((3, 37, 70), (0, 2, 1)),
 ]
 
 OPS = {
@@ -95,3 +99,25 @@ def test_gradients_through_permuted_operands(torch):
         out.view(-1)
     with pytest.raises(RuntimeError):
         (tx.detach() * 2).view(-1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "int64", "int32", "uint8", "bool"])
+def test_crossed_operands_of_every_element_size(torch, dtype):
+    """A transposed operand beside a contiguous one goes through staged
+    tiles (Note [Crossed layouts]) for 1-, 2-, 4- and 8-byte elements."""
+    rng = numpy.random.default_rng(8)
+    a = rng.integers(0, 2 if dtype == "bool" else 50, size=(131, 70))
+    b = rng.integers(0, 2 if dtype == "bool" else 50, size=(70, 131))
+    ours_a, ours_b = (ember.tensor(v).to(getattr(ember, dtype)) for v in (a, b))
+    theirs_a, theirs_b = (torch.tensor(v).to(getattr(torch, dtype)) for v in (a, b))
+    op = (lambda x, y: x | y) if dtype == "bool" else (lambda x, y: x + y)
+    ours = op(ours_a.t(), ours_b)
+    theirs = op(theirs_a.t(), theirs_b)
+    assert ours.stride() == theirs.stride()
+    assert (ours.to(ember.float64).numpy() == theirs.to(torch.float64).numpy()).all()
+    for x, y in ((ours_b, ours_a), (theirs_b, theirs_a)):
+        if dtype == "bool":
+            x |= y.t()
+        else:
+            x += y.t()
+    assert (ours_b.to(ember.float64).numpy() == theirs_b.to(torch.float64).numpy()).all()

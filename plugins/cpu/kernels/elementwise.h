@@ -12,34 +12,22 @@
 #include <ember/ember_plugin.hpp>
 
 #include "../parallel.h"
+#include "crossed_tiles.h"
 #include "grain.h"
+#include "isa_clones.h"
 
 namespace ember::cpu {
-
-// Note [ISA clones]: the plugin is built for baseline x86-64 so that it loads
-// on any x86-64 machine; loops whose speed depends on the vector width get
-// AVX2 and AVX-512 clones picked at load time by the CPU's features (GCC and
-// Clang resolve them through an ifunc). A reduction streaming from memory
-// gains most: wider loads keep more cache lines in flight per instruction.
-// Not under ThreadSanitizer: it instruments the ifunc resolver, which runs
-// while the plugin is relocated, before its calls into the runtime resolve.
-// EMBER_CPU_MAX_ISA=x86-64-v3 (a CMake option) leaves out the AVX-512
-// clones, so that the AVX2 path can be measured on an AVX-512 machine.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_THREAD__)
-#if defined(EMBER_CPU_MAX_ISA_X86_64_V3)
-#define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define EMBER_CPU_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-#else
-#define EMBER_CPU_ISA_CLONES
-#endif
 
 namespace detail {
 template <class Out, class... In, class Fn, size_t... I>
 void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
   const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
   const auto op = [&fn](In... x) { return sdk::convert<Out>(fn(sdk::to_compute(x)...)); };
+  if (has_crossed_operand(loop)) {
+    return run_in_crossed_tiles(loop, kElementwiseGrain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+      sdk::transform_run<Out, In...>(ptrs, strides, n, op);
+    });
+  }
   parallel_for(0, loop.numel(), kElementwiseGrain,
                [&](int64_t begin, int64_t end) { sdk::transform<Out, In...>(loop, begin, end, op); });
 }

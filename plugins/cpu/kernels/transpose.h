@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "elementwise.h"
+#include "isa_clones.h"
 
 namespace ember::cpu {
 

@@ -62,6 +62,8 @@ class StridedLoop {
   int64_t size(int d) const { return sizes_[d]; }
   const int64_t* strides(int d) const { return strides_[d]; }
   char* base(int op) const { return base_[op]; }
+  // Bytes of one element of operand op.
+  int64_t element_size(int op) const { return element_sizes_[op]; }
 
   template <class Fn>
   void run(int64_t begin, int64_t end, Fn&& fn) const {
@@ -271,6 +273,13 @@ void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn& fn,
 }
 }  // namespace detail
 
+// out[i] = fn(in[i]...) over one run of a loop, as StridedLoop::run hands
+// it out: for kernels that walk a loop in an order of their own.
+template <class Out, class... In, class Fn>
+void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn&& fn) {
+  detail::transform_run<Out, In...>(ptrs, strides, n, fn, std::index_sequence_for<In...>{});
+}
+
 // out[i] = fn(in[i]...) over elements [begin, end) of a loop whose operands
 // are (out, in...) with storage types (Out, In...). When the output run is
 // contiguous and every input run is contiguous or a broadcast scalar, the
@@ -278,7 +287,7 @@ void transform_run(char* const* ptrs, const int64_t* strides, int64_t n, Fn& fn,
 template <class Out, class... In, class Fn>
 void transform(const StridedLoop& loop, int64_t begin, int64_t end, Fn&& fn) {
   loop.run(begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-    detail::transform_run<Out, In...>(ptrs, strides, n, fn, std::index_sequence_for<In...>{});
+    transform_run<Out, In...>(ptrs, strides, n, fn);
   });
 }
 
