@@ -33,6 +33,8 @@ def random_mask(torch, kind, shape):
     ((2, 3, 70, 300, 16, 8), None, None, False, None),
     ((1, 2, 130, 130, 32, 32), None, None, True, None),
     ((1, 2, 20, 70, 8, 8), None, None, True, 0.3),
+    ((1, 2, 100, 600, 16, 8), None, None, True, None),  # key blocks no query sees
+    ((1, 2, 300, 70, 8, 8), None, None, True, None),
     ((2, 2, 65, 260, 8, 8), "bool", (2, 1, 65, 260), False, None),
     ((2, 2, 33, 20, 8, 4), "float", (33, 20), False, 0.5),
     ((2, 2, 9, 5, 4, 4), "float", (2, 2, 9, 5), False, None),

@@ -122,7 +122,7 @@ EMBER_CPU_ISA_CLONES void mask_scores(const Problem& p, int64_t n, int64_t h, in
 // One row of the online softmax: folds a block of scores into (max, total)
 // and the accumulated output, leaving exp(score - max) in `scores`. The max
 // and the sum are lane reductions (Note [Lane reductions]): as plain loops
-// they ran one element at a time and took more time than the products.
+// they ran one element at a time, half of the forward's time.
 EMBER_CPU_ISA_CLONES void fold_row(float* scores, int64_t width, float* acc, int64_t value_dim, float& max,
                                    float& total) {
   const float new_max = std::max(max, max_of<float>(scores, width));
@@ -230,16 +230,19 @@ void backward_head(const Problem& p, const Operand& dout, const Operand& q, cons
   for (int64_t i = 0; i < p.queries; ++i) {
     const float* g = dout.rows(n, h, i);
     const float* o = out.rows(n, h, i);
-    float d = 0;
-    for (int64_t c = 0; c < p.value_dim; ++c) d += g[c] * o[c];
-    b.delta[static_cast<size_t>(i)] = d;
+    b.delta[static_cast<size_t>(i)] = reduce_lanes(
+        int64_t{0}, p.value_dim, 0.0f, [](float x, float y) { return x + y; },
+        [g, o](int64_t c) { return g[c] * o[c]; });
   }
-  for (int64_t k0 = 0; k0 < p.keys; k0 += kBlockK) {
-    const int64_t width = std::min(kBlockK, p.keys - k0);
+  // Keys no query sees (causal, past the last query) keep zero gradients.
+  for (int64_t k0 = 0; k0 < p.key_end(p.queries); k0 += kBlockK) {
     // A causal query q sees keys up to q: blocks of queries before k0 see none.
     const int64_t first_query = p.causal ? std::min(p.queries, k0) / kBlockQ * kBlockQ : 0;
     for (int64_t q0 = first_query; q0 < p.queries; q0 += kBlockQ) {
       const int64_t rows = std::min(kBlockQ, p.queries - q0);
+      // Causal blocks along the diagonal stop at the last key their queries
+      // see: the products shrink with the triangle rather than multiply zeros.
+      const int64_t width = std::min(kBlockK, p.key_end(q0 + rows) - k0);
       float* scores = b.scores.data();
       float* grads = b.score_grads.data();
       sgemm('N', 'T', rows, width, p.dim, p.scale, q.rows(n, h, q0), q.stride_row, k.rows(n, h, k0), k.stride_row, 0,
