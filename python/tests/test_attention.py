@@ -64,6 +64,33 @@ def test_sdpa_matches_pytorch(torch, dtype, shape, mask_kind, mask_shape, causal
         assert_close(mine.grad, theirs.grad, **tol)
 
 
+# The float32 kernel reads the right operand of each product in panels of 32
+# columns: in place when rows are contiguous and whole panels wide (head dim
+# 64, here also with rows H * E apart, as heads split from [N, L, H, E]
+# give), else packed (head dims 40 and 80 end inside a panel).
+@pytest.mark.parametrize("dim, value_dim", [(64, 64), (40, 80), (80, 40)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_heads_split_from_the_sequence_layout(torch, dim, value_dim, causal):
+    torch.manual_seed(2)
+    n, h, length, keys = 2, 3, 37, 300
+    q = torch.randn(n, length, h, dim).transpose(1, 2).requires_grad_()
+    k = torch.randn(n, keys, h, dim).transpose(1, 2).requires_grad_()
+    v = torch.randn(n, keys, h, value_dim).transpose(1, 2).requires_grad_()
+    mask = None if causal else torch.randn(length, keys)
+    expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+    grad = torch.randn_like(expected)
+    expected.backward(grad)
+    eq, ek, ev = (to_ember(t.detach().transpose(1, 2).contiguous()).transpose(1, 2).requires_grad_()
+                  for t in (q, k, v))
+    assert eq.stride()[2] == h * dim
+    out = F.scaled_dot_product_attention(eq, ek, ev, attn_mask=None if mask is None else to_ember(mask),
+                                         is_causal=causal)
+    out.backward(to_ember(grad))
+    assert_close(out, expected, rtol=1e-4, atol=1e-5)
+    for mine, theirs in ((eq, q), (ek, k), (ev, v)):
+        assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-5)
+
+
 def test_sdpa_batch_shapes_and_gqa(torch):
     torch.manual_seed(1)
     cases = [
