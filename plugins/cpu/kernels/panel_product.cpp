@@ -115,8 +115,6 @@ inline __attribute__((always_inline)) void multiply(int64_t m, int64_t n, int64_
   }
 }
 
-using Multiply = void (*)(int64_t, int64_t, int64_t, StridedMatrix, Panels, float*, int64_t, bool);
-
 // Tiles whose sums, panel rows and broadcast element fit the ISA's vector
 // registers: 6 rows by two panels (6 x 4 vectors) of AVX-512's 32, which
 // loads 10 vectors for 24 multiply-adds where 8 rows by one panel loaded 10
@@ -142,26 +140,6 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))) void mult
 #endif
 #endif
 
-// The widest of the above the CPU runs (EMBER_CPU_MAX_ISA caps it as it
-// caps the clones, Note [ISA clones]); chosen by hand rather than through
-// target_clones because the tile's height, not only its instructions,
-// differs between them.
-Multiply widest_multiply() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-#if !defined(EMBER_CPU_MAX_ISA_X86_64_V3)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
-    return multiply_avx512;
-  }
-#endif
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return multiply_avx2;
-#endif
-  return multiply_baseline;
-}
-
-}  // namespace
-
 // One panel's columns of `source` (width of them) into `out`, kPanelWidth
 // floats a row.
 EMBER_CPU_ISA_CLONES void pack_panel(StridedMatrix source, int64_t rows, int64_t width, float multiplier, float* out) {
@@ -179,6 +157,8 @@ EMBER_CPU_ISA_CLONES void pack_panel(StridedMatrix source, int64_t rows, int64_t
   }
 }
 
+}  // namespace
+
 Panels panels_of(StridedMatrix source, int64_t rows, int64_t columns, float multiplier, std::vector<float>& storage) {
   if (multiplier == 1 && source.column_stride == 1 && columns % kPanelWidth == 0) {
     return {source.data, kPanelWidth, source.row_stride};
@@ -193,10 +173,27 @@ Panels panels_of(StridedMatrix source, int64_t rows, int64_t columns, float mult
   return {storage.data(), rows * kPanelWidth, kPanelWidth};
 }
 
+// Chosen by hand rather than through target_clones because the tile's
+// height, not only its instructions, differs between ISAs.
+std::vector<PanelMultiply> panel_multiplies() {
+  std::vector<PanelMultiply> multiplies{multiply_baseline};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) multiplies.push_back(multiply_avx2);
+#if !defined(EMBER_CPU_MAX_ISA_X86_64_V3)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+    multiplies.push_back(multiply_avx512);
+  }
+#endif
+#endif
+  return multiplies;
+}
+
 void multiply_panels(int64_t m, int64_t n, int64_t k, StridedMatrix a, Panels b, float* c, int64_t c_row_stride,
                      bool accumulate) {
-  static const Multiply multiply = widest_multiply();
-  multiply(m, n, k, a, b, c, c_row_stride, accumulate);
+  static const PanelMultiply widest = panel_multiplies().back();
+  widest(m, n, k, a, b, c, c_row_stride, accumulate);
 }
 
 }  // namespace ember::cpu

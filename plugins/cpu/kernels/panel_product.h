@@ -51,9 +51,16 @@ struct StridedMatrix {
 Panels panels_of(StridedMatrix source, int64_t rows, int64_t columns, float multiplier, std::vector<float>& storage);
 
 // c = a b, or c += a b when `accumulate`: a is m x k, b k x n, c m x n with
-// rows `c_row_stride` apart.
+// rows `c_row_stride` apart. Runs the widest of panel_multiplies().
 void multiply_panels(int64_t m, int64_t n, int64_t k, StridedMatrix a, Panels b, float* c, int64_t c_row_stride,
                      bool accumulate);
+
+// multiply_panels for each tile this CPU runs (the x86-64 baseline's, then
+// AVX2's, then AVX-512's, as far as the CPU and EMBER_CPU_MAX_ISA allow),
+// so that tests can check every one.
+using PanelMultiply = void (*)(int64_t m, int64_t n, int64_t k, StridedMatrix a, Panels b, float* c,
+                               int64_t c_row_stride, bool accumulate);
+std::vector<PanelMultiply> panel_multiplies();
 
 }  // namespace ember::cpu
 
