@@ -12,20 +12,21 @@
 // and, with D = rowsum(dout * out), gets dscore = P * (dP - D): per block
 // dv += P^T dout, dP = dout v^T, dq += dscore k, dk += dscore^T q. A
 // forward task owns its query blocks, a backward task one (batch, head), so
-// the accumulations need no locks. The products are register tiles on the task's thread (the tasks are the
-// parallelism) over right operands prepared once per task as panels (Note
-// [Panel products]): the forward's K^T times the scale (so that q K^T is the
-// scaled scores) and V, for a run of query blocks of one head (the whole
-// head unless there are too few heads to keep the threads busy); the
-// backward's K^T times the scale, V^T, K, Q and dout of its head. Q, K, V
-// and dout whose head dim is a whole number of panels serve in place. On
-// the Sapphire Rapids machine of docs/benchmarks.md this ran forward and
-// backward at batch 8, 8 heads, seq 512 in about 0.9 of the time oneDNN's
-// sgemm took per block, which packs both operands on every call. The
-// pointwise passes are vector loops through libmvec. Causal blocks on the
-// diagonal stop at the last key their queries see. A query that sees no
-// key (all scores -inf) has l = 0: its output is 0 and its lse -inf, whose
-// weights the backward reads as 0, as PyTorch's kernel does.
+// the accumulations need no locks. The products are register tiles on the
+// task's thread (the tasks are the parallelism) over right operands
+// prepared once per task as panels (Note [Panel products]): the forward's
+// K^T times the scale (so that q K^T is the scaled scores) and V, for a run
+// of query blocks of one head (the whole head unless there are too few heads
+// to keep the threads busy); the backward's K^T times the scale, V^T, K, Q
+// and dout of its head. Q, K, V and dout whose head dim is a whole number of
+// panels serve in place. On the Sapphire Rapids machine of
+// docs/benchmarks.md this ran forward and backward at batch 8, 8 heads, seq
+// 512 in about 0.9 of the time oneDNN's sgemm took per block, which packs
+// both operands on every call. The pointwise passes are vector loops through
+// libmvec. Causal blocks on the diagonal stop at the last key their queries
+// see. A query that sees no key (all scores -inf) has l = 0: its output is 0
+// and its lse -inf, whose weights the backward reads as 0, as PyTorch's
+// kernel does.
 #include "vector_math.h"
 
 #include <algorithm>
