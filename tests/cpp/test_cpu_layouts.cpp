@@ -1,7 +1,9 @@
 // The CPU plugin's layout-specific paths against element-by-element
 // references: transposing copies (Note [Blocked transpose]) for every
-// element size, with partial tiles and blocks and planes around them, and
-// reductions of short rows, columns and everything else, in several dtypes.
+// element size, with partial tiles and blocks and planes around them,
+// elementwise ops on permuted and crossed operands (Note [Elementwise output
+// layout], Note [Crossed layouts]), and reductions of short rows, columns
+// and everything else, in several dtypes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,6 +70,45 @@ TEST(CpuLayouts, TransposingCopiesMatchElementwise) {
       const Tensor x = ember::tensor<double>(values, c.shape).to(dtype);
       const Tensor y = x.permute(c.order).contiguous();
       EXPECT_EQ(y.tolist<double>(), permuted(values, c.shape, c.order));
+    }
+  }
+}
+
+TEST(CpuLayouts, ElementwiseOpsOnPermutedAndCrossedOperands) {
+  struct Case {
+    Shape shape;
+    Shape order;
+  };
+  const std::vector<Case> cases = {{{37, 300}, {1, 0}},
+                                   {{130, 70}, {1, 0}},
+                                   {{3, 67, 130}, {0, 2, 1}},
+                                   {{20, 30, 140}, {2, 0, 1}},
+                                   {{5, 7, 9, 11}, {3, 1, 0, 2}}};
+  for (const Case& c : cases) {
+    std::vector<double> a_values(static_cast<size_t>(numel_of(c.shape)));
+    std::vector<double> b_values(a_values.size());
+    for (size_t i = 0; i < a_values.size(); ++i) {
+      a_values[i] = static_cast<double>(i * 7 % 101) - 50;
+      b_values[i] = static_cast<double>(i * 13 % 31) - 15;
+    }
+    const std::vector<double> a_permuted = permuted(a_values, c.shape, c.order);
+    Shape permuted_shape;
+    for (const int64_t d : c.order) permuted_shape.push_back(c.shape[d]);
+    std::vector<double> sums(a_permuted.size());
+    for (size_t i = 0; i < sums.size(); ++i) sums[i] = a_permuted[i] + b_values[i];
+    for (const DType dtype : {DType::Int8, DType::BFloat16, DType::Float32, DType::Float64, DType::Int64}) {
+      SCOPED_TRACE(std::to_string(c.shape.size()) + "-d shape starting " + std::to_string(c.shape[0]) + ", " +
+                   std::string(ember::dtype_name(dtype)));
+      const Tensor a = ember::tensor<double>(a_values, c.shape).to(dtype).permute(c.order);
+      // b is contiguous in a's logical shape: the two layouts cross.
+      const Tensor b = ember::tensor<double>(b_values, permuted_shape).to(dtype);
+      EXPECT_EQ(ember::add(a, b).tolist<double>(), sums);
+      EXPECT_EQ(ember::add(b, a).tolist<double>(), sums);
+      EXPECT_EQ(ember::add(a, a).strides(), a.strides());
+      EXPECT_EQ(ember::add(a, a).tolist<double>(), ember::add(a.contiguous(), a.contiguous()).tolist<double>());
+      Tensor into = b.clone();
+      into += a;
+      EXPECT_EQ(into.tolist<double>(), sums);
     }
   }
 }
