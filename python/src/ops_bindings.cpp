@@ -213,6 +213,19 @@ void bind_binary(py::module_& m, TensorClass& cls) {
                 apply_inplace(t, [&](const Tensor& x) { return masked_fill(x, mask, value); }, "masked_fill");
               }),
           py::arg("mask"), py::arg("value"));
+  // x.f_(...) for the in-place methods written in Python: fn(x) stored into
+  // x (ember::apply_inplace: x's shape, a dtype x can hold, the write
+  // recorded). x is passed among the operands, so that the store never takes
+  // the in-place kernel of a primitive called `name`: fn may give that
+  // primitive arguments of its own.
+  m.def(
+      "_apply_inplace",
+      [](py::object self, const py::function& fn, const std::string& name) {
+        Tensor& x = self.cast<Tensor&>();
+        apply_inplace(x, [&fn](const Tensor& t) { return fn(t).cast<Tensor>(); }, name, {x});
+        return self;
+      },
+      py::arg("self"), py::arg("fn"), py::arg("name"));
   cls.def("copy_", inplace<const Tensor&>([](Tensor& t, const Tensor& src) { t.copy_(src); }), py::arg("src"));
   cls.def("fill_", inplace<const Scalar&>([](Tensor& t, const Scalar& v) { t.fill_(v); }), py::arg("value"));
   cls.def("zero_", inplace<>([](Tensor& t) { t.fill_(0); }));

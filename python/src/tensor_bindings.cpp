@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "bindings.h"
 #include "casters.h"
 #include "compile/tracer.h"
+#include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/printing.h"
@@ -155,6 +157,27 @@ void bind_tensor(py::module_& m) {
   // A new handle to the same tensor: how Python subclasses (nn.Parameter)
   // wrap an existing tensor.
   cls.def(py::init<const Tensor&>(), py::arg("data"));
+
+  // The in-place view methods (squeeze_, unsqueeze_, t_, transpose_): self
+  // takes `view`'s sizes and strides, view being one of self's view ops.
+  // Where autograd records the write (a non-leaf that requires grad), this
+  // handle becomes the view, whose history leads through the view op back to
+  // self's, as PyTorch's grad_fn does; otherwise the tensor itself is
+  // repointed (as by Tensor.data assignment), so that every handle on it
+  // sees the new shape. A leaf that requires grad is refused, as PyTorch does.
+  m.def(
+      "_become_view",
+      [](py::object self, const Tensor& view, const std::string& name) {
+        Tensor& t = self.cast<Tensor&>();
+        autograd::check_inplace(t, name);
+        if (autograd::is_grad_enabled() && t.requires_grad()) {
+          t = view;
+        } else {
+          t.set_data(view);
+        }
+        return self;
+      },
+      py::arg("self"), py::arg("view"), py::arg("name"));
 
   // --- metadata
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
