@@ -64,20 +64,20 @@ from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
 from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
                                 exp2, float_power, fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex,
                                 is_floating_point, isneginf, isposinf, isreal, lcm, log2, log10, logaddexp,
-                                logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc, sinh, xlogy)
+                                logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc, sinh, xlogy, ldexp,
+                                bitwise_left_shift, bitwise_right_shift)
 from ._elementwise_math import acosh as arccosh, asinh as arcsinh, atanh as arctanh  # noqa: F401
 from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, dist, kthvalue, logcumsumexp, median,
-                          msort, nanmean, nansum, quantile, std_mean, trace, trapezoid, trapz, var_mean)
+                          msort, nanmean, nansum, quantile, renorm, std_mean, trace, trapezoid, trapz, var_mean)
 from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, diff, dot, dsplit, fliplr, flipud,
-                         hsplit, inner, kron, mv, ravel, rot90, swapdims, take, take_along_dim, tensor_split, tile,
-                         unflatten, vsplit, hstack, vstack, dstack, column_stack, tril_indices, triu_indices,
+                         hsplit, inner, kron, mv, ravel, rot90, swapaxes, swapdims, take, take_along_dim, tensor_split,
+                         tile, unflatten, vsplit, hstack, vstack, dstack, column_stack, tril_indices, triu_indices,
                          cartesian_prod, combinations, block_diag, diag_embed, diagflat)
-from ._shape_ops import swapdims as swapaxes
 from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the above)
-from ._matrix_ops import addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer
+from ._matrix_ops import addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
-from ._scatter import argwhere, index_add, index_copy, index_fill, isin, masked_select, scatter, scatter_reduce
+from ._scatter import argwhere, index_add, index_copy, index_fill, isin, masked_select, put, scatter, scatter_reduce
 from ._shape_ops import (
     broadcast_shapes,
     broadcast_tensors,

@@ -238,6 +238,46 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return input + tensor1 / tensor2 * value if value != 1 else input + tensor1 / tensor2
 
 
+def ldexp(input, other):
+    """input * 2 ** other, in the floating dtype the two promote to."""
+    return input * (2.0 ** other)
+
+
+def _shift(name, input, other, left):
+    """input shifted by other bits (two's complement, wrapping to the dtype as
+    PyTorch's << and >> do): a count past the dtype's width, or negative,
+    shifts every bit out: 0 to the left, the sign's fill to the right."""
+    dtype = _C.result_type(input, other) if isinstance(input, Tensor) else _C.result_type(other, input)
+    if dtype.is_floating_point or dtype == _C.bool:
+        raise NotImplementedError(f"{name}: not implemented for {str(dtype).removeprefix('ember.')}")
+    from ._type_info import iinfo
+    from ._shape_ops import broadcast_tensors
+    a, count = (t if isinstance(t, Tensor) else _C.scalar_tensor(t, dtype=_C.int64) for t in (input, other))
+    a, count = broadcast_tensors(a.to(_C.int64), count.to(_C.int64))
+    width = iinfo(dtype).bits
+    inside = (count >= 0) & (count < width)
+    count = _C.where(inside, count, 0)
+    if left:
+        # Two factors of at most 2 ** 32 each: 2 ** 63 itself is past int64.
+        half = count // 2
+        shifted = a * (2 ** half) * (2 ** (count - half))
+        return _C.where(inside, shifted, 0).to(dtype)
+    # Floor division by 2 ** count is the arithmetic shift; a count of 63
+    # (the sign's own place) leaves only the sign's fill, as past the width.
+    top = count >= 63
+    shifted = a // (2 ** _C.where(top, 0, count))
+    fill = _C.where(a < 0, -1, 0)
+    return _C.where(inside & ~top, shifted, fill).to(dtype)
+
+
+def bitwise_left_shift(input, other):
+    return _shift("bitwise_left_shift", input, other, left=True)
+
+
+def bitwise_right_shift(input, other):
+    return _shift("bitwise_right_shift", input, other, left=False)
+
+
 def is_floating_point(input):
     return input.dtype.is_floating_point
 

@@ -1,4 +1,5 @@
-"""Matrix composites over mm/bmm: addmm, baddbmm, outer, diag, cdist."""
+"""Matrix composites over mm/bmm: addmm, addbmm, baddbmm, outer, diag,
+fill_diagonal_, cdist."""
 
 import builtins
 
@@ -47,6 +48,41 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum("baddbmm", input, _C.bmm(batch1, batch2), beta, alpha)
 
 
+@lower_precision_op
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+    _check_same_dtype("addbmm", input, batch1)
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    return _scaled_sum("addbmm", input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal of a matrix (or of a tensor whose dims are all
+    equal) with fill_value; wrap continues a tall matrix's diagonal after
+    every columns + 1 rows, as PyTorch does."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    # Flat positions in a contiguous layout: the diagonal's step is the sum
+    # of the strides; wrapping, it runs on through the whole tensor.
+    step, stride = 0, 1
+    for extent in reversed(self.shape):
+        step, stride = step + stride, stride * extent
+    length = min(self.shape)
+    if wrap and self.dim() == 2 and self.shape[0] > self.shape[1] + 1:
+        length = (self.numel() + step - 1) // step
+    positions = _C._arange(0, self.numel(), 1, _C.int64, self.device)
+    hit = ((positions % step == 0) & (positions < length * step)).reshape(list(self.shape))
+    if self.dtype == _C.bool:
+        fill_value = bool(fill_value)
+    elif not self.dtype.is_floating_point:
+        fill_value = int(fill_value)  # truncated, as PyTorch converts it
+    return _C._apply_inplace(self, lambda x: x.masked_fill(hit, fill_value), "fill_diagonal")
+
+
 def outer(input, vec2):
     """input[i] * vec2[j]: the outer product of two vectors."""
     for name, vector in (("self", input), ("vec2", vec2)):
@@ -93,6 +129,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
 
 Tensor.addmm = addmm
 Tensor.baddbmm = baddbmm
+Tensor.addbmm = addbmm
 Tensor.outer = outer
 Tensor.ger = outer
 Tensor.diag = diag
@@ -139,3 +176,6 @@ def chain_matmul(*matrices):
     for m in matrices[1:]:
         result = result.matmul(m)
     return result
+
+
+Tensor.fill_diagonal_ = _fill_diagonal_

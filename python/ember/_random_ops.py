@@ -1,9 +1,11 @@
 """Random sampling composites: multinomial, bernoulli, normal's overloads and
-the in-place samplers bernoulli_, exponential_ and random_. Each draws
+the in-place samplers bernoulli_, exponential_, cauchy_, log_normal_,
+geometric_ and random_. Each draws
 uniform or normal numbers from the global stream, or from a Generator's host
 stream when one is given (Note [Host generators]), and shapes them with
 elementwise ops and sort."""
 
+import math
 import numbers
 
 from . import _C
@@ -106,6 +108,41 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     return self.copy_(-_C.log1p(-_uniform(list(self.shape), self.device, generator)) / lambd)
 
 
+def _check_floating(self, caller, distribution):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{caller}: {distribution} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {_dtype_name(self.dtype)}")
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """median + sigma * tan(pi * (u - 1/2)), u uniform: the inverse of the
+    Cauchy distribution's CDF."""
+    _check_floating(self, "cauchy_", "Cauchy")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    u = _uniform(list(self.shape), self.device, generator)
+    return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """exp(mean + std * z), z standard normal."""
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"log_normal_: not implemented for {_dtype_name(self.dtype)}")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    z = _standard_normal(list(self.shape), _C.float64, self.device, generator)
+    return self.copy_((z * std + mean).exp())
+
+
+def _geometric_(self, p, *, generator=None):
+    """The number of Bernoulli(p) trials up to the first success, 1, 2, ...:
+    ceil(log(1 - u) / log(1 - p)), u uniform, the inverse of its CDF."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = _uniform(list(self.shape), self.device, generator)
+    return self.copy_((_C.log1p(-u) / math.log1p(-p)).ceil().clamp(min=1))
+
+
 def _default_random_range(dtype):
     if dtype == _C.bool:
         return 0, 2
@@ -189,5 +226,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
 Tensor.bernoulli = bernoulli
 Tensor.bernoulli_ = _bernoulli_
 Tensor.exponential_ = _exponential_
+Tensor.cauchy_ = _cauchy_
+Tensor.log_normal_ = _log_normal_
+Tensor.geometric_ = _geometric_
 Tensor.random_ = _random_
 Tensor.multinomial = multinomial

@@ -216,5 +216,20 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 trapz = trapezoid
 
 
+def renorm(input, p, dim, maxnorm):
+    """input with each slice along dim whose p-norm is past maxnorm scaled
+    down to norm maxnorm (divided by its norm + 1e-7, as PyTorch does)."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"renorm: expected a floating point input, got {str(input.dtype).removeprefix('ember.')}")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    dim = dim % max(input.dim(), 1)
+    others = [d for d in range(input.dim()) if d != dim]
+    norms = input.norm(p, others, keepdim=True) if others else input.abs()
+    return input * _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
 def msort(input):
     return input.sort(0).values

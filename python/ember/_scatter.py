@@ -184,21 +184,53 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return result.reshape(list(input.shape))
 
 
-def in_place_method(function):
-    """x.f_(...) for an out-of-place f whose result has x's shape and dtype."""
-    def store(self, *args, **kwargs):
-        # The op reads a copy: what it saves for backward is not the tensor
-        # copy_ overwrites (ember.apply_inplace's rule).
-        return self.copy_(function(self.clone(), *args, **kwargs))
+def in_place_method(function, name=None):
+    """x.f_(...) for an out-of-place f whose result has x's shape and a dtype
+    x can hold (PyTorch's can_cast), stored into x by the core's apply_inplace,
+    which refuses any other result as PyTorch does and records the write."""
+    op = name or function.__name__
 
-    store.__name__ = f"{function.__name__}_"
+    def store(self, *args, **kwargs):
+        # The op reads a copy when autograd records it: what it saves for
+        # backward is not the tensor the store overwrites. The core copies x
+        # when x requires grad; a copy is taken here when only another
+        # operand does.
+        copy = not self.requires_grad and _C.is_grad_enabled() and any(
+            isinstance(a, Tensor) and a.requires_grad for a in (*args, *kwargs.values()))
+        return _C._apply_inplace(self, lambda x: function(x.clone() if copy else x, *args, **kwargs), op)
+
+    store.__name__ = f"{op}_"
     return store
+
+
+def put(input, index, source, accumulate=False):
+    """input with source's elements written at the flat positions index names
+    (negative ones from the end), as if input were 1-d; accumulate adds them
+    to the old values instead."""
+    if index.dtype != _C.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_dtype_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_dtype_name(input.dtype)} and source.dtype = {_dtype_name(source.dtype)}")
+    if index.numel() != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    positions = index.reshape(-1)
+    count = input.numel()
+    if positions.numel() and bool(((positions >= count) | (positions < -count)).any()):
+        bad = int(positions[(positions >= count) | (positions < -count)][0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {count} elements.")
+    positions = _C.where(positions < 0, positions + count, positions)
+    flat = input.reshape(-1).index_put((positions,), source.reshape(-1), accumulate)
+    return flat.reshape(list(input.shape))
 
 
 Tensor.scatter = scatter
 Tensor.scatter_ = in_place_method(scatter)
 Tensor.scatter_reduce = scatter_reduce
 Tensor.scatter_reduce_ = in_place_method(scatter_reduce)
+Tensor.put = put
+Tensor.put_ = in_place_method(put)
 
 
 def _along(index, dim, like):

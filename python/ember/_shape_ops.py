@@ -198,6 +198,20 @@ def swapdims(input, dim0, dim1):
     return input.transpose(dim0, dim1)
 
 
+def swapaxes(input, axis0, axis1):
+    return input.transpose(axis0, axis1)
+
+
+def in_place_view(view, name):
+    """x.v_(...) for a view op v: x itself takes the view's sizes and strides
+    (Note on ember._C._become_view), and is returned."""
+    def restride(self, *args, **kwargs):
+        return _C._become_view(self, view(self, *args, **kwargs), name)
+
+    restride.__name__ = name
+    return restride
+
+
 def unflatten(input, dim, sizes):
     dim = dim + input.dim() if dim < 0 else dim
     shape = list(input.shape)
