@@ -1,9 +1,8 @@
 """Random sampling composites: multinomial, bernoulli, normal's overloads and
 the in-place samplers bernoulli_, exponential_, cauchy_, log_normal_,
-geometric_ and random_. Each draws
-uniform or normal numbers from the global stream, or from a Generator's host
-stream when one is given (Note [Host generators]), and shapes them with
-elementwise ops and sort."""
+geometric_ and random_. Each draws uniform or normal numbers from the global
+stream, or from a Generator's host stream when one is given (Note [Host
+generators]), and shapes them with elementwise ops and sort."""
 
 import math
 import numbers

@@ -204,7 +204,7 @@ def swapaxes(input, axis0, axis1):
 
 def in_place_view(view, name):
     """x.v_(...) for a view op v: x itself takes the view's sizes and strides
-    (Note on ember._C._become_view), and is returned."""
+    (_C._become_view, python/src/tensor_bindings.cpp), and is returned."""
     def restride(self, *args, **kwargs):
         return _C._become_view(self, view(self, *args, **kwargs), name)
 

@@ -1,6 +1,7 @@
 """Tensor methods written in Python: the ones that parse PyTorch's flexible
-arguments (``to``) or talk to other Python libraries (``numpy``). Everything
-else is bound in C++ (python/src)."""
+arguments (``to``), talk to other Python libraries (``numpy``) or call
+Python functions per element (``apply_``, ``map_``). Everything else is
+bound in C++ (python/src)."""
 
 import builtins
 import weakref
@@ -103,6 +104,37 @@ def _repeat(self, *sizes):
         tiled.append(count * extent)
     interleaved = source.reshape([v for extent in source.shape for v in (1, extent)])
     return interleaved.expand(expanded_shape).reshape(tiled)
+
+
+def _each_element(self, name, function, others):
+    """self with function(self[i], *(other[i] for other in others)) in each
+    place, others broadcast to self's shape: PyTorch's apply_, map_ and
+    map2_, for CPU tensors that do not require grad."""
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    for argument, other in others.items():
+        if other.dtype != self.dtype:
+            raise TypeError(f"{name}: expected {self.type()} for {argument} (got {other.type()})")
+    columns = [other.expand(list(self.shape)).reshape(-1).tolist() for other in others.values()]
+    values = [function(*elements) for elements in zip(self.reshape(-1).tolist(), *columns)]
+    from ._factories import tensor
+
+    convert = bool if self.dtype == _C.bool else builtins.float if self.dtype.is_floating_point else builtins.int
+    return self.copy_(tensor([convert(v) for v in values], dtype=self.dtype).reshape(list(self.shape)))
+
+
+def _apply_(self, callable):
+    return _each_element(self, "apply_", callable, {})
+
+
+def _map_(self, tensor, callable):
+    return _each_element(self, "map_", callable, {"'other'": tensor})
+
+
+def _map2_(self, x, y, callable):
+    return _each_element(self, "map2_", callable, {"argument 'x'": x, "argument 'y'": y})
 
 
 def _reduce_bool(self, dim, keepdim, want_all):
@@ -216,6 +248,9 @@ Tensor.__format__ = _format
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor
 Tensor.__deepcopy__ = _deepcopy
 Tensor.repeat = _repeat
+Tensor.apply_ = _apply_
+Tensor.map_ = _map_
+Tensor.map2_ = _map2_
 Tensor.any = _any
 Tensor.all = _all
 Tensor.unbind = _unbind

@@ -382,10 +382,10 @@ def test_ldexp_function(torch):
 
 # Methods torch.Tensor has that ember.Tensor leaves out, each for a reason:
 # no out-of-place function in Ember (i0, igamma, igammac, polygamma,
-# mvlgamma, nextafter, masked_scatter, index_reduce), Python-callable maps
-# (apply_, map_, map2_), storage surgery (resize*, set_, as_strided_,
-# share_memory_), sparse and complex tensors Ember does not have.
-NOT_PROVIDED = {"apply_", "map_", "map2_", "as_strided_", "conj_physical_", "i0_", "igamma_", "igammac_",
+# mvlgamma, nextafter, masked_scatter, index_reduce), storage surgery
+# (resize*, set_, as_strided_, share_memory_), sparse and complex tensors
+# Ember does not have.
+NOT_PROVIDED = {"as_strided_", "conj_physical_", "i0_", "igamma_", "igammac_",
                 "index_reduce_", "masked_scatter_", "mvlgamma_", "nextafter_", "polygamma_", "resize_", "resize_as_",
                 "resize_as_sparse_", "set_", "share_memory_", "sparse_resize_", "sparse_resize_and_clear_"}
 
@@ -394,3 +394,26 @@ def test_torch_in_place_methods_are_provided(torch):
     missing = {n for n in dir(torch.Tensor) if n.endswith("_") and not n.startswith("_")
                and not hasattr(ember.Tensor, n)}
     assert missing <= NOT_PROVIDED, sorted(missing - NOT_PROVIDED)
+
+
+def test_apply_map_and_map2_call_python_per_element(torch):
+    for T in (torch, ember):
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+        assert x.apply_(lambda v: v * 10) is x
+        assert x.map_(T.tensor([1.0, 2.0]), lambda a, b: a + b) is x
+        assert x.map2_(T.tensor([1.0, 2.0]), T.tensor([[1.0], [2.0]]), lambda a, b, c: a + b * c) is x
+        assert x.tolist() == [[12.0, 24.0], [33.0, 46.0]]
+        counts = T.tensor([1, 2])
+        assert counts.apply_(lambda v: v * 2.7).tolist() == [2, 5]  # truncated into the integer dtype
+        flags = T.tensor([True, False])
+        assert flags.apply_(lambda v: not v).tolist() == [False, True]
+        with pytest.raises(RuntimeError, match=r"Can't call apply_\(\) on Variable that requires grad"):
+            T.ones(2, requires_grad=True).apply_(lambda v: v)
+        with pytest.raises(RuntimeError, match=r"Can't call map_\(\) on Variable that requires grad"):
+            (T.ones(2, requires_grad=True) * 1).map_(T.ones(2), lambda a, b: a)
+        with pytest.raises(TypeError, match=r"map_: expected torch.FloatTensor for 'other' \(got torch.LongTensor\)"):
+            T.ones(2).map_(T.ones(2, dtype=T.int64), lambda a, b: a)
+        with pytest.raises(TypeError, match="map2_: expected torch.FloatTensor for argument 'y'"):
+            T.ones(2).map2_(T.ones(2), T.ones(2, dtype=T.int64), lambda a, b, c: a)
+        with pytest.raises(RuntimeError):
+            T.ones(2).map_(T.ones(3), lambda a, b: a)
