@@ -66,6 +66,12 @@ def test_shifts_wrap_to_narrow_dtypes(torch, dtype):
         assert_close(getattr(x, name + "_")(y), getattr(tx, name + "_")(ty))
     assert_close(ember.tensor(values) << 1, torch.tensor(values) << 1)
     assert_close(ember.tensor(values) >> 1, torch.tensor(values) >> 1)
+    x, tx = pair(torch, values)
+    x <<= 2
+    tx <<= 2
+    x >>= 1
+    tx >>= 1
+    assert_close(x, tx)
 
 
 def test_shift_of_floats_is_refused():
@@ -298,6 +304,23 @@ def test_in_place_views_restride_the_tensor_itself(torch):
     tx.mul_(-1)
     assert_close(base, tbase)
     assert x.swapaxes_(axis0=0, axis1=1) is x and list(x.shape) == [4, 2]
+
+
+def test_writes_through_restrided_views_reach_the_base(torch):
+    def run(T):
+        leaf = T.tensor(numpy.arange(1.0, 13.0).reshape(3, 4), requires_grad=True)
+        base = leaf * 1
+        rows = base[1:]
+        rows.t_()
+        rows.multiply_(T.tensor([[2.0, 3.0]]))
+        rows[0].cumsum_(0)
+        base[:, 1].gt_(5)
+        (base * T.tensor(numpy.arange(12.0).reshape(3, 4))).sum().backward()
+        return base, leaf.grad
+
+    (ours, our_grad), (theirs, their_grad) = run(ember), run(torch)
+    assert_close(ours, theirs.detach())
+    assert_close(our_grad, their_grad)
 
 
 def test_in_place_views_of_leaves_under_no_grad(torch):
