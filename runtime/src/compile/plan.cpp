@@ -253,8 +253,13 @@ void run_extern(const Graph& graph, const Node& node, Slots& slots) {
   std::vector<Tensor> inputs;
   inputs.reserve(node.inputs.size());
   for (int in : node.inputs) inputs.push_back(slots.get(in));
+  const dispatch::Op& op = graph.op_of(node);
   std::vector<Tensor> outputs(node.outputs.size());
-  if (node.writes_output) {
+  // Eager lays an elementwise op's output out as its inputs are (Note
+  // [Elementwise output layout]); a plan's values keep the layout the trace
+  // gave them, which generated kernels read, so such an op writes into its
+  // value's own buffer.
+  if (node.writes_output || op.schema().output_follows_inputs) {
     for (size_t i = 0; i < node.outputs.size(); ++i) outputs[i] = slots.allocate(node.outputs[i]);
   }
   std::vector<ember_attr> attrs;
@@ -276,7 +281,7 @@ void run_extern(const Graph& graph, const Node& node, Slots& slots) {
   call.num_outputs = static_cast<int64_t>(outputs.size());
   call.attrs = attrs.data();
   call.num_attrs = static_cast<int64_t>(attrs.size());
-  dispatch::call(graph.op_of(node), call);
+  dispatch::call(op, call);
   for (size_t i = 0; i < node.outputs.size(); ++i) slots.set(node.outputs[i], outputs[i]);
 }
 
