@@ -22,14 +22,12 @@ namespace ember::compile {
 using dispatch::Op;
 using dispatch::OpCall;
 using dispatch::OpId;
+using dispatch::kMaxOutputs;
 using dispatch::TensorMeta;
 
 namespace {
 
 thread_local Tracer* t_current = nullptr;
-
-// lstm_layer_backward's six gradients are the most outputs of an op.
-constexpr int kMaxOutputs = 6;
 
 std::shared_ptr<Storage> storage_without_memory(size_t nbytes, Device device) {
   return std::make_shared<Storage>(nullptr, nbytes, device, nullptr, nullptr);

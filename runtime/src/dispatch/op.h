@@ -59,6 +59,11 @@ enum class OpKind : uint8_t { Primitive, Composite, View };
 // ops/op_id.h). Names are for the ABI and messages only.
 using OpIndex = uint16_t;
 
+// The most outputs an op of the catalogue may have (lstm_layer_backward has
+// six); the catalogue refuses a record with more, so that the steps that
+// hold an op's outputs in fixed arrays never overflow them.
+inline constexpr int kMaxOutputs = 8;
+
 struct OpSchema {
   std::string name;
   OpIndex index = 0;

@@ -20,6 +20,11 @@ void register_catalogue(OpRegistry& registry) {
     if (static_cast<size_t>(r.id) != i) {
       throw_error(ErrorKind::Runtime, std::string("the op record of '") + r.name + "' is out of OpId order");
     }
+    if (r.num_outputs > kMaxOutputs) {
+      throw_error(ErrorKind::Runtime, std::string("the op record of '") + r.name + "' has " +
+                                          std::to_string(r.num_outputs) + " outputs, more than " +
+                                          std::to_string(kMaxOutputs));
+    }
     OpSchema schema;
     schema.name = r.name;
     schema.num_inputs = r.num_inputs;

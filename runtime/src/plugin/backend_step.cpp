@@ -30,12 +30,10 @@ using dispatch::BackendKernel;
 using dispatch::Op;
 using dispatch::OpCall;
 using dispatch::OpSchema;
+using dispatch::kMaxOutputs;
 using dispatch::TensorMeta;
 
 namespace {
-
-// The most outputs a catalogue op has (lstm_layer_backward's six).
-constexpr int64_t kMaxOutputs = 8;
 
 // Temporary memory handed to one kernel call, returned when it ends.
 struct ScratchBlocks {
