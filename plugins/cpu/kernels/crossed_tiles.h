@@ -119,6 +119,15 @@ void run_in_crossed_tiles(const sdk::StridedLoop& loop, int64_t grain, const Run
   });
 }
 
+// Runs run(ptrs, strides, n) over every element of a memory-order loop on
+// the pool: in tiles where operands' layouts cross, else in chunks of at
+// least `grain` elements.
+template <class Run>
+void run_elementwise(const sdk::StridedLoop& loop, int64_t grain, const Run& run) {
+  if (has_crossed_operand(loop)) return run_in_crossed_tiles(loop, grain, run);
+  parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) { loop.run(begin, end, run); });
+}
+
 }  // namespace ember::cpu
 
 #endif  // EMBER_PLUGINS_CPU_KERNELS_CROSSED_TILES_H_

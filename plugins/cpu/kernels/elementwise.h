@@ -23,13 +23,9 @@ template <class Out, class... In, class Fn, size_t... I>
 void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
   const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
   const auto op = [&fn](In... x) { return sdk::convert<Out>(fn(sdk::to_compute(x)...)); };
-  if (has_crossed_operand(loop)) {
-    return run_in_crossed_tiles(loop, kElementwiseGrain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-      sdk::transform_run<Out, In...>(ptrs, strides, n, op);
-    });
-  }
-  parallel_for(0, loop.numel(), kElementwiseGrain,
-               [&](int64_t begin, int64_t end) { sdk::transform<Out, In...>(loop, begin, end, op); });
+  run_elementwise(loop, kElementwiseGrain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+    sdk::transform_run<Out, In...>(ptrs, strides, n, op);
+  });
 }
 }  // namespace detail
 

@@ -186,11 +186,9 @@ template <class Op, class T, size_t kInputs, class Run>
 void map_floating(const ember_kernel_call& call, int64_t grain, Run run_of) {
   const auto run = [&]<size_t... I>(std::index_sequence<I...> inputs) {
     const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
-    const auto run_piece = [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+    run_elementwise(loop, grain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       run_of(ptrs, strides, n, inputs);
-    };
-    if (has_crossed_operand(loop)) return run_in_crossed_tiles(loop, grain, run_piece);
-    parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) { loop.run(begin, end, run_piece); });
+    });
   };
   run(std::make_index_sequence<kInputs>{});
 }
