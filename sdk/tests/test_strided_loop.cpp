@@ -81,6 +81,17 @@ TEST(StridedLoop, MemoryOrderMergesAPermutationSharedByEveryOperand) {
   EXPECT_EQ(loop.strides(0)[1], 4);
 }
 
+TEST(StridedLoop, MemoryOrderPassesOverDimsOfSizeOne) {
+  // permute(2, 1, 0) of a contiguous [5, 1, 4] whose size-1 dim has stride
+  // 0, which tells nothing and would otherwise hold the others in logical
+  // order.
+  std::vector<float> memory(20);
+  Float32Tensor out(memory.data(), {4, 1, 5}, {1, 0, 4});
+  const StridedLoop loop({&out.dl}, LoopOrder::Memory);
+  EXPECT_EQ(loop.ndim(), 1);
+  EXPECT_EQ(loop.size(0), 20);
+}
+
 TEST(StridedLoop, MemoryOrderFollowsTheFirstOperandAndSkipsBroadcasts) {
   std::vector<float> memory(64);
   // A contiguous output beside a transposed input: the output decides.

@@ -125,12 +125,16 @@ class StridedLoop {
   // The tensors' dimensions, innermost first: in logical order, or sorted by
   // stride as Note [Strided loops] says. An insertion sort, because "inner
   // than" decided by the first operand that tells two dimensions apart is
-  // not a strict weak ordering when operands disagree.
+  // not a strict weak ordering when operands disagree. A dimension of size
+  // 1, which the walk drops, steps aside rather than stop one moving past.
   static void walk_order(const DLTensor* const* tensors, int count, LoopOrder order, int* dims) {
     const int ndim = tensors[0]->ndim;
     for (int i = 0; i < ndim; ++i) dims[i] = ndim - 1 - i;
     if (order == LoopOrder::Logical) return;
+    const int64_t* shape = tensors[0]->shape;
     const auto goes_inside = [&](int outer, int inner) {
+      if (shape[outer] == 1) return false;
+      if (shape[inner] == 1) return true;
       for (int op = 0; op < count; ++op) {
         const int64_t outer_stride = abs_stride(*tensors[op], outer);
         const int64_t inner_stride = abs_stride(*tensors[op], inner);
