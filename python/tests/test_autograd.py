@@ -289,3 +289,43 @@ def test_views_of_overlapping_views_match_pytorch(torch, views):
     (y * w).sum().backward()
     (ty * torch.from_numpy(w.numpy().copy())).sum().backward()
     assert_close(x.grad, tx.grad, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("how, node", [
+    (lambda x: x.split(2, 1), "SplitBackward0"),
+    (lambda x: x.chunk(3, 1), "SplitBackward0"),
+    (lambda x: x.split([1, 3, 2], 1), "SplitWithSizesBackward0"),
+])
+def test_split_pieces_share_one_node_and_match_pytorch(torch, how, node):
+    x, tx = leaf_pair(torch, (4, 6), 3)
+    pieces, tpieces = how(x), how(tx)
+    assert all(p.grad_fn is pieces[0].grad_fn for p in pieces)
+    assert type(tpieces[0].grad_fn).__name__ == node == pieces[0].grad_fn.name()
+    # The middle piece gets no gradient: zeros stand in for it.
+    (pieces[0] * 2).sum().backward(retain_graph=True)
+    (tpieces[0] * 2).sum().backward(retain_graph=True)
+    (pieces[-1].exp() * pieces[0]).sum().backward()
+    (tpieces[-1].exp() * tpieces[0]).sum().backward()
+    assert_close(x.grad, tx.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_split_gradients_of_gradients_and_writes_into_pieces(torch):
+    x, tx = leaf_pair(torch, (6,), 4)
+    first, second = x.chunk(2)
+    tfirst, tsecond = tx.chunk(2)
+    (grad,) = ember.autograd.grad((first ** 3).sum() + (second ** 2).sum(), x, create_graph=True)
+    (tgrad,) = torch.autograd.grad((tfirst ** 3).sum() + (tsecond ** 2).sum(), tx, create_graph=True)
+    assert_close(grad, tgrad, rtol=1e-5, atol=1e-6)
+    (grad * grad).sum().backward()
+    (tgrad * tgrad).sum().backward()
+    assert_close(x.grad, tx.grad, rtol=1e-5, atol=1e-5)
+    # A write into a piece reaches its base's history (PyTorch refuses this
+    # write; the gradient Ember gives is the one the arithmetic implies).
+    z = x.detach().clone().requires_grad_()
+    w = z * 1
+    w.chunk(2)[0].mul_(3)
+    w.sum().backward()
+    assert z.grad.tolist() == [3.0] * 3 + [1.0] * 3
+    # Without a gradient to record, the pieces are plain views.
+    with ember.no_grad():
+        assert all(p.grad_fn is None for p in x.split(4))

@@ -1,8 +1,12 @@
 // Selection, joining and reordering: masked_fill, where with scalars, stack,
 // split/chunk, flip, roll, tril/triu and one_hot, over views, cat, where and
 // index_select.
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "autograd/record.h"
+#include "ember/autograd.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -20,6 +24,50 @@ Tensor triangle(std::string_view op, const Tensor& x, int64_t diagonal, bool low
   const Tensor cols = arange(x.size(-1), index_options).unsqueeze(0);
   const Tensor offset = cols - rows;
   return masked_fill(x, lower ? gt(offset, diagonal) : lt(offset, diagonal), 0);
+}
+
+// Note [Split records one node]
+// The pieces of split and chunk are narrow views of x, but their history is
+// one node for all of them, as PyTorch's SplitBackward0 is: its backward
+// lays the pieces' gradients side by side in one cat (zeros for a piece that
+// got none). A slice node per piece would give each gradient zeros around it
+// in a cat of its own, and the engine would then add those full-sized
+// gradients up: three cats and two adds over the whole of x for q, k, v.
+// The pieces are made without recording (each would otherwise get a slice
+// node) and then given the split node; they stay views of x, so writes into
+// them reach x's history as any view's do (Note [In-place writes through
+// views]).
+std::vector<Tensor> split_into_pieces(const Tensor& x, IntArrayRef split_sizes, int64_t d, const char* node_name) {
+  if (x.dim() == 0) throw_error(ErrorKind::Runtime, "split(): cannot split a 0-d tensor");
+  const bool record = autograd::any_requires_grad({x});
+  std::vector<Tensor> pieces;
+  pieces.reserve(split_sizes.size());
+  {
+    std::optional<autograd::NoGradGuard> unrecorded;
+    if (record) unrecorded.emplace();
+    int64_t start = 0;
+    for (int64_t s : split_sizes) {
+      pieces.push_back(x.narrow(d, start, s));
+      start += s;
+    }
+  }
+  if (!record) return pieces;
+  std::vector<DimVector> piece_sizes;
+  piece_sizes.reserve(pieces.size());
+  for (const Tensor& piece : pieces) piece_sizes.push_back(piece.sizes());
+  const TensorOptions options(x.dtype(), x.device());
+  auto backward = [piece_sizes, options, d](const std::vector<Tensor>& grads, const std::vector<Tensor>&) {
+    std::vector<Tensor> parts;
+    parts.reserve(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) {
+      parts.push_back(grads[i].defined() ? grads[i] : zeros(piece_sizes[i], options));
+    }
+    return std::vector<Tensor>{parts.size() == 1 ? parts[0] : cat(parts, d)};
+  };
+  auto node = autograd::make_function_node(node_name, &x, 1, static_cast<int64_t>(pieces.size()), {},
+                                           std::move(backward));
+  autograd::set_history(node, pieces.data(), static_cast<int64_t>(pieces.size()));
+  return pieces;
 }
 
 }  // namespace
@@ -70,12 +118,11 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   if (size == 0) return {x};
   std::vector<int64_t> sizes;
   for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
-  return split(x, sizes, d);
+  return split_into_pieces(x, sizes, d, "SplitBackward0");
 }
 
 std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim) {
   const int64_t d = normalize_dim(dim, x.dim(), "split");
-  if (x.dim() == 0) throw_error(ErrorKind::Runtime, "split(): cannot split a 0-d tensor");
   int64_t total = 0;
   for (int64_t s : split_sizes) total += s;
   if (total != x.size(d) || std::any_of(split_sizes.begin(), split_sizes.end(), [](int64_t s) { return s < 0; })) {
@@ -83,13 +130,7 @@ std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim)
                                         " must be non-negative and sum to " + std::to_string(x.size(d)) + " (dim " +
                                         std::to_string(d) + " of " + shape_str(x.sizes()) + ")");
   }
-  std::vector<Tensor> pieces;
-  int64_t start = 0;
-  for (int64_t s : split_sizes) {
-    pieces.push_back(x.narrow(d, start, s));
-    start += s;
-  }
-  return pieces;
+  return split_into_pieces(x, split_sizes, d, "SplitWithSizesBackward0");
 }
 
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
