@@ -77,7 +77,8 @@ from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the abo
 from ._matrix_ops import addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
-from ._scatter import argwhere, index_add, index_copy, index_fill, isin, masked_select, put, scatter, scatter_reduce
+from ._scatter import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter, masked_select,
+                       put, scatter, scatter_reduce)
 from ._shape_ops import (
     broadcast_shapes,
     broadcast_tensors,
@@ -89,6 +90,7 @@ from ._shape_ops import (
 )
 from ._shape_ops import movedim as moveaxis
 from ._random_ops import bernoulli, multinomial, normal
+from ._special_functions import i0, igamma, igammac, mvlgamma, nextafter, polygamma
 from ._searching import bucketize, searchsorted, unique
 from ._type_info import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions

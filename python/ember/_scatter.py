@@ -262,6 +262,58 @@ def index_fill(input, dim, index, value):
     return _C.where(hit.reshape(shape), value, input)
 
 
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduces source's slices along dim into input's slices that index names
+    ("prod", "mean", "amax" or "amin"): scatter_reduce with index laid along
+    dim."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index.dtype not in (_C.int64, _C.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_dtype_name(index.dtype)}")
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with size: "
+                         f"{list(index.shape)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_dtype_name(input.dtype)}) and source "
+                           f"({_dtype_name(source.dtype)}) must have the same scalar type")
+    rank = max(input.dim(), 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"index_reduce(): dim {dim} is out of range for a tensor of {input.dim()} dims")
+    dim %= rank
+    source_extent = source.shape[dim] if source.dim() else 1
+    if index.numel() != source_extent:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source_extent}), for dim: {dim}")
+    if input.dim() != source.dim() or any(a != b for d, (a, b) in enumerate(zip(input.shape, source.shape))
+                                           if d != dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    along = _along(index.reshape([-1]), dim, source) if input.dim() else index.reshape([-1])
+    return scatter_reduce(input, dim, along, source, reduce, include_self=include_self)
+
+
+def masked_scatter(input, mask, source):
+    """input with the elements where mask is true replaced, in row-major
+    order, by source's first elements."""
+    from ._shape_ops import broadcast_tensors
+    if mask.dtype != _C.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtype_name(mask.dtype).capitalize()}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
+                           f"{_dtype_name(input.dtype)} and {_dtype_name(source.dtype)}")
+    values, keep = broadcast_tensors(input, mask)
+    keep = keep.reshape([-1])
+    if int(keep.sum().item()) > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if source.numel() == 0:
+        return values.clone()
+    # The k-th true element of the mask takes source's k-th element.
+    taken = (keep.to(_C.int64).cumsum(0) - 1).clamp(min=0)
+    picked = source.reshape([-1]).index_select(0, taken)
+    return _C.where(keep, picked, values.reshape([-1])).reshape(list(values.shape))
+
+
 def masked_select(input, mask):
     from ._shape_ops import broadcast_tensors
     values, keep = broadcast_tensors(input, mask)
@@ -287,4 +339,8 @@ Tensor.index_copy_ = in_place_method(index_copy)
 Tensor.index_fill = index_fill
 Tensor.index_fill_ = in_place_method(index_fill)
 Tensor.masked_select = masked_select
+Tensor.index_reduce = index_reduce
+Tensor.index_reduce_ = in_place_method(index_reduce)
+Tensor.masked_scatter = masked_scatter
+Tensor.masked_scatter_ = in_place_method(masked_scatter)
 Tensor.argwhere = argwhere
