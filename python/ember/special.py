@@ -1,11 +1,77 @@
 """torch.special: the special functions among Ember's elementwise ops and
 those composed in _special_functions, under the names torch.special gives
-them."""
+them, and the few that are short compositions of those."""
 
-from ._C import digamma, erf, erfc, erfinv, sigmoid as expit  # noqa: F401  (re-exported)
+import math
+
+from . import _C
+from ._C import digamma, erf, erfc, erfinv, expm1, log1p, round, sigmoid as expit  # noqa: F401  (re-exported)
 from ._C import digamma as psi, lgamma as gammaln  # noqa: F401
+from ._elementwise_math import exp2, logit, sinc, xlogy  # noqa: F401
+from ._factories import ones_like
 from ._special_functions import i0, i0e, i1, i1e, polygamma, zeta  # noqa: F401
+from ._special_functions import i0 as modified_bessel_i0, i1 as modified_bessel_i1  # noqa: F401
 from ._special_functions import igamma as gammainc, igammac as gammaincc, mvlgamma as multigammaln  # noqa: F401
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e",
-           "multigammaln", "polygamma", "psi", "zeta"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "multigammaln", "ndtr", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
+           "xlogy", "zeta"]
+
+_SQRT_HALF = math.sqrt(0.5)
+_LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)
+_LOG_NDTR_TAIL = -35.0  # below it, erfc underflows in float64: the asymptotic series
+
+
+def _floating(x):
+    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
+
+
+def entr(input):
+    """-x log(x): 0 at 0, -inf below it."""
+    x = _floating(input)
+    positive = x > 0
+    value = -x * _C.where(positive, x, 1.0).log()
+    return _C.where(positive, value, _C.where(x == 0, 0.0, _C.where(x < 0, -math.inf, x)))
+
+
+def xlog1py(input, other):
+    """input * log1p(other), 0 where input is 0 (unless other is NaN)."""
+    x, y = _floating(input), _floating(other)
+    value = _C.where(x == 0, 0.0, x * _C.where(x == 0, 0.0, y).log1p())
+    return _C.where(y != y, y, value)
+
+
+def ndtr(input):
+    """The standard normal distribution function."""
+    x = _floating(input)
+    return (-x * _SQRT_HALF).erfc() / 2
+
+
+def log_ndtr(input):
+    """log(ndtr(x)), in float64 and, far in the lower tail, by the asymptotic
+    series of the Mills ratio (where erfc would underflow)."""
+    x = _floating(input)
+    wide = x.to(_C.float64)
+    near = (-wide.clamp(min=_LOG_NDTR_TAIL) * _SQRT_HALF).erfc().div(2).log()
+    far = wide.clamp(max=_LOG_NDTR_TAIL)
+    inverse_square = 1 / (far * far)
+    # 1 - 1/x^2 + 3/x^4 - 15/x^6 + ...: (2k - 1)!! (-1/x^2)^k
+    term, series = ones_like(far), ones_like(far)
+    for k in range(1, 7):
+        term = term * -(2 * k - 1) * inverse_square
+        series = series + term
+    tail = -far * far / 2 - (-far).log() - _LOG_SQRT_TWO_PI + series.log()
+    return _C.where(wide < _LOG_NDTR_TAIL, tail, near).to(x.dtype)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _C.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _C.log_softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return input.logsumexp(dim, keepdim)

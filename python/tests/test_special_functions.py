@@ -168,3 +168,30 @@ def test_index_reduce_refuses_what_pytorch_refuses():
         x.index_reduce(0, ember.tensor([0]), ember.ones(1, 3, dtype=ember.float64), "prod")
     with pytest.raises(RuntimeError, match="out of bounds"):
         x.index_reduce(0, ember.tensor([5]), ember.ones(1, 3), "prod")
+
+
+EDGE_POINTS = [-100.0, -40.0, -36.0, -35.0, -34.0, -10.0, -1.0, 0.0, 0.5, 3.0, 40.0, math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("name", ["entr", "log_ndtr", "xlog1py", "xlogy", "softmax", "log_softmax", "logsumexp",
+                                  "exp2", "expm1", "log1p", "sinc", "round", "logit", "modified_bessel_i0"])
+@pytest.mark.parametrize("dtype, rtol", [("float32", 1e-5), ("float64", 1e-12)])
+def test_special_namespace_matches_pytorch_at_edge_values(torch, name, dtype, rtol):
+    ours_x, theirs_x = ember.tensor(EDGE_POINTS, dtype=getattr(ember, dtype)), torch.tensor(EDGE_POINTS, dtype=getattr(torch, dtype))
+    if name in ("xlog1py", "xlogy"):
+        ours, theirs = getattr(ember.special, name)(ours_x, ours_x), getattr(torch.special, name)(theirs_x, theirs_x)
+    elif name in ("softmax", "log_softmax", "logsumexp"):
+        ours, theirs = getattr(ember.special, name)(ours_x, 0), getattr(torch.special, name)(theirs_x, 0)
+    else:
+        ours, theirs = getattr(ember.special, name)(ours_x), getattr(torch.special, name)(theirs_x)
+    numpy.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=rtol, atol=0, equal_nan=True)
+
+
+def test_ndtr_keeps_its_lower_tail(torch):
+    """PyTorch's ndtr is 1 + erf(x / sqrt 2) halved, which is 0 below about
+    -8.3; erfc keeps the tail."""
+    middle = numpy.array([-5.0, -1.0, 0.0, 0.5, 3.0, 9.0])
+    assert_close(ember.special.ndtr(ember.tensor(middle)), torch.special.ndtr(torch.tensor(middle)), rtol=1e-9,
+                 atol=1e-15)
+    tail = ember.special.ndtr(ember.tensor([-10.0, -30.0], dtype=ember.float64)).tolist()
+    assert tail == pytest.approx([math.erfc(10 / math.sqrt(2)) / 2, math.erfc(30 / math.sqrt(2)) / 2], rel=1e-12)
