@@ -4,9 +4,12 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "bindings.h"
 #include "compile/compile_log.h"
+#include "core/memory_overlap.h"
 #include "compile/disk_cache.h"
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
@@ -85,7 +88,20 @@ struct TensorGuardSpec {
   std::vector<int64_t> strides;  // empty: the layout class is checked instead
   bool contiguous;
   bool requires_grad;
+  int shares_memory_with = -1;  // Note [Aliasing arguments]: an earlier guard's position, or -1
+  bool is_same_tensor = false;  // ... and whether it is that tensor itself
 };
+
+// Note [Aliasing arguments]
+// A trace gives every tensor argument a buffer of its own, so a compiled
+// function that writes into one argument and reads another is wrong when
+// the two share memory (f(x, x) with an in-place op). Which arguments share
+// memory is therefore a guard: a variant serves only calls whose arguments
+// share memory as they did when it was traced. The same tensor passed twice
+// is traced as one input, as Dynamo dedupes it; arguments that are different
+// views whose address ranges meet make the variant run eagerly (PyTorch's
+// AOTAutograd builds a synthetic base for them instead). Views of one
+// storage that lie apart (the chunks of one tensor) are independent memory.
 
 class TensorGuardSet {
  public:
@@ -101,6 +117,21 @@ class TensorGuardSet {
     for (int64_t d : dynamic_dims) spec.dynamic[static_cast<size_t>(d)] = true;
     if (dynamic_dims.empty()) spec.strides.assign(t.strides().begin(), t.strides().end());
     specs_.push_back(std::move(spec));
+  }
+
+  // Records which guarded arguments share memory, after the add() calls.
+  void record_sharing(const py::list& leaves) {
+    for (size_t k = 0; k < specs_.size(); ++k) {
+      std::tie(specs_[k].shares_memory_with, specs_[k].is_same_tensor) = sharing_of(k, leaves);
+    }
+  }
+
+  // Per guard, the earlier guard whose tensor shares memory with its own
+  // (-1: none) and whether it is the same tensor, in `leaves`.
+  std::vector<std::pair<int, bool>> sharing(const py::list& leaves) const {
+    std::vector<std::pair<int, bool>> out;
+    for (size_t k = 0; k < specs_.size(); ++k) out.push_back(sharing_of(k, leaves));
+    return out;
   }
 
   // The position of the first guard `leaves` fails, or -1.
@@ -125,10 +156,26 @@ class TensorGuardSet {
         return static_cast<int>(k);
       }
     }
+    for (size_t k = 0; k < specs_.size(); ++k) {
+      if (sharing_of(k, leaves) != std::pair(specs_[k].shares_memory_with, specs_[k].is_same_tensor)) {
+        return static_cast<int>(k);
+      }
+    }
     return -1;
   }
 
  private:
+  // Only called once every guard's leaf is known to be a tensor.
+  std::pair<int, bool> sharing_of(size_t k, const py::list& leaves) const {
+    const Tensor& t = leaves[specs_[k].leaf].cast<const Tensor&>();
+    for (size_t j = 0; j < k; ++j) {
+      const Tensor& earlier = leaves[specs_[j].leaf].cast<const Tensor&>();
+      if (t.impl() == earlier.impl()) return {static_cast<int>(j), true};
+      if (may_share_elements(t, earlier)) return {static_cast<int>(j), false};
+    }
+    return {-1, false};
+  }
+
   std::vector<TensorGuardSpec> specs_;
 };
 
@@ -157,6 +204,8 @@ void bind_compile(py::module_& m) {
   py::class_<TensorGuardSet>(m, "_TensorGuardSet")
       .def(py::init<>())
       .def("add", &TensorGuardSet::add, py::arg("leaf"), py::arg("tensor"), py::arg("dynamic_dims"))
+      .def("record_sharing", &TensorGuardSet::record_sharing)
+      .def("sharing", &TensorGuardSet::sharing)
       .def("check", &TensorGuardSet::check);
 
   py::register_exception<compile::TraceUnsupported>(m, "_TraceUnsupported", PyExc_RuntimeError);

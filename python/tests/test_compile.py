@@ -54,6 +54,42 @@ def test_size_change_recompiles_once_with_reason_then_dynamic():
     assert len(fn.recompile_reasons) == 1
 
 
+def _write_both(a, b):
+    a.mul_(2)
+    b.add_(1)
+    return a + b
+
+
+def test_arguments_that_share_memory_give_eager_results():
+    """Note [Aliasing arguments]: which arguments share memory is guarded."""
+    f = ember.compile(_write_both)
+    assert f(ember.ones(4), ember.ones(4)).tolist() == [4.0] * 4
+    # The same tensor twice: one input of a new variant, with the reason.
+    x = ember.ones(4)
+    assert f(x, x).tolist() == [6.0] * 4 and x.tolist() == [3.0] * 4
+    assert f._ember_compiled.recompile_reasons[-1] == "b: memory of its own when traced, the same tensor as a now"
+    assert len(variants(f)) == 2 and variants(f)[1].eager_reason is None
+    y = ember.ones(4)
+    assert f(y, y).tolist() == [6.0] * 4 and len(variants(f)) == 2
+    # Views that lie apart are independent memory: compiled.
+    z = ember.ones(6)
+    assert f(z[:3], z[3:]).tolist() == [4.0] * 3 and z.tolist() == [2.0] * 3 + [2.0] * 3
+    assert variants(f)[-1].eager_reason is None
+    # Views that overlap run eagerly, with the reason.
+    w = ember.ones(6)
+    assert f(w[:3], w[2:5]).tolist() == [5.0, 4.0, 5.0] and w.tolist() == [2.0, 2.0, 3.0, 2.0, 2.0, 1.0]
+    assert "different views of overlapping memory" in variants(f)[-1].eager_reason
+    with pytest.raises(RuntimeError, match="overlapping memory"):
+        ember.compile(_write_both, fullgraph=True)(w[:3], w[2:5])
+
+
+def test_the_same_tensor_twice_gets_its_gradient_once_per_use():
+    x = ember.randn(5, requires_grad=True)
+    f = ember.compile(lambda a, b: (a * b + a).sum())
+    f(x, x).backward()
+    assert x.grad.tolist() == pytest.approx((2 * x.detach() + 1).tolist())
+
+
 @pytest.mark.parametrize("change", ["dtype", "requires_grad", "grad_mode", "deterministic"])
 def test_each_guard_recompiles_once(change):
     f = ember.compile(lambda x: x + 1)

@@ -175,7 +175,7 @@ class CompiledFunction:
     def _run(self, variant, args, kwargs, leaves, spec):
         if variant.eager_reason is not None:
             return self.fn(*args, **kwargs)
-        tensors = [leaf for leaf in leaves if isinstance(leaf, Tensor)]
+        tensors = variant.guard.unique_tensors(leaves)
         dynamic = any(g.dynamic for _, g in variant.guard.tensors)
         key = tuple(tuple(t.shape) for t in tensors) if dynamic else ()
         compiled = variant.by_sizes.get(key)
@@ -230,16 +230,31 @@ class CompiledFunction:
         codegen = self.backend == "ember" or callable(self.backend)
         if callable(self.backend):
             codegen = False
+        shared_views = variant.guard.shared_views()
+        if shared_views is not None:
+            variant.eager_reason = shared_views
+            _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {shared_views}",
+                 eager=shared_views)
+            if self.fullgraph:
+                raise RuntimeError(f"compile(fullgraph=True): {shared_views}")
+            return self.fn(*args, **kwargs)
         tracer = _C._Tracer(fullgraph=self.fullgraph, dynamic=dynamic, deterministic=deterministic,
                             codegen=codegen, cache=variant.segment_cache, location=_user_location)
         try:
             try:
-                traced = [tracer.input(leaf) if isinstance(leaf, Tensor) else leaf for leaf in leaves]
+                traced, by_guard = [], []
+                for leaf in leaves:
+                    if isinstance(leaf, Tensor):
+                        earlier, same = variant.guard.sharing[len(by_guard)]
+                        by_guard.append(by_guard[earlier] if same else tracer.input(leaf))
+                        traced.append(by_guard[-1])
+                    else:
+                        traced.append(leaf)
                 targs, tkwargs = unflatten(spec, traced)
                 out = self.fn(*targs, **tkwargs)
                 out_leaves, out_spec = flatten(out)
                 tensor_out = [leaf for leaf in out_leaves if isinstance(leaf, Tensor)]
-                primals = list(t for t in leaves if isinstance(t, Tensor))
+                primals = variant.guard.unique_tensors(leaves)
                 real = tracer.finish(tensor_out, self._eager_backward(variant, args, kwargs, primals))
                 primals.extend(tracer.captured)
             finally:
@@ -269,7 +284,7 @@ class CompiledFunction:
             runner = plan.run
             if callable(self.backend):
                 gm = GraphModule(plan)
-                example = list(t for t in leaves if isinstance(t, Tensor)) + list(tracer.captured)
+                example = variant.guard.unique_tensors(leaves) + list(tracer.captured)
                 runner = _as_list_runner(self.backend(gm, example))
             reads = _CapturedReads(tracer.captured, tracer.captured_grad_owners, grad_mode_at_trace)
             variant.by_sizes[key] = (runner, list(tracer.captured), out_spec, positions, passthrough, None, reads)

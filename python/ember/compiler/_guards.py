@@ -85,6 +85,31 @@ class CallGuard:
         self.fast = _C._TensorGuardSet()
         for i, guard in self.tensors:
             self.fast.add(i, leaves[i], sorted(guard.dynamic))
+        self.fast.record_sharing(leaves)
+        # Per tensor guard: the earlier one whose tensor shares memory with
+        # its own (-1: none), and whether it is that same tensor (Note
+        # [Aliasing arguments] in python/src/compile_bindings.cpp).
+        self.sharing = self.fast.sharing(leaves)
+
+    def unique_tensors(self, leaves):
+        """The tensor arguments, each tensor passed more than once taken once."""
+        return [leaves[i] for (i, _), (_, same) in zip(self.tensors, self.sharing) if not same]
+
+    def shared_views(self):
+        """Words for arguments that are different views of one memory, or None."""
+        for (_, guard), (earlier, same) in zip(self.tensors, self.sharing):
+            if earlier >= 0 and not same:
+                return (f"arguments {self.tensors[earlier][1].name} and {guard.name} are different views of "
+                        f"overlapping memory; compiled code gives each argument its own, so the function runs "
+                        f"eagerly")
+        return None
+
+    def _sharing_words(self, pair):
+        earlier, same = pair
+        if earlier < 0:
+            return "memory of its own"
+        other = self.tensors[earlier][1].name
+        return f"the same tensor as {other}" if same else f"memory overlapping {other}'s"
 
     def failure(self, leaves, spec, module_modes):
         if spec != self.spec or len(leaves) != len(self.tensors) + len(self.values):
@@ -104,7 +129,12 @@ class CallGuard:
         if failing < 0:
             return None
         i, guard = self.tensors[failing]
-        return guard.failure(leaves[i]) or f"{guard.name}: guard failed"
+        why = guard.failure(leaves[i])
+        if why is None:
+            was, now = self.sharing[failing], self.fast.sharing(leaves)[failing]
+            if was != now:
+                return f"{guard.name}: {self._sharing_words(was)} when traced, {self._sharing_words(now)} now"
+        return why or f"{guard.name}: guard failed"
 
     def describe(self):
         lines = [g.describe() for _, g in self.tensors]

@@ -19,13 +19,10 @@ bool has_internal_overlap(const Tensor& t) {
 }
 
 Overlap overlap_of(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0 || !a.is_alias_of(b)) return Overlap::None;
+  if (!may_share_elements(a, b)) return Overlap::None;
   if (a.storage_offset() == b.storage_offset() && a.sizes() == b.sizes() && a.strides() == b.strides()) {
     return Overlap::Full;
   }
-  const int64_t a_end = a.storage_offset() + span_elements(a.sizes(), a.strides());
-  const int64_t b_end = b.storage_offset() + span_elements(b.sizes(), b.strides());
-  if (a_end <= b.storage_offset() || b_end <= a.storage_offset()) return Overlap::None;
   if (is_non_overlapping_and_dense(a.sizes(), a.strides()) && is_non_overlapping_and_dense(b.sizes(), b.strides())) {
     return Overlap::Partial;
   }
@@ -33,6 +30,13 @@ Overlap overlap_of(const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
+
+bool may_share_elements(const Tensor& a, const Tensor& b) {
+  if (a.numel() == 0 || b.numel() == 0 || !a.is_alias_of(b)) return false;
+  const int64_t a_end = a.storage_offset() + span_elements(a.sizes(), a.strides());
+  const int64_t b_end = b.storage_offset() + span_elements(b.sizes(), b.strides());
+  return a_end > b.storage_offset() && b_end > a.storage_offset();
+}
 
 void check_no_internal_overlap(const Tensor& t, std::string_view op) {
   if (has_internal_overlap(t)) {

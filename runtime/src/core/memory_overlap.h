@@ -25,6 +25,10 @@ namespace ember {
 // Throws RuntimeError naming `op` when two elements of `t` share an address.
 void check_no_internal_overlap(const Tensor& t, std::string_view op);
 
+// Whether `a` and `b` may address a common element: false where they have
+// no element, lie in different storages or their address ranges are apart.
+bool may_share_elements(const Tensor& a, const Tensor& b);
+
 // What an in-place `op` writing `out` should read for `input`: the input
 // itself, or a copy where they interleave; throws RuntimeError where they
 // partially overlap (Note [Memory overlap]).
