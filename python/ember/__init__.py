@@ -98,7 +98,7 @@ from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
 from . import autograd, linalg, nn, optim, special, utils
-from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, slogdet
+from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, lu_unpack, slogdet
 from ._linalg_factorizations import svd_reduced_or_full as svd
 from .linalg import householder_product as orgqr, matrix_exp
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing

@@ -20,6 +20,8 @@ class LinAlgError(RuntimeError):
 linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", "L info")
 linalg_lu_factor = namedtuple("linalg_lu_factor", "LU pivots")
 linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", "LU pivots info")
+linalg_lu = namedtuple("linalg_lu", "P L U")
+lu_unpack_result = namedtuple("lu_unpack", "P L U")
 linalg_solve_ex = namedtuple("linalg_solve_ex", "result info")
 linalg_inv_ex = namedtuple("linalg_inv_ex", "inverse info")
 linalg_slogdet = namedtuple("linalg_slogdet", "sign logabsdet")
@@ -102,6 +104,30 @@ def _row_order(pivots, rows):
             order[i], order[target - 1] = order[target - 1], order[i]
         orders.append(order)
     return ember.tensor(orders, dtype=ember.int64).reshape(*batch, rows).to(pivots.device)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803  (PyTorch's names)
+    """P, L, U with A = P L U from lu_factor's packed result (each None or an
+    empty tensor where not asked for, as PyTorch gives)."""
+    rows, columns = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(rows, columns)
+    empty = ember.empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    L, U = empty, empty  # noqa: N806
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + ember.eye(rows, k, dtype=LU_data.dtype, device=LU_data.device)  # noqa: N806
+        U = LU_data[..., :k, :].triu()  # noqa: N806
+    P = empty  # noqa: N806
+    if unpack_pivots:
+        # (P^T A)[i] = A[order[i]], so P[order[i], i] = 1.
+        order = _row_order(LU_pivots, rows)
+        P = ember.nn.functional.one_hot(order, rows).to(LU_data.dtype).transpose(-2, -1)  # noqa: N806
+    return lu_unpack_result(P, L, U)
+
+
+def lu(A, *, pivot=True):  # noqa: N803
+    """A = P L U with partial pivoting, as torch.linalg.lu."""
+    LU, pivots = lu_factor(A, pivot=pivot)  # noqa: N806
+    return linalg_lu(*lu_unpack(LU, pivots))
 
 
 def _count(shape):

@@ -2,16 +2,19 @@
 reductions (and, for ord 2, -2 and "nuc", of singular values); the
 factorizations come from ember._linalg_factorizations, composed of the
 catalogue's primitives (sdk/docs/ops.md "Linear algebra"); matrix_exp and
-householder_product are compositions of matmuls."""
+householder_product are compositions of matmuls, and
+ember._linalg_compositions composes the rest (cond, multi_dot, ...)."""
 
 import math
 import numbers
 
 from . import _C
 from ._householder import householder_product  # noqa: F401  (ember.linalg's public names)
+from ._linalg_compositions import (  # noqa: F401  (ember.linalg's public names)
+    cond, cross, diagonal, matmul, matrix_power, multi_dot, tensorinv, tensorsolve, vander, vecdot)
 from ._linalg_factorizations import (  # noqa: F401  (ember.linalg's public names)
-    LinAlgError, cholesky, cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, lu_factor, lu_factor_ex, lu_solve,
-    matrix_rank, pinv, qr, slogdet, solve, solve_ex, solve_triangular, svd, svdvals)
+    LinAlgError, cholesky, cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, lu, lu_factor, lu_factor_ex,
+    lu_solve, matrix_rank, pinv, qr, slogdet, solve, solve_ex, solve_triangular, svd, svdvals)
 from ._linalg_factorizations import _check_square
 from ._matrix_exp import matrix_exp as _matrix_exp
 

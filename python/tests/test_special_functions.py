@@ -95,7 +95,8 @@ def test_nextafter_is_exact_in_every_floating_dtype(torch, dtype):
     huge = {"float32": 3e38, "float64": 1e300}.get(dtype, 6e4 if dtype == "float16" else 3e38)
     start = [0.0, -0.0, 1.0, -1.0, 1.5, 2.0, -2.0, tiny, huge, math.inf, math.nan, 0.75, 1024.0, 2.0 ** -14, 5.0]
     toward = [1.0, -1.0, 0.0, 0.0, 2.0, 1.0, -3.0, 0.0, math.inf, 0.0, 1.0, 0.5, 2000.0, 0.0, 5.0]
-    ours = ember.nextafter(ember.tensor(start, dtype=getattr(ember, dtype)), ember.tensor(toward, dtype=getattr(ember, dtype)))
+    ours = ember.nextafter(ember.tensor(start, dtype=getattr(ember, dtype)),
+                           ember.tensor(toward, dtype=getattr(ember, dtype)))
     theirs = torch.nextafter(torch.tensor(start, dtype=getattr(torch, dtype)),
                              torch.tensor(toward, dtype=getattr(torch, dtype)))
     assert str(ours.dtype) == f"ember.{dtype}"
@@ -143,7 +144,8 @@ def test_index_reduce_matches_pytorch(torch, reduce, include_self):
     base = numpy.linspace(-1.0, 2.0, 12).reshape(4, 3)
     source = numpy.linspace(0.5, 3.0, 15).reshape(5, 3)
     index = [0, 2, 0, 3, 2]
-    check_with_gradients(torch, lambda b, s: b.index_reduce(0, ember.tensor(index), s, reduce, include_self=include_self),
+    check_with_gradients(torch,
+                         lambda b, s: b.index_reduce(0, ember.tensor(index), s, reduce, include_self=include_self),
                          lambda b, s: b.index_reduce(0, torch.tensor(index), s, reduce, include_self=include_self),
                          [base, source], grad=(True, reduce in ("prod", "mean")))
     ours, theirs = ember.tensor(base.T.copy()), torch.tensor(base.T.copy())
@@ -177,7 +179,8 @@ EDGE_POINTS = [-100.0, -40.0, -36.0, -35.0, -34.0, -10.0, -1.0, 0.0, 0.5, 3.0, 4
                                   "exp2", "expm1", "log1p", "sinc", "round", "logit", "modified_bessel_i0"])
 @pytest.mark.parametrize("dtype, rtol", [("float32", 1e-5), ("float64", 1e-12)])
 def test_special_namespace_matches_pytorch_at_edge_values(torch, name, dtype, rtol):
-    ours_x, theirs_x = ember.tensor(EDGE_POINTS, dtype=getattr(ember, dtype)), torch.tensor(EDGE_POINTS, dtype=getattr(torch, dtype))
+    ours_x = ember.tensor(EDGE_POINTS, dtype=getattr(ember, dtype))
+    theirs_x = torch.tensor(EDGE_POINTS, dtype=getattr(torch, dtype))
     if name in ("xlog1py", "xlogy"):
         ours, theirs = getattr(ember.special, name)(ours_x, ours_x), getattr(torch.special, name)(theirs_x, theirs_x)
     elif name in ("softmax", "log_softmax", "logsumexp"):
