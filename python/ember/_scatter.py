@@ -23,16 +23,21 @@ def _dtype_name(dtype):
     return str(dtype).removeprefix("ember.")
 
 
+def _normalize_dim(op, input, dim):
+    """dim in [0, rank) (a 0-d input counts as 1-d), or IndexError."""
+    rank = max(input.dim(), 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"{op}(): dim {dim} is out of range for a tensor of {input.dim()} dims")
+    return dim % rank
+
+
 def _check_arguments(op, input, dim, index, src):
     if index.dtype not in (_C.int64, _C.int32):
         raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {_dtype_name(index.dtype)}")
     if src is not None and src.dtype != input.dtype:
         raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype, got {_dtype_name(input.dtype)} "
                            f"and {_dtype_name(src.dtype)}")
-    rank = max(input.dim(), 1)
-    if not -rank <= dim < rank:
-        raise IndexError(f"{op}(): dim {dim} is out of range for a tensor of {input.dim()} dims")
-    dim %= rank
+    dim = _normalize_dim(op, input, dim)
     if index.dim() != input.dim() and index.numel() > 0:
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as self tensor "
                            f"({index.dim()} and {input.dim()})")
@@ -276,10 +281,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_reduce_(): self ({_dtype_name(input.dtype)}) and source "
                            f"({_dtype_name(source.dtype)}) must have the same scalar type")
-    rank = max(input.dim(), 1)
-    if not -rank <= dim < rank:
-        raise IndexError(f"index_reduce(): dim {dim} is out of range for a tensor of {input.dim()} dims")
-    dim %= rank
+    dim = _normalize_dim("index_reduce", input, dim)
     source_extent = source.shape[dim] if source.dim() else 1
     if index.numel() != source_extent:
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "

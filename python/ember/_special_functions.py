@@ -72,61 +72,41 @@ def _evaluate(function, x):
     return function(x.to(_C.float64)).to(x.dtype)
 
 
-class _I0(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _evaluate(lambda v: _bessel_i(v, 0, False), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * i1(x)
-
-
-class _I0e(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _evaluate(lambda v: _bessel_i(v, 0, True), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * (i1e(x) - x.sign() * i0e(x))
-
-
 def _over_x_at_zero_half(value, x):
     """value / x, and 1/2 where x is 0 (the limit of I1(x) / x there)."""
     safe = _C.where(x == 0, 1.0, x)
     return _C.where(x == 0, 0.5, value / safe)
 
 
-class _I1(Function):
-    @staticmethod
+def _i1_derivative(x):
+    # I1' = I0 - I1 / x, which is 1/2 at 0
+    return _C.where(x == 0, 0.5, i0(x) - _over_x_at_zero_half(i1(x), x))
+
+
+def _i1e_derivative(x):
+    scaled_i1 = i1e(x)
+    return _C.where(x == 0, 0.5, i0e(x) - scaled_i1 * x.sign() - _over_x_at_zero_half(scaled_i1, x))
+
+
+def _bessel_function(name, order, scaled, derivative):
+    """The autograd Function of one of i0, i0e, i1, i1e: the series forward,
+    `derivative(x)` (made of these functions) backward."""
+
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return _evaluate(lambda v: _bessel_i(v, 1, False), x)
+        return _evaluate(lambda v: _bessel_i(v, order, scaled), x)
 
-    @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        # I1' = I0 - I1 / x, which is 1/2 at 0
-        return grad * _C.where(x == 0, 0.5, i0(x) - _over_x_at_zero_half(i1(x), x))
+        return grad * derivative(x)
+
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
-class _I1e(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _evaluate(lambda v: _bessel_i(v, 1, True), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        scaled_i1 = i1e(x)
-        derivative = i0e(x) - scaled_i1 * x.sign() - _over_x_at_zero_half(scaled_i1, x)
-        return grad * _C.where(x == 0, 0.5, derivative)
+_I0 = _bessel_function("I0", 0, False, lambda x: i1(x))
+_I0e = _bessel_function("I0e", 0, True, lambda x: i1e(x) - x.sign() * i0e(x))
+_I1 = _bessel_function("I1", 1, False, _i1_derivative)
+_I1e = _bessel_function("I1e", 1, True, _i1e_derivative)
 
 
 def i0(input):
