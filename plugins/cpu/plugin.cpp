@@ -28,6 +28,7 @@ void register_kernels(ember_registrar* registrar) {
   register_layer_norm_kernels(r);
   register_attention_kernels(r);
   register_lstm_kernels(r);
+  register_optimizer_kernels(r);
   register_cross_entropy_kernels(r);
   register_linalg_kernels(r);
 }

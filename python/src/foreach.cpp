@@ -6,7 +6,9 @@
 // which is most of a step's cost for small models. Here the same ops run in
 // the same order as python/ember/optim would run them (the same core ops with
 // the same scalars), so results are identical bit for bit and every device
-// that has the elementwise primitives is served. The Python side keeps the
+// that has the elementwise primitives is served. Adam and SGD are one
+// catalogue op per parameter (Note [Fused optimizer updates]), which a
+// backend may run as one kernel. The Python side keeps the
 // state dicts and creates state on the first step.
 #include <pybind11/stl.h>
 
@@ -19,6 +21,7 @@
 #include "casters.h"
 #include "dispatch/trace_hooks.h"
 #include "ember/ops.h"
+#include "ember/optimizer_updates.h"
 
 namespace py = pybind11;
 
@@ -36,16 +39,6 @@ void check_lengths(const char* op, const Tensors& params, std::initializer_list<
   }
 }
 
-// grad + weight_decay * param, or grad itself without decay.
-Tensor with_weight_decay(const Tensor& grad, const Tensor& param, double weight_decay) {
-  return weight_decay != 0.0 ? grad + param * weight_decay : grad;
-}
-
-struct AdamOptions {
-  double lr, beta1, beta2, eps, weight_decay;
-  bool amsgrad, maximize, decoupled_weight_decay;
-};
-
 // Note [Traced bias corrections]: eager Adam reads the step count to the
 // host and computes its bias corrections in double, as PyTorch does without
 // `capturable`. A traced step must not read values (that would break the
@@ -54,7 +47,7 @@ struct AdamOptions {
 // float32 where they meet the moments exactly as eager's double scalars do.
 // `update(step_size, bias_correction2_sqrt)` gets doubles or 0-d tensors.
 template <class Update>
-void with_bias_corrections(const Tensor& step_count, const AdamOptions& o, const Update& update) {
+void with_bias_corrections(const Tensor& step_count, const AdamUpdateOptions& o, const Update& update) {
   if (dispatch::tracing_on_this_thread()) {
     const Tensor step = step_count.to(DType::Float64);
     update(o.lr / (1 - pow(full_like(step, o.beta1), step)), sqrt(1 - pow(full_like(step, o.beta2), step)));
@@ -64,68 +57,46 @@ void with_bias_corrections(const Tensor& step_count, const AdamOptions& o, const
   }
 }
 
-// Adam and AdamW: PyTorch's update order and bias corrections.
+// Adam and AdamW: one adam_update per parameter (Note [Fused optimizer
+// updates] in runtime/src/ops/composite/optimizer.cpp).
 void adam_step(const Tensors& params, const Tensors& grads, const Tensors& exp_avgs, const Tensors& exp_avg_sqs,
-               const Tensors& max_exp_avg_sqs, const Tensors& steps, const AdamOptions& o) {
+               const Tensors& max_exp_avg_sqs, const Tensors& steps, const AdamUpdateOptions& o) {
   check_lengths("_adam_step", params, {&grads, &exp_avgs, &exp_avg_sqs, &steps});
   if (o.amsgrad) check_lengths("_adam_step", params, {&max_exp_avg_sqs});
   for (size_t i = 0; i < params.size(); ++i) {
-    Tensor param = params[i], exp_avg = exp_avgs[i], exp_avg_sq = exp_avg_sqs[i], step_count = steps[i];
-    Tensor grad = o.maximize ? -grads[i] : grads[i];
+    Tensor step_count = steps[i];
     step_count += Scalar(int64_t{1});
-    if (o.weight_decay != 0.0) {
-      if (o.decoupled_weight_decay) {
-        param *= Scalar(1 - o.lr * o.weight_decay);
-      } else {
-        grad = with_weight_decay(grad, param, o.weight_decay);
-      }
-    }
-    exp_avg += (grad - exp_avg) * (1 - o.beta1);  // lerp toward grad
-    (exp_avg_sq *= Scalar(o.beta2)) += grad * grad * (1 - o.beta2);
-    Tensor second_moment = exp_avg_sq;
-    if (o.amsgrad) {
-      Tensor max_exp_avg_sq = max_exp_avg_sqs[i];
-      max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
-      second_moment = max_exp_avg_sq;
-    }
+    const Tensor max_exp_avg_sq = o.amsgrad ? max_exp_avg_sqs[i] : Tensor();
     with_bias_corrections(step_count, o, [&](const auto& step_size, const auto& bias_correction2_sqrt) {
-      const Tensor denom = sqrt(second_moment) / bias_correction2_sqrt + o.eps;
-      param -= exp_avg / denom * step_size;
+      adam_update_(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sq, step_size,
+                   bias_correction2_sqrt, o);
     });
   }
 }
 
-struct SgdOptions {
-  double lr, momentum, dampening, weight_decay;
-  bool nesterov, maximize;
-};
-
-// SGD with momentum, dampening, Nesterov and weight decay. Returns the
-// momentum buffers: a parameter without one (None) gets its first here.
+// SGD with momentum, dampening, Nesterov and weight decay: one sgd_update
+// per parameter. Returns the momentum buffers: a parameter without one
+// (None) gets its first here, which its first update fills.
 std::vector<std::optional<Tensor>> sgd_step(const Tensors& params, const Tensors& grads,
                                             std::vector<std::optional<Tensor>> momentum_buffers,
-                                            const SgdOptions& o) {
+                                            const SgdUpdateOptions& o) {
   check_lengths("_sgd_step", params, {&grads});
   if (momentum_buffers.size() != params.size()) {
     throw py::value_error("_sgd_step(): got " + std::to_string(params.size()) + " parameters but " +
                           std::to_string(momentum_buffers.size()) + " momentum buffers");
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    Tensor param = params[i];
-    Tensor grad = with_weight_decay(o.maximize ? -grads[i] : grads[i], param, o.weight_decay);
-    if (o.momentum != 0.0) {
-      std::optional<Tensor>& buffer = momentum_buffers[i];
-      if (!buffer) {
-        buffer = grad.clone();
-      } else {
-        const double alpha = 1 - o.dampening;
-        (*buffer *= Scalar(o.momentum)) += alpha == 1.0 ? grad : grad * alpha;
-      }
-      grad = o.nesterov ? grad + *buffer * o.momentum : *buffer;
-    }
-    param -= grad * o.lr;
+    std::optional<Tensor>& buffer = momentum_buffers[i];
+    const bool first = o.momentum != 0.0 && !buffer;
+    if (first) buffer = empty_like(params[i]);
+    sgd_update_(params[i], grads[i], buffer.value_or(Tensor()), first, o);
   }
   return momentum_buffers;
+}
+
+// grad + weight_decay * param, or grad itself without decay.
+Tensor with_weight_decay(const Tensor& grad, const Tensor& param, double weight_decay) {
+  return weight_decay != 0.0 ? grad + param * weight_decay : grad;
 }
 
 struct RmspropOptions {

@@ -18,6 +18,8 @@ OPTIMIZERS = [
     ("Adam", dict(lr=0.01)),
     ("Adam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=True)),
     ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True, maximize=True)),
+    ("SGD", dict(lr=0.05, momentum=0.8, dampening=0.3, weight_decay=0.01, maximize=True)),
     ("RMSprop", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.01)),
     ("Adagrad", dict(lr=0.1)),
@@ -70,6 +72,46 @@ def test_group_update_matches_pytorch_and_skips_parameters_without_gradients(tor
         for t_param, e_param in zip(theirs, ours):
             assert_close(e_param, t_param.detach(), rtol=1e-5, atol=1e-6)
     assert ours[1].tolist() == starts[1].tolist() and (ours[1] in e_opt.state) == (theirs[1] in t_opt.state)
+
+
+FUSED_UPDATES = [
+    ("SGD", dict(lr=0.1), {"sgd_update": 3}),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01), {"sgd_update": 3}),
+    ("Adam", dict(lr=0.01, amsgrad=True), {"adam_update": 3}),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1), {"adam_update": 3}),
+]
+
+
+@pytest.mark.parametrize("name,options,updates", FUSED_UPDATES, ids=lambda v: str(v))
+def test_each_parameter_is_one_fused_update_that_matches_pytorch(torch, name, options, updates):
+    # One adam_update or sgd_update kernel per parameter (Note [Fused
+    # optimizer updates]) and no arithmetic beside it but Adam's step count,
+    # here with a parameter large enough to be split over threads, in float64
+    # as well.
+    from ember.profiler import profile
+
+    for dtype in ("float32", "float64"):
+        torch.manual_seed(2)
+        starts = [torch.randn(300, 700).to(getattr(torch, dtype)), torch.randn(17).to(getattr(torch, dtype)),
+                  torch.randn(3, 4).to(getattr(torch, dtype))]
+        theirs = [torch.nn.Parameter(start.clone()) for start in starts]
+        ours = [nn.Parameter(ember.tensor(start)) for start in starts]
+        t_opt = getattr(torch.optim, name)(theirs, **options)
+        e_opt = getattr(ember.optim, name)(ours, **options)
+        for step in range(5):
+            for t_param, e_param in zip(theirs, ours):
+                gradient = torch.randn(t_param.shape).to(t_param.dtype)
+                t_param.grad, e_param.grad = gradient.clone(), ember.tensor(gradient)
+            t_opt.step()
+            with profile() as prof:
+                e_opt.step()
+            counts = {avg.key: avg.count for avg in prof.key_averages()}
+            assert {op: counts.get(op, 0) for op in updates} == updates, counts
+            assert not {"mul", "sub", "div", "sqrt", "neg", "maximum"} & set(counts), counts
+            assert counts.get("add", 0) == (3 if "adam_update" in updates else 0), counts  # Adam's step counts
+            tolerance = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-14)
+            for t_param, e_param in zip(theirs, ours):
+                assert_close(e_param, t_param.detach(), **tolerance)
 
 
 def test_group_update_rejects_lists_of_different_lengths():

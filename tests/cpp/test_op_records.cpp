@@ -45,6 +45,9 @@ const std::set<std::string> kGradientFreeByNature = {
     "cross_entropy_backward",
     "lstm_layer_backward",
     "lstm_layer_workspace_bytes",  // a size in bytes
+    // Optimizer updates write parameters in place with grad mode off.
+    "adam_update",
+    "sgd_update",
 };
 
 bool bool_or_integer_result(DTypeRule rule) {

@@ -25,6 +25,7 @@ void register_layer_norm_kernels(const sdk::Registrar& registrar);
 void register_cross_entropy_kernels(const sdk::Registrar& registrar);
 void register_attention_kernels(const sdk::Registrar& registrar);
 void register_lstm_kernels(const sdk::Registrar& registrar);
+void register_optimizer_kernels(const sdk::Registrar& registrar);
 void register_linalg_kernels(const sdk::Registrar& registrar);
 
 // Copies src into dst (same shape, any strides, any two dtypes); used by

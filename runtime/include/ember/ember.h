@@ -8,6 +8,7 @@
 #include "ember/error.h"
 #include "ember/functional.h"
 #include "ember/ops.h"
+#include "ember/optimizer_updates.h"
 #include "ember/plugins.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"

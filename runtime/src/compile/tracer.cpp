@@ -600,6 +600,8 @@ bool keeps_composite(const Op& op, const Tensor& x) {
     }
     case OpId::Gelu:
     case OpId::GeluBackward:
+    case OpId::AdamUpdate:
+    case OpId::SgdUpdate:
       return false;  // pointwise: its decomposition fuses with its neighbours
     case OpId::LstmLayer:
     case OpId::LstmLayerWorkspaceBytes:

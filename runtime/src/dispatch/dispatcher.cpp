@@ -171,6 +171,20 @@ void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& outpu
   output.impl()->storage()->bump_version();
 }
 
+void call_into(const Op& op, std::initializer_list<Tensor> inputs, std::span<Tensor> outputs,
+               std::initializer_list<ember_attr> attrs) {
+  for (const Tensor& output : outputs) output.impl()->storage()->check_writable(op.name());
+  OpCall c;
+  c.inputs = inputs.begin();
+  c.num_inputs = static_cast<int64_t>(inputs.size());
+  c.outputs = outputs.data();
+  c.num_outputs = static_cast<int64_t>(outputs.size());
+  c.attrs = attrs.begin();
+  c.num_attrs = static_cast<int64_t>(attrs.size());
+  call(op, c);
+  for (const Tensor& output : outputs) output.impl()->storage()->bump_version();
+}
+
 namespace {
 std::atomic<bool> g_composite_kernels{true};
 thread_local int t_decomposition_depth = 0;

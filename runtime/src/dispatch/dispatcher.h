@@ -1,6 +1,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "dispatch/op.h"
@@ -22,6 +23,10 @@ std::vector<Tensor> call_outputs(const Op& op, std::initializer_list<Tensor> inp
 // of view ops and unary elementwise ops.
 Tensor call_unary(const Op& op, const Tensor& input, std::initializer_list<ember_attr> attrs = {});
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
+               std::initializer_list<ember_attr> attrs = {});
+// call_into for an op that writes several outputs in place (optimizer
+// updates): each output is defined, and written where it is.
+void call_into(const Op& op, std::initializer_list<Tensor> inputs, std::span<Tensor> outputs,
                std::initializer_list<ember_attr> attrs = {});
 
 // Note [Composite kernels]

@@ -112,6 +112,8 @@ enum class OpId : uint16_t {
   LstmLayer,
   LstmLayerWorkspaceBytes,
   LstmLayerBackward,
+  AdamUpdate,
+  SgdUpdate,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

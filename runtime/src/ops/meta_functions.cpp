@@ -203,6 +203,14 @@ void meta_lstm_layer_backward(const OpCall& call, TensorMeta* out) {
   }
 }
 
+void meta_optimizer_update(const OpCall& call, TensorMeta* out) {
+  for (int64_t k = 0; k + 1 < call.num_inputs; ++k) {
+    const Tensor& like = call.inputs[k == 0 ? 0 : k + 1];
+    out[k].sizes = like.sizes();
+    out[k].dtype = like.dtype();
+  }
+}
+
 // Inputs (dy, x, weight): dx like x, dweight and dbias like weight.
 void meta_layer_norm_backward(const OpCall& call, TensorMeta* out) {
   for (int i = 0; i < 3; ++i) {

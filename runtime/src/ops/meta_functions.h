@@ -29,6 +29,9 @@ void meta_layer_norm_backward(const dispatch::OpCall& call, dispatch::TensorMeta
 void meta_lstm_layer(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_lstm_layer_workspace_bytes(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_lstm_layer_backward(const dispatch::OpCall& call, dispatch::TensorMeta* out);
+// An optimizer update's in-place outputs: output 0 is input 0 (param), output
+// k > 0 is input k + 1 (the state after the gradient).
+void meta_optimizer_update(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_cholesky(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_lu_factor(const dispatch::OpCall& call, dispatch::TensorMeta* out);
 void meta_linalg_qr(const dispatch::OpCall& call, dispatch::TensorMeta* out);

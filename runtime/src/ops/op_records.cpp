@@ -213,6 +213,13 @@ constexpr OpRecord kComposites[] = {
               meta_lstm_layer_workspace_bytes, kNoGradient, /*abi_minor=*/9),
     composite(OpId::LstmLayerBackward, "lstm_layer_backward", 13, 6, "reverse", meta_lstm_layer_backward, kNoGradient,
               /*abi_minor=*/9),
+    composite(OpId::AdamUpdate, "adam_update", 5, 4,
+              "lr beta1 beta2 eps weight_decay amsgrad maximize decoupled_weight_decay step_size "
+              "bias_correction2_sqrt",
+              meta_optimizer_update, kNoGradient, /*abi_minor=*/10),
+    composite(OpId::SgdUpdate, "sgd_update", 3, 2,
+              "lr momentum dampening weight_decay nesterov maximize init_momentum_buffer", meta_optimizer_update,
+              kNoGradient, /*abi_minor=*/10),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

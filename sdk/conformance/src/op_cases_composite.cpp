@@ -3,6 +3,9 @@
 // never run: the suite takes its op list from the core.
 #include <ember/autograd.h>
 #include <ember/functional.h>
+#include <ember/optimizer_updates.h>
+
+#include <cmath>
 
 #include "op_case.h"
 
@@ -300,6 +303,72 @@ OpCase lstm_layer_workspace_bytes_case() {
           }};
 }
 
+// The optimizer updates write their state in place: a call updates copies,
+// so that the inputs stay as made for the other device's run, and returns
+// every tensor it wrote. The bias corrections are those of step 3.
+Tensors updated_copies(const Tensors& in) {
+  Tensors copies;
+  for (const Tensor& t : in) copies.push_back(t.clone());
+  return copies;
+}
+
+OpCase adam_update_case() {
+  auto run = [](AdamUpdateOptions o) {
+    return [o](const Tensors& in, DType, Device) {
+      Tensors s = updated_copies(in);
+      const double step_size = o.lr / (1 - std::pow(o.beta1, 3)), correction2 = std::sqrt(1 - std::pow(o.beta2, 3));
+      adam_update_(s[0], s[1], s[2], s[3], o.amsgrad ? s[4] : Tensor(), step_size, correction2, o);
+      return Tensors{s[0], s[2], s[3], s[4]};
+    };
+  };
+  // param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq.
+  auto inputs = [](DimVector shape, std::function<Tensor(const Tensor&)> view = nullptr) {
+    return std::vector<InputSpec>{{.shape = shape, .view = view},
+                                  {.shape = shape, .view = view},
+                                  {.shape = shape, .view = view},
+                                  {.shape = shape, .values = Values::Positive, .view = view},
+                                  {.shape = shape, .values = Values::Positive, .view = view}};
+  };
+  return {"adam_update", floating_dtypes(),
+          {
+              {"adam", inputs({3, 5}), run({.lr = 0.1})},
+              {"adamw", inputs({3, 5}), run({.lr = 0.1, .weight_decay = 0.1, .decoupled_weight_decay = true})},
+              {"l2 decay, amsgrad, maximize",
+               inputs({4, 7}),
+               run({.lr = 0.05, .beta1 = 0.8, .beta2 = 0.9, .eps = 1e-3, .weight_decay = 0.2, .amsgrad = true,
+                    .maximize = true})},
+              {"transposed", inputs({5, 3}, transposed), run({.lr = 0.1, .amsgrad = true})},
+              {"large odd size", inputs({33, 1031}), run({.lr = 0.01, .weight_decay = 0.01,
+                                                          .decoupled_weight_decay = true})},
+          }};
+}
+
+OpCase sgd_update_case() {
+  auto run = [](SgdUpdateOptions o, bool init_momentum_buffer) {
+    return [o, init_momentum_buffer](const Tensors& in, DType, Device) {
+      Tensors s = updated_copies(in);
+      sgd_update_(s[0], s[1], o.momentum != 0.0 ? s[2] : Tensor(), init_momentum_buffer, o);
+      return Tensors{s[0], s[2]};
+    };
+  };
+  // param, grad, momentum_buffer.
+  auto inputs = [](DimVector shape, std::function<Tensor(const Tensor&)> view = nullptr) {
+    return std::vector<InputSpec>{{.shape = shape, .view = view}, {.shape = shape, .view = view},
+                                  {.shape = shape, .view = view}};
+  };
+  return {"sgd_update", floating_dtypes(),
+          {
+              {"plain", inputs({3, 5}), run({.lr = 0.1}, false)},
+              {"first momentum step", inputs({3, 5}), run({.lr = 0.1, .momentum = 0.9, .weight_decay = 0.1}, true)},
+              {"momentum, dampening, maximize", inputs({4, 7}),
+               run({.lr = 0.1, .momentum = 0.9, .dampening = 0.2, .maximize = true}, false)},
+              {"nesterov, decay", inputs({4, 7}), run({.lr = 0.1, .momentum = 0.8, .weight_decay = 0.1,
+                                                       .nesterov = true}, false)},
+              {"transposed", inputs({5, 3}, transposed), run({.lr = 0.1, .momentum = 0.9}, false)},
+              {"large odd size", inputs({33, 1031}), run({.lr = 0.01, .momentum = 0.9}, false)},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -340,6 +409,8 @@ std::vector<OpCase> composite_cases() {
       softmax_like_backward_case("log_softmax_backward", &log_softmax),
       layer_norm_backward_case(),
       cross_entropy_backward_case(),
+      adam_update_case(),
+      sgd_update_case(),
   };
 }
 

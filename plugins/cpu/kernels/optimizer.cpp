@@ -1,0 +1,221 @@
+// adam_update and sgd_update, the fused kernels of the optimizers' update
+// composites (ops.md "Composite ops a backend may override"): one pass over
+// the parameter, its gradient and its state where the decomposition makes
+// up to fourteen.
+//
+// Note [Optimizer kernels round like the ops]: the kernels must give the
+// decomposition's bits (Note [Fused optimizer updates] in the core). Each
+// line below is one op of the decomposition in the parameter's dtype, every
+// scalar is rounded to that dtype first (as the core rounds a Python number
+// beside a tensor), and this file is compiled with -ffp-contract=off
+// (plugins/cpu/CMakeLists.txt), so that no multiply and add become one
+// fused multiply-add rounded once. +, -, *, /, sqrt and maximum are
+// correctly rounded in every lane (Note [One-pass exact arithmetic]), so the
+// vector loops give the scalar bits wherever a thread's chunk starts. Only
+// float32 and float64 have kernels: a reduced float's decomposition rounds
+// each step to its own dtype, which such a kernel would have to mimic
+// through a conversion per op, for no gain over the ops.
+#include <cmath>
+#include <string>
+
+#include "../parallel.h"
+#include "grain.h"
+#include "isa_clones.h"
+#include "kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+// About 0.5 ns an element for AdamW (a square root and a division among a
+// dozen ops) and 0.2 ns for SGD with momentum, one core, 64K float32 in L2
+// (Note [Grain sizes]).
+constexpr int64_t kAdamGrain = grain_for(0.5);
+constexpr int64_t kSgdGrain = grain_for(0.2);
+
+// The operands arrive contiguous, of the parameter's dtype (the core passes
+// any other layout to the decomposition); an empty state tensor stands for
+// state the options leave unused.
+void check_operands(const ember_kernel_call& call, const char* op, int64_t used_inputs) {
+  const DLTensor& param = call.inputs[0];
+  for (int64_t i = 0; i < used_inputs; ++i) {
+    const DLTensor& t = call.inputs[i];
+    if (!sdk::is_contiguous(t) || sdk::numel(t) != sdk::numel(param) || t.dtype.code != param.dtype.code ||
+        t.dtype.bits != param.dtype.bits) {
+      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(op) + ": input " + std::to_string(i) + " (" +
+                                                   std::to_string(sdk::numel(t)) + " elements) is not a contiguous " +
+                                                   "tensor of the parameter's dtype and " +
+                                                   std::to_string(sdk::numel(param)) + " elements");
+    }
+  }
+}
+
+template <class T>
+T* operand(const DLTensor& t) {
+  return reinterpret_cast<T*>(sdk::data_ptr(t));
+}
+
+// maximum's NaN rule: NaN if either operand is NaN, the first one first.
+template <class T>
+T maximum(T a, T b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a < b ? b : a;
+}
+
+// Adam's scalars, each rounded to T as the decomposition's op rounds it.
+template <class T>
+struct AdamScalars {
+  bool maximize, weight_decay, decoupled;
+  T decay_factor, weight_decay_rate, one_minus_beta1, beta2, one_minus_beta2, bias_correction2_sqrt, eps, step_size;
+
+  explicit AdamScalars(const ember_kernel_call& call) {
+    const double lr = sdk::attr_float(call, "lr"), wd = sdk::attr_float(call, "weight_decay");
+    const double beta1 = sdk::attr_float(call, "beta1"), b2 = sdk::attr_float(call, "beta2");
+    maximize = sdk::attr_bool(call, "maximize");
+    weight_decay = wd != 0.0;
+    decoupled = sdk::attr_bool(call, "decoupled_weight_decay");
+    decay_factor = static_cast<T>(1 - lr * wd);
+    weight_decay_rate = static_cast<T>(wd);
+    one_minus_beta1 = static_cast<T>(1 - beta1);
+    beta2 = static_cast<T>(b2);
+    one_minus_beta2 = static_cast<T>(1 - b2);
+    bias_correction2_sqrt = static_cast<T>(sdk::attr_float(call, "bias_correction2_sqrt"));
+    eps = static_cast<T>(sdk::attr_float(call, "eps"));
+    step_size = static_cast<T>(sdk::attr_float(call, "step_size"));
+  }
+};
+
+// Elements [0, n) of one chunk; each statement is one op of the
+// decomposition (Note [Optimizer kernels round like the ops]). The option
+// tests are loop-invariant selects, which the vectoriser keeps as blends.
+template <class T, bool kAmsgrad>
+EMBER_CPU_ISA_CLONES void adam_run(T* __restrict param, const T* __restrict grad_in, T* __restrict exp_avg,
+                                   T* __restrict exp_avg_sq, T* __restrict max_exp_avg_sq, int64_t n,
+                                   const AdamScalars<T> s) {
+  const bool l2 = s.weight_decay && !s.decoupled, decoupled = s.weight_decay && s.decoupled;
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = s.maximize ? -grad_in[i] : grad_in[i];
+    T p = param[i];
+    const T decayed = p * s.decay_factor;
+    p = decoupled ? decayed : p;
+    const T decay = p * s.weight_decay_rate;
+    const T with_decay = grad + decay;
+    grad = l2 ? with_decay : grad;
+    const T toward_grad = grad - exp_avg[i];
+    const T lerp_step = toward_grad * s.one_minus_beta1;
+    const T m = exp_avg[i] + lerp_step;
+    exp_avg[i] = m;
+    const T square = grad * grad;
+    const T square_step = square * s.one_minus_beta2;
+    const T decayed_sq = exp_avg_sq[i] * s.beta2;
+    const T v = decayed_sq + square_step;
+    exp_avg_sq[i] = v;
+    T second_moment = v;
+    if constexpr (kAmsgrad) {
+      second_moment = maximum(max_exp_avg_sq[i], v);
+      max_exp_avg_sq[i] = second_moment;
+    }
+    const T root = std::sqrt(second_moment);
+    const T corrected = root / s.bias_correction2_sqrt;
+    const T denom = corrected + s.eps;
+    const T ratio = m / denom;
+    const T update = ratio * s.step_size;
+    param[i] = p - update;
+  }
+}
+
+// inputs: param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq; outputs: the
+// same tensors but grad.
+template <class T>
+void adam_update(const ember_kernel_call& call) {
+  const bool amsgrad = sdk::attr_bool(call, "amsgrad");
+  check_operands(call, "adam_update", amsgrad ? 5 : 4);
+  const AdamScalars<T> s(call);
+  T* param = operand<T>(call.outputs[0]);
+  const T* grad = operand<T>(call.inputs[1]);
+  T* exp_avg = operand<T>(call.outputs[1]);
+  T* exp_avg_sq = operand<T>(call.outputs[2]);
+  T* max_exp_avg_sq = operand<T>(call.outputs[3]);
+  const auto run = amsgrad ? &adam_run<T, true> : &adam_run<T, false>;
+  parallel_for(0, sdk::numel(call.inputs[0]), kAdamGrain, [&](int64_t begin, int64_t end) {
+    run(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin,
+        amsgrad ? max_exp_avg_sq + begin : max_exp_avg_sq, end - begin, s);
+  });
+}
+
+template <class T>
+struct SgdScalars {
+  bool maximize, weight_decay, dampened, nesterov;
+  T weight_decay_rate, momentum, dampening_factor, lr;
+
+  explicit SgdScalars(const ember_kernel_call& call) {
+    const double wd = sdk::attr_float(call, "weight_decay"), alpha = 1 - sdk::attr_float(call, "dampening");
+    maximize = sdk::attr_bool(call, "maximize");
+    weight_decay = wd != 0.0;
+    dampened = alpha != 1.0;
+    nesterov = sdk::attr_bool(call, "nesterov");
+    weight_decay_rate = static_cast<T>(wd);
+    momentum = static_cast<T>(sdk::attr_float(call, "momentum"));
+    dampening_factor = static_cast<T>(alpha);
+    lr = static_cast<T>(sdk::attr_float(call, "lr"));
+  }
+};
+
+// What the momentum buffer does this step.
+enum class Momentum { None, Init, Accumulate };
+
+template <class T, Momentum kMomentum>
+EMBER_CPU_ISA_CLONES void sgd_run(T* __restrict param, const T* __restrict grad_in, T* __restrict buffer, int64_t n,
+                                  const SgdScalars<T> s) {
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = s.maximize ? -grad_in[i] : grad_in[i];
+    const T p = param[i];
+    const T decay = p * s.weight_decay_rate;
+    const T with_decay = grad + decay;
+    grad = s.weight_decay ? with_decay : grad;
+    if constexpr (kMomentum != Momentum::None) {
+      T history = grad;
+      if constexpr (kMomentum == Momentum::Accumulate) {
+        const T decayed = buffer[i] * s.momentum;
+        const T dampened = grad * s.dampening_factor;
+        history = decayed + (s.dampened ? dampened : grad);
+      }
+      buffer[i] = history;
+      const T lookahead = history * s.momentum;
+      const T nesterov = grad + lookahead;
+      grad = s.nesterov ? nesterov : history;
+    }
+    const T update = grad * s.lr;
+    param[i] = p - update;
+  }
+}
+
+// inputs: param, grad, momentum_buffer; outputs: param, momentum_buffer.
+template <class T>
+void sgd_update(const ember_kernel_call& call) {
+  const bool momentum = sdk::attr_float(call, "momentum") != 0.0;
+  check_operands(call, "sgd_update", momentum ? 3 : 2);
+  const SgdScalars<T> s(call);
+  const auto run = !momentum                                      ? &sgd_run<T, Momentum::None>
+                   : sdk::attr_bool(call, "init_momentum_buffer") ? &sgd_run<T, Momentum::Init>
+                                                                  : &sgd_run<T, Momentum::Accumulate>;
+  T* param = operand<T>(call.outputs[0]);
+  const T* grad = operand<T>(call.inputs[1]);
+  T* buffer = operand<T>(call.outputs[1]);
+  parallel_for(0, sdk::numel(call.inputs[0]), kSgdGrain, [&](int64_t begin, int64_t end) {
+    run(param + begin, grad + begin, momentum ? buffer + begin : buffer, end - begin, s);
+  });
+}
+
+using OptimizerTypes = sdk::TypeList<float, double>;
+
+}  // namespace
+
+void register_optimizer_kernels(const sdk::Registrar& r) {
+  r.add_each("adam_update", OptimizerTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&adam_update<typename decltype(tag)::type>>; });
+  r.add_each("sgd_update", OptimizerTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&sgd_update<typename decltype(tag)::type>>; });
+}
+
+}  // namespace ember::cpu
