@@ -124,13 +124,13 @@ void run_steps(const Op& op, OpCall& c) {
 
 namespace {
 
-void call_one_output(const Op& op, const Tensor* inputs, size_t num_inputs, Tensor& output,
-                     std::initializer_list<ember_attr> attrs) {
+void call_with_outputs(const Op& op, const Tensor* inputs, size_t num_inputs, std::span<Tensor> outputs,
+                       std::initializer_list<ember_attr> attrs) {
   OpCall c;
   c.inputs = inputs;
   c.num_inputs = static_cast<int64_t>(num_inputs);
-  c.outputs = &output;
-  c.num_outputs = 1;
+  c.outputs = outputs.data();
+  c.num_outputs = static_cast<int64_t>(outputs.size());
   c.attrs = attrs.begin();
   c.num_attrs = static_cast<int64_t>(attrs.size());
   call(op, c);
@@ -140,48 +140,32 @@ void call_one_output(const Op& op, const Tensor* inputs, size_t num_inputs, Tens
 
 Tensor call_single(const Op& op, std::initializer_list<Tensor> inputs, std::initializer_list<ember_attr> attrs) {
   Tensor out;
-  call_one_output(op, inputs.begin(), inputs.size(), out, attrs);
+  call_with_outputs(op, inputs.begin(), inputs.size(), {&out, 1}, attrs);
   return out;
 }
 
 std::vector<Tensor> call_outputs(const Op& op, std::initializer_list<Tensor> inputs, int64_t num_outputs,
                                  std::initializer_list<ember_attr> attrs) {
   std::vector<Tensor> outputs(static_cast<size_t>(num_outputs));
-  OpCall c;
-  c.inputs = inputs.begin();
-  c.num_inputs = static_cast<int64_t>(inputs.size());
-  c.outputs = outputs.data();
-  c.num_outputs = num_outputs;
-  c.attrs = attrs.begin();
-  c.num_attrs = static_cast<int64_t>(attrs.size());
-  call(op, c);
+  call_with_outputs(op, inputs.begin(), inputs.size(), outputs, attrs);
   return outputs;
 }
 
 Tensor call_unary(const Op& op, const Tensor& input, std::initializer_list<ember_attr> attrs) {
   Tensor out;
-  call_one_output(op, &input, 1, out, attrs);
+  call_with_outputs(op, &input, 1, {&out, 1}, attrs);
   return out;
 }
 
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, Tensor& output,
                std::initializer_list<ember_attr> attrs) {
-  output.impl()->storage()->check_writable(op.name());
-  call_one_output(op, inputs.begin(), inputs.size(), output, attrs);
-  output.impl()->storage()->bump_version();
+  call_into(op, inputs, {&output, 1}, attrs);
 }
 
 void call_into(const Op& op, std::initializer_list<Tensor> inputs, std::span<Tensor> outputs,
                std::initializer_list<ember_attr> attrs) {
   for (const Tensor& output : outputs) output.impl()->storage()->check_writable(op.name());
-  OpCall c;
-  c.inputs = inputs.begin();
-  c.num_inputs = static_cast<int64_t>(inputs.size());
-  c.outputs = outputs.data();
-  c.num_outputs = static_cast<int64_t>(outputs.size());
-  c.attrs = attrs.begin();
-  c.num_attrs = static_cast<int64_t>(attrs.size());
-  call(op, c);
+  call_with_outputs(op, inputs.begin(), inputs.size(), outputs, attrs);
   for (const Tensor& output : outputs) output.impl()->storage()->bump_version();
 }
 
