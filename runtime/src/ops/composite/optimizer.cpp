@@ -23,6 +23,7 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/optimizer_updates.h"
 #include "ops/composite/common.h"
@@ -45,9 +46,12 @@ void check_operand(const char* op, const Tensor& param, const Tensor& t, const c
 Tensor unused_state(const Tensor& param) { return empty({0}, TensorOptions(param.dtype(), param.device())); }
 
 // Whether the backend's kernel takes this call (Note [Fused optimizer
-// updates]); `operands` are the defined ones.
+// updates]); `operands` are the defined ones. A traced step records the
+// decomposition, which the compiler fuses into the step's other kernels.
 bool runs_kernel(const dispatch::Op& op, const Tensor& param, std::initializer_list<Tensor> operands) {
-  if (!dispatch::use_composite_kernel(op, param) || !param.is_contiguous()) return false;
+  if (dispatch::tracing_on_this_thread() || !dispatch::use_composite_kernel(op, param) || !param.is_contiguous()) {
+    return false;
+  }
   for (const Tensor& t : operands) {
     if (t.dtype() != param.dtype() || t.device() != param.device() || !t.is_contiguous()) return false;
   }
