@@ -600,8 +600,6 @@ bool keeps_composite(const Op& op, const Tensor& x) {
     }
     case OpId::Gelu:
     case OpId::GeluBackward:
-    case OpId::AdamUpdate:
-    case OpId::SgdUpdate:
       return false;  // pointwise: its decomposition fuses with its neighbours
     case OpId::LstmLayer:
     case OpId::LstmLayerWorkspaceBytes:
