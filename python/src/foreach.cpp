@@ -6,8 +6,8 @@
 // which is most of a step's cost for small models. Here the same ops run in
 // the same order as python/ember/optim would run them (the same core ops with
 // the same scalars), so results are identical bit for bit and every device
-// that has the elementwise primitives is served. Adam and SGD are one
-// catalogue op per parameter (Note [Fused optimizer updates]), which a
+// that has the elementwise primitives is served. Adam, SGD and RMSprop are
+// one catalogue op per parameter (Note [Fused optimizer updates]), which a
 // backend may run as one kernel. The Python side keeps the
 // state dicts and creates state on the first step.
 #include <pybind11/stl.h>
@@ -94,42 +94,17 @@ std::vector<std::optional<Tensor>> sgd_step(const Tensors& params, const Tensors
   return momentum_buffers;
 }
 
-// grad + weight_decay * param, or grad itself without decay.
-Tensor with_weight_decay(const Tensor& grad, const Tensor& param, double weight_decay) {
-  return weight_decay != 0.0 ? grad + param * weight_decay : grad;
-}
-
-struct RmspropOptions {
-  double lr, alpha, eps, weight_decay, momentum;
-  bool centered, maximize;
-};
-
-// RMSprop, centered or not, with momentum.
+// RMSprop, centered or not, with momentum: one rmsprop_update per parameter.
 void rmsprop_step(const Tensors& params, const Tensors& grads, const Tensors& square_avgs, const Tensors& grad_avgs,
-                  const Tensors& momentum_buffers, const Tensors& steps, const RmspropOptions& o) {
+                  const Tensors& momentum_buffers, const Tensors& steps, const RmspropUpdateOptions& o) {
   check_lengths("_rmsprop_step", params, {&grads, &square_avgs, &steps});
   if (o.centered) check_lengths("_rmsprop_step", params, {&grad_avgs});
   if (o.momentum > 0) check_lengths("_rmsprop_step", params, {&momentum_buffers});
   for (size_t i = 0; i < params.size(); ++i) {
-    Tensor param = params[i], square_avg = square_avgs[i], step_count = steps[i];
+    Tensor step_count = steps[i];
     step_count += Scalar(int64_t{1});
-    const Tensor grad = with_weight_decay(o.maximize ? -grads[i] : grads[i], param, o.weight_decay);
-    (square_avg *= Scalar(o.alpha)) += grad * grad * (1 - o.alpha);
-    Tensor avg;
-    if (o.centered) {
-      Tensor grad_avg = grad_avgs[i];
-      grad_avg += (grad - grad_avg) * (1 - o.alpha);
-      avg = sqrt(square_avg - grad_avg * grad_avg) + o.eps;
-    } else {
-      avg = sqrt(square_avg) + o.eps;
-    }
-    if (o.momentum > 0) {
-      Tensor buffer = momentum_buffers[i];
-      (buffer *= Scalar(o.momentum)) += grad / avg;
-      param -= buffer * o.lr;
-    } else {
-      param -= grad / avg * o.lr;
-    }
+    rmsprop_update_(params[i], grads[i], square_avgs[i], o.centered ? grad_avgs[i] : Tensor(),
+                    o.momentum > 0 ? momentum_buffers[i] : Tensor(), o);
   }
 }
 

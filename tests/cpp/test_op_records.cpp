@@ -48,6 +48,7 @@ const std::set<std::string> kGradientFreeByNature = {
     // Optimizer updates write parameters in place with grad mode off.
     "adam_update",
     "sgd_update",
+    "rmsprop_update",
 };
 
 bool bool_or_integer_result(DTypeRule rule) {

@@ -1,7 +1,7 @@
-// The optimizer updates (adam_update, sgd_update): the backend's fused kernel
-// gives the decomposition's bits over several steps, for every option, at
-// sizes that run on the calling thread and on the pool (Note [Fused
-// optimizer updates]).
+// The optimizer updates (adam_update, sgd_update, rmsprop_update): the
+// backend's fused kernel gives the decomposition's bits over several steps,
+// for every option, at sizes that run on the calling thread and on the pool
+// (Note [Fused optimizer updates]).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,6 +87,7 @@ TEST_F(OptimizerUpdates, CpuHasTheFusedKernels) {
   for (const DType dtype : {DType::Float32, DType::Float64}) {
     EXPECT_TRUE(has_cpu_kernel("adam_update", dtype)) << dtype_name(dtype);
     EXPECT_TRUE(has_cpu_kernel("sgd_update", dtype)) << dtype_name(dtype);
+    EXPECT_TRUE(has_cpu_kernel("rmsprop_update", dtype)) << dtype_name(dtype);
   }
 }
 
@@ -158,6 +159,40 @@ TEST_F(OptimizerUpdates, SgdKernelGivesTheDecompositionsBits) {
   }
 }
 
+TEST_F(OptimizerUpdates, RmspropKernelGivesTheDecompositionsBits) {
+  struct Case {
+    const char* name;
+    RmspropUpdateOptions options;
+  };
+  const Case cases[] = {
+      {"plain", {.lr = 1e-2}},
+      {"decay, maximize", {.lr = 1e-2, .alpha = 0.9, .eps = 1e-6, .weight_decay = 0.1, .maximize = true}},
+      {"centered", {.lr = 1e-2, .centered = true}},
+      {"momentum", {.lr = 1e-2, .momentum = 0.5}},
+      {"centered, momentum, decay",
+       {.lr = 0.05, .alpha = 0.8, .weight_decay = 0.01, .momentum = 0.9, .centered = true}},
+  };
+  manual_seed(14);
+  for (const DType dtype : {DType::Float32, DType::Float64}) {
+    for (const int64_t n : kSizes) {
+      const std::vector<Tensor> grads = gradients(n, dtype, kSteps);
+      const TensorOptions options(dtype);
+      // param, square_avg, grad_avg, momentum buffer.
+      const std::vector<Tensor> start = {randn({n}).to(dtype), zeros({n}, options), zeros({n}, options),
+                                         zeros({n}, options)};
+      for (const Case& c : cases) {
+        const RmspropUpdateOptions& o = c.options;
+        expect_fused_matches_decomposition(
+            start, grads,
+            [&](std::vector<Tensor>& s, const Tensor& grad, int) {
+              rmsprop_update_(s[0], grad, s[1], o.centered ? s[2] : Tensor(), o.momentum > 0 ? s[3] : Tensor(), o);
+            },
+            std::string(c.name) + ", " + std::string(dtype_name(dtype)) + ", n " + std::to_string(n));
+      }
+    }
+  }
+}
+
 // Operands the kernel does not take (a transposed gradient, a transposed
 // parameter) run the decomposition, whose result is the kernel's on
 // contiguous copies.
@@ -195,7 +230,8 @@ TEST_F(OptimizerUpdates, ErrorsNameTheOpAndShapes) {
     sgd_update_(p, zeros({3, 4}), Tensor(), false, {.lr = 0.1, .momentum = 0.9});
     ADD_FAILURE() << "no error";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("sgd_update(): momentum needs a momentum_buffer"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("sgd_update(): momentum needs momentum_buffer, but got none"),
+              std::string::npos)
         << e.what();
   }
   try {

@@ -1,5 +1,5 @@
-// adam_update and sgd_update, the fused kernels of the optimizers' update
-// composites (ops.md "Composite ops a backend may override"): one pass over
+// adam_update, sgd_update and rmsprop_update, the fused kernels of the
+// optimizers' update composites (ops.md "Composite ops a backend may override"): one pass over
 // the parameter, its gradient and its state where the decomposition makes
 // up to fourteen.
 //
@@ -27,26 +27,29 @@ namespace ember::cpu {
 namespace {
 
 // About 0.5 ns an element for AdamW (a square root and a division among a
-// dozen ops) and 0.2 ns for SGD with momentum, one core, 64K float32 in L2
-// (Note [Grain sizes]).
+// dozen ops; RMSprop has the same two) and 0.2 ns for SGD with momentum, one
+// core, 64K float32 in L2 (Note [Grain sizes]).
 constexpr int64_t kAdamGrain = grain_for(0.5);
 constexpr int64_t kSgdGrain = grain_for(0.2);
 
 // The operands arrive contiguous, of the parameter's dtype (the core passes
 // any other layout to the decomposition); an empty state tensor stands for
 // state the options leave unused.
-void check_operands(const ember_kernel_call& call, const char* op, int64_t used_inputs) {
+void check_operand(const ember_kernel_call& call, const char* op, int64_t i) {
   const DLTensor& param = call.inputs[0];
-  for (int64_t i = 0; i < used_inputs; ++i) {
-    const DLTensor& t = call.inputs[i];
-    if (!sdk::is_contiguous(t) || sdk::numel(t) != sdk::numel(param) || t.dtype.code != param.dtype.code ||
-        t.dtype.bits != param.dtype.bits) {
-      sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(op) + ": input " + std::to_string(i) + " (" +
-                                                   std::to_string(sdk::numel(t)) + " elements) is not a contiguous " +
-                                                   "tensor of the parameter's dtype and " +
-                                                   std::to_string(sdk::numel(param)) + " elements");
-    }
+  const DLTensor& t = call.inputs[i];
+  if (!sdk::is_contiguous(t) || sdk::numel(t) != sdk::numel(param) || t.dtype.code != param.dtype.code ||
+      t.dtype.bits != param.dtype.bits) {
+    sdk::fail(EMBER_STATUS_INVALID_ARGUMENT, std::string(op) + ": input " + std::to_string(i) + " (" +
+                                                 std::to_string(sdk::numel(t)) + " elements) is not a contiguous " +
+                                                 "tensor of the parameter's dtype and " +
+                                                 std::to_string(sdk::numel(param)) + " elements");
   }
+}
+
+// check_operand for inputs [0, used_inputs).
+void check_operands(const ember_kernel_call& call, const char* op, int64_t used_inputs) {
+  for (int64_t i = 0; i < used_inputs; ++i) check_operand(call, op, i);
 }
 
 template <class T>
@@ -207,6 +210,84 @@ void sgd_update(const ember_kernel_call& call) {
   });
 }
 
+template <class T>
+struct RmspropScalars {
+  bool maximize, weight_decay;
+  T weight_decay_rate, alpha, one_minus_alpha, eps, momentum, lr;
+
+  explicit RmspropScalars(const ember_kernel_call& call) {
+    const double wd = sdk::attr_float(call, "weight_decay"), a = sdk::attr_float(call, "alpha");
+    maximize = sdk::attr_bool(call, "maximize");
+    weight_decay = wd != 0.0;
+    weight_decay_rate = static_cast<T>(wd);
+    alpha = static_cast<T>(a);
+    one_minus_alpha = static_cast<T>(1 - a);
+    eps = static_cast<T>(sdk::attr_float(call, "eps"));
+    momentum = static_cast<T>(sdk::attr_float(call, "momentum"));
+    lr = static_cast<T>(sdk::attr_float(call, "lr"));
+  }
+};
+
+template <class T, bool kCentered, bool kMomentum>
+EMBER_CPU_ISA_CLONES void rmsprop_run(T* __restrict param, const T* __restrict grad_in, T* __restrict square_avg,
+                                      T* __restrict grad_avg, T* __restrict buffer, int64_t n,
+                                      const RmspropScalars<T> s) {
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = s.maximize ? -grad_in[i] : grad_in[i];
+    const T p = param[i];
+    const T decay = p * s.weight_decay_rate;
+    const T with_decay = grad + decay;
+    grad = s.weight_decay ? with_decay : grad;
+    const T square = grad * grad;
+    const T square_step = square * s.one_minus_alpha;
+    const T decayed_sq = square_avg[i] * s.alpha;
+    const T v = decayed_sq + square_step;
+    square_avg[i] = v;
+    T variance = v;
+    if constexpr (kCentered) {
+      const T toward_grad = grad - grad_avg[i];
+      const T lerp_step = toward_grad * s.one_minus_alpha;
+      const T mean = grad_avg[i] + lerp_step;
+      grad_avg[i] = mean;
+      const T mean_sq = mean * mean;
+      variance = v - mean_sq;
+    }
+    const T root = std::sqrt(variance);
+    const T avg = root + s.eps;
+    const T ratio = grad / avg;
+    T step = ratio;
+    if constexpr (kMomentum) {
+      const T decayed = buffer[i] * s.momentum;
+      step = decayed + ratio;
+      buffer[i] = step;
+    }
+    const T update = step * s.lr;
+    param[i] = p - update;
+  }
+}
+
+// inputs: param, grad, square_avg, grad_avg, momentum_buffer; outputs: the
+// same tensors but grad.
+template <class T>
+void rmsprop_update(const ember_kernel_call& call) {
+  const bool centered = sdk::attr_bool(call, "centered"), momentum = sdk::attr_float(call, "momentum") > 0;
+  check_operands(call, "rmsprop_update", 3);
+  if (centered) check_operand(call, "rmsprop_update", 3);
+  if (momentum) check_operand(call, "rmsprop_update", 4);
+  const RmspropScalars<T> s(call);
+  const auto run = centered ? (momentum ? &rmsprop_run<T, true, true> : &rmsprop_run<T, true, false>)
+                            : (momentum ? &rmsprop_run<T, false, true> : &rmsprop_run<T, false, false>);
+  T* param = operand<T>(call.outputs[0]);
+  const T* grad = operand<T>(call.inputs[1]);
+  T* square_avg = operand<T>(call.outputs[1]);
+  T* grad_avg = operand<T>(call.outputs[2]);
+  T* buffer = operand<T>(call.outputs[3]);
+  parallel_for(0, sdk::numel(call.inputs[0]), kAdamGrain, [&](int64_t begin, int64_t end) {
+    run(param + begin, grad + begin, square_avg + begin, centered ? grad_avg + begin : grad_avg,
+        momentum ? buffer + begin : buffer, end - begin, s);
+  });
+}
+
 using OptimizerTypes = sdk::TypeList<float, double>;
 
 }  // namespace
@@ -216,6 +297,8 @@ void register_optimizer_kernels(const sdk::Registrar& r) {
              [](auto tag) { return &sdk::kernel_entry<&adam_update<typename decltype(tag)::type>>; });
   r.add_each("sgd_update", OptimizerTypes{},
              [](auto tag) { return &sdk::kernel_entry<&sgd_update<typename decltype(tag)::type>>; });
+  r.add_each("rmsprop_update", OptimizerTypes{},
+             [](auto tag) { return &sdk::kernel_entry<&rmsprop_update<typename decltype(tag)::type>>; });
 }
 
 }  // namespace ember::cpu

@@ -1,7 +1,8 @@
 #pragma once
 
-// One optimizer step on one parameter, in place: the catalogue's adam_update
-// and sgd_update (Note [Fused optimizer updates]). ember.optim's foreach
+// One optimizer step on one parameter, in place: the catalogue's
+// adam_update, sgd_update and rmsprop_update (Note [Fused optimizer
+// updates]). ember.optim's foreach
 // updates call these once per parameter, with grad mode off.
 #include "ember/tensor.h"
 
@@ -36,5 +37,16 @@ struct SgdUpdateOptions {
 // (the first step): it is set to the gradient rather than decayed into.
 void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, bool init_momentum_buffer,
                  const SgdUpdateOptions& options);
+
+struct RmspropUpdateOptions {
+  double lr = 1e-2, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0;
+  bool centered = false, maximize = false;
+};
+
+// RMSprop: updates param, square_avg and, when centered, grad_avg and, with
+// momentum > 0, momentum_buffer (each undefined without its option) from
+// grad.
+void rmsprop_update_(const Tensor& param, const Tensor& grad, const Tensor& square_avg, const Tensor& grad_avg,
+                     const Tensor& momentum_buffer, const RmspropUpdateOptions& options);
 
 }  // namespace ember

@@ -114,6 +114,7 @@ enum class OpId : uint16_t {
   LstmLayerBackward,
   AdamUpdate,
   SgdUpdate,
+  RmspropUpdate,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

@@ -220,6 +220,8 @@ constexpr OpRecord kComposites[] = {
     composite(OpId::SgdUpdate, "sgd_update", 3, 2,
               "lr momentum dampening weight_decay nesterov maximize init_momentum_buffer", meta_optimizer_update,
               kNoGradient, /*abi_minor=*/10),
+    composite(OpId::RmspropUpdate, "rmsprop_update", 5, 4, "lr alpha eps weight_decay momentum centered maximize",
+              meta_optimizer_update, kNoGradient, /*abi_minor=*/10),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

@@ -369,6 +369,33 @@ OpCase sgd_update_case() {
           }};
 }
 
+OpCase rmsprop_update_case() {
+  auto run = [](RmspropUpdateOptions o) {
+    return [o](const Tensors& in, DType, Device) {
+      Tensors s = updated_copies(in);
+      rmsprop_update_(s[0], s[1], s[2], o.centered ? s[3] : Tensor(), o.momentum > 0 ? s[4] : Tensor(), o);
+      return Tensors{s[0], s[2], s[3], s[4]};
+    };
+  };
+  // param, grad, square_avg, grad_avg, momentum_buffer; a centered variance
+  // stays positive with square_avg above grad_avg's square.
+  auto inputs = [](DimVector shape, std::function<Tensor(const Tensor&)> view = nullptr) {
+    return std::vector<InputSpec>{{.shape = shape, .view = view},
+                                  {.shape = shape, .view = view},
+                                  {.shape = shape, .values = Values::Positive, .view = view},
+                                  {.shape = shape, .values = Values::Unit, .view = view},
+                                  {.shape = shape, .view = view}};
+  };
+  return {"rmsprop_update", floating_dtypes(),
+          {
+              {"plain", inputs({3, 5}), run({.lr = 0.01})},
+              {"centered, momentum", inputs({4, 7}), run({.lr = 0.01, .alpha = 0.9, .momentum = 0.5, .centered = true})},
+              {"decay, maximize", inputs({4, 7}), run({.lr = 0.01, .eps = 1e-3, .weight_decay = 0.1, .maximize = true})},
+              {"transposed", inputs({5, 3}, transposed), run({.lr = 0.01, .momentum = 0.9})},
+              {"large odd size", inputs({33, 1031}), run({.lr = 0.01, .centered = true})},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -411,6 +438,7 @@ std::vector<OpCase> composite_cases() {
       cross_entropy_backward_case(),
       adam_update_case(),
       sgd_update_case(),
+      rmsprop_update_case(),
   };
 }
 

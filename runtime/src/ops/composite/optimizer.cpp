@@ -1,5 +1,6 @@
-// The optimizers' update rules on one parameter: adam_update and sgd_update,
-// composites a backend may run as one kernel (ember/optimizer_updates.h).
+// The optimizers' update rules on one parameter: adam_update, sgd_update and
+// rmsprop_update, composites a backend may run as one kernel
+// (ember/optimizer_updates.h).
 //
 // Note [Fused optimizer updates]: an Adam step is about fourteen elementwise
 // ops per parameter, each a pass over memory and a temporary; one kernel
@@ -10,8 +11,9 @@
 // decomposition gives: every step rounded to the dtype as the separate op
 // rounds it, with no fused multiply-add. So a backend with the kernel and
 // one without train alike. The state tensors are outputs written in place;
-// state an option leaves unused (max_exp_avg_sq without amsgrad, the
-// momentum buffer without momentum) is passed as an empty tensor the kernel
+// state an option leaves unused (max_exp_avg_sq without amsgrad, a momentum
+// buffer without momentum, grad_avg of an RMSprop that is not centered) is
+// passed as an empty tensor the kernel
 // does not touch. The kernel runs when every operand is contiguous and of
 // the parameter's dtype and device, and the decomposition otherwise. Every
 // scalar meets the tensors in their own dtype (the in-place multiplications
@@ -44,6 +46,17 @@ void check_operand(const char* op, const Tensor& param, const Tensor& t, const c
 // The state an option leaves unused, for the kernel call (Note [Fused
 // optimizer updates]).
 Tensor unused_state(const Tensor& param) { return empty({0}, TensorOptions(param.dtype(), param.device())); }
+
+// The state tensor an option uses, checked; else the unused one.
+Tensor optional_state(const char* op, const Tensor& param, const Tensor& state, bool used, const char* name,
+                      const char* option) {
+  if (!used) return unused_state(param);
+  if (!state.defined()) {
+    throw_error(ErrorKind::Runtime, std::string(op) + "(): " + option + " needs " + name + ", but got none");
+  }
+  check_operand(op, param, state, name);
+  return state;
+}
 
 // Whether the backend's kernel takes this call (Note [Fused optimizer
 // updates]); `operands` are the defined ones. A traced step records the
@@ -142,14 +155,9 @@ void sgd_update_(const Tensor& param, const Tensor& raw_grad, const Tensor& mome
   composite::check_floating("sgd_update", param);
   check_operand("sgd_update", param, raw_grad, "grad");
   const bool has_momentum = o.momentum != 0.0;
-  if (has_momentum) {
-    if (!momentum_buffer.defined()) {
-      throw_error(ErrorKind::Runtime, "sgd_update(): momentum needs a momentum_buffer, but got none");
-    }
-    check_operand("sgd_update", param, momentum_buffer, "momentum_buffer");
-  }
+  const Tensor buffer =
+      optional_state("sgd_update", param, momentum_buffer, has_momentum, "momentum_buffer", "momentum");
   static const dispatch::Op& op = dispatch::op(dispatch::OpId::SgdUpdate);
-  const Tensor buffer = has_momentum ? momentum_buffer : unused_state(param);
   if (runs_kernel(op, param, {raw_grad, buffer})) {
     std::array<Tensor, 2> outputs{param, buffer};
     dispatch::call_into(
@@ -173,6 +181,46 @@ void sgd_update_(const Tensor& param, const Tensor& raw_grad, const Tensor& mome
   }
   Tensor updated = param;
   updated -= grad * o.lr;
+}
+
+void rmsprop_update_(const Tensor& param, const Tensor& raw_grad, const Tensor& square_avg, const Tensor& grad_avg,
+                     const Tensor& momentum_buffer, const RmspropUpdateOptions& o) {
+  composite::check_floating("rmsprop_update", param);
+  check_operand("rmsprop_update", param, raw_grad, "grad");
+  check_operand("rmsprop_update", param, square_avg, "square_avg");
+  const bool has_momentum = o.momentum > 0;
+  const Tensor centered_state = optional_state("rmsprop_update", param, grad_avg, o.centered, "grad_avg", "centered");
+  const Tensor buffer =
+      optional_state("rmsprop_update", param, momentum_buffer, has_momentum, "momentum_buffer", "momentum");
+  static const dispatch::Op& op = dispatch::op(dispatch::OpId::RmspropUpdate);
+  if (runs_kernel(op, param, {raw_grad, square_avg, centered_state, buffer})) {
+    std::array<Tensor, 4> outputs{param, square_avg, centered_state, buffer};
+    dispatch::call_into(
+        op, {param, raw_grad, square_avg, centered_state, buffer}, outputs,
+        {dispatch::attr_float("lr", o.lr), dispatch::attr_float("alpha", o.alpha), dispatch::attr_float("eps", o.eps),
+         dispatch::attr_float("weight_decay", o.weight_decay), dispatch::attr_float("momentum", o.momentum),
+         dispatch::attr_bool("centered", o.centered), dispatch::attr_bool("maximize", o.maximize)});
+    return;
+  }
+  const Tensor grad = with_weight_decay(o.maximize ? -raw_grad : raw_grad, param, o.weight_decay);
+  Tensor second_moment = square_avg;
+  mul_(second_moment, in_dtype_of(second_moment, o.alpha)) += grad * grad * (1 - o.alpha);
+  Tensor avg;
+  if (o.centered) {
+    Tensor first_moment = grad_avg;
+    first_moment += (grad - first_moment) * (1 - o.alpha);
+    avg = sqrt(second_moment - first_moment * first_moment) + o.eps;
+  } else {
+    avg = sqrt(second_moment) + o.eps;
+  }
+  Tensor updated = param;
+  if (has_momentum) {
+    Tensor history = momentum_buffer;
+    mul_(history, in_dtype_of(history, o.momentum)) += grad / avg;
+    updated -= history * o.lr;
+  } else {
+    updated -= grad / avg * o.lr;
+  }
 }
 
 }  // namespace ember
