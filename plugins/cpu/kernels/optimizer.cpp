@@ -1,7 +1,7 @@
 // adam_update, sgd_update and rmsprop_update, the fused kernels of the
-// optimizers' update composites (ops.md "Composite ops a backend may override"): one pass over
-// the parameter, its gradient and its state where the decomposition makes
-// up to fourteen.
+// optimizers' update composites (ops.md "Composite ops a backend may
+// override"): one pass over the parameter, its gradient and its state where
+// the decomposition makes up to fourteen.
 //
 // Note [Optimizer kernels round like the ops]: the kernels must give the
 // decomposition's bits (Note [Fused optimizer updates] in the core). Each
@@ -13,8 +13,8 @@
 // correctly rounded in every lane (Note [One-pass exact arithmetic]), so the
 // vector loops give the scalar bits wherever a thread's chunk starts. Only
 // float32 and float64 have kernels: a reduced float's decomposition rounds
-// each step to its own dtype, which such a kernel would have to mimic
-// through a conversion per op, for no gain over the ops.
+// each step to its own dtype, which a kernel would have to mimic with a
+// conversion per op; float16 and bfloat16 parameters run the decomposition.
 #include <cmath>
 #include <string>
 
@@ -29,7 +29,7 @@ namespace {
 // About 0.5 ns an element for AdamW (a square root and a division among a
 // dozen ops; RMSprop has the same two) and 0.2 ns for SGD with momentum, one
 // core, 64K float32 in L2 (Note [Grain sizes]).
-constexpr int64_t kAdamGrain = grain_for(0.5);
+constexpr int64_t kAdaptiveGrain = grain_for(0.5);
 constexpr int64_t kSgdGrain = grain_for(0.2);
 
 // The operands arrive contiguous, of the parameter's dtype (the core passes
@@ -140,7 +140,7 @@ void adam_update(const ember_kernel_call& call) {
   T* exp_avg_sq = operand<T>(call.outputs[2]);
   T* max_exp_avg_sq = operand<T>(call.outputs[3]);
   const auto run = amsgrad ? &adam_run<T, true> : &adam_run<T, false>;
-  parallel_for(0, sdk::numel(call.inputs[0]), kAdamGrain, [&](int64_t begin, int64_t end) {
+  parallel_for(0, sdk::numel(call.inputs[0]), kAdaptiveGrain, [&](int64_t begin, int64_t end) {
     run(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin,
         amsgrad ? max_exp_avg_sq + begin : max_exp_avg_sq, end - begin, s);
   });
@@ -282,7 +282,7 @@ void rmsprop_update(const ember_kernel_call& call) {
   T* square_avg = operand<T>(call.outputs[1]);
   T* grad_avg = operand<T>(call.outputs[2]);
   T* buffer = operand<T>(call.outputs[3]);
-  parallel_for(0, sdk::numel(call.inputs[0]), kAdamGrain, [&](int64_t begin, int64_t end) {
+  parallel_for(0, sdk::numel(call.inputs[0]), kAdaptiveGrain, [&](int64_t begin, int64_t end) {
     run(param + begin, grad + begin, square_avg + begin, centered ? grad_avg + begin : grad_avg,
         momentum ? buffer + begin : buffer, end - begin, s);
   });
