@@ -76,6 +76,33 @@ void expect_fused_matches_decomposition(const std::vector<Tensor>& start, const 
   }
 }
 
+// One named set of options of an update.
+template <class Options>
+struct Case {
+  const char* name;
+  Options options;
+};
+
+// Every case at every dtype and size, from a random parameter and
+// `num_states` zero state tensors; `update(options, state, grad, step)`
+// runs one step (state[0] is the parameter).
+template <class Options, size_t kCases, class Step>
+void expect_every_case_matches(const Case<Options> (&cases)[kCases], int num_states, const Step& update) {
+  for (const DType dtype : {DType::Float32, DType::Float64}) {
+    for (const int64_t n : kSizes) {
+      const std::vector<Tensor> grads = gradients(n, dtype, kSteps);
+      std::vector<Tensor> start = {randn({n}).to(dtype)};
+      for (int k = 0; k < num_states; ++k) start.push_back(zeros({n}, TensorOptions(dtype)));
+      for (const Case<Options>& c : cases) {
+        expect_fused_matches_decomposition(
+            start, grads,
+            [&](std::vector<Tensor>& s, const Tensor& grad, int step) { update(c.options, s, grad, step); },
+            std::string(c.name) + ", " + std::string(dtype_name(dtype)) + ", n " + std::to_string(n));
+      }
+    }
+  }
+}
+
 bool has_cpu_kernel(const std::string& op, DType dtype) {
   for (const OpKernels& k : registered_kernels("cpu")) {
     if (k.op == op) return std::find(k.dtypes.begin(), k.dtypes.end(), dtype) != k.dtypes.end();
@@ -92,11 +119,7 @@ TEST_F(OptimizerUpdates, CpuHasTheFusedKernels) {
 }
 
 TEST_F(OptimizerUpdates, AdamKernelGivesTheDecompositionsBits) {
-  struct Case {
-    const char* name;
-    AdamUpdateOptions options;
-  };
-  const Case cases[] = {
+  const Case<AdamUpdateOptions> cases[] = {
       {"adam", {.lr = 1e-3}},
       {"adam, l2 decay", {.lr = 1e-2, .beta1 = 0.8, .beta2 = 0.99, .weight_decay = 0.1}},
       {"adamw", {.lr = 3e-3, .weight_decay = 0.01, .decoupled_weight_decay = true}},
@@ -105,34 +128,17 @@ TEST_F(OptimizerUpdates, AdamKernelGivesTheDecompositionsBits) {
        {.lr = 0.1, .beta1 = 0.5, .beta2 = 0.9, .weight_decay = 0.3, .amsgrad = true, .decoupled_weight_decay = true}},
   };
   manual_seed(11);
-  for (const DType dtype : {DType::Float32, DType::Float64}) {
-    for (const int64_t n : kSizes) {
-      const std::vector<Tensor> grads = gradients(n, dtype, kSteps);
-      const TensorOptions options(dtype);
-      // param, exp_avg, exp_avg_sq, max_exp_avg_sq.
-      const std::vector<Tensor> start = {randn({n}).to(dtype), zeros({n}, options), zeros({n}, options),
-                                         zeros({n}, options)};
-      for (const Case& c : cases) {
-        const AdamUpdateOptions& o = c.options;
-        expect_fused_matches_decomposition(
-            start, grads,
-            [&](std::vector<Tensor>& s, const Tensor& grad, int step) {
-              const double step_size = o.lr / (1 - std::pow(o.beta1, step));
-              const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
-              adam_update_(s[0], grad, s[1], s[2], o.amsgrad ? s[3] : Tensor(), step_size, bias_correction2_sqrt, o);
-            },
-            std::string(c.name) + ", " + std::string(dtype_name(dtype)) + ", n " + std::to_string(n));
-      }
-    }
-  }
+  // param, exp_avg, exp_avg_sq, max_exp_avg_sq.
+  expect_every_case_matches(
+      cases, 3, [](const AdamUpdateOptions& o, std::vector<Tensor>& s, const Tensor& grad, int step) {
+        const double step_size = o.lr / (1 - std::pow(o.beta1, step));
+        const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
+        adam_update_(s[0], grad, s[1], s[2], o.amsgrad ? s[3] : Tensor(), step_size, bias_correction2_sqrt, o);
+      });
 }
 
 TEST_F(OptimizerUpdates, SgdKernelGivesTheDecompositionsBits) {
-  struct Case {
-    const char* name;
-    SgdUpdateOptions options;
-  };
-  const Case cases[] = {
+  const Case<SgdUpdateOptions> cases[] = {
       {"plain", {.lr = 0.1}},
       {"weight decay, maximize", {.lr = 0.05, .weight_decay = 0.01, .maximize = true}},
       {"momentum", {.lr = 0.05, .momentum = 0.9}},
@@ -140,31 +146,16 @@ TEST_F(OptimizerUpdates, SgdKernelGivesTheDecompositionsBits) {
       {"nesterov, maximize", {.lr = 0.02, .momentum = 0.8, .nesterov = true, .maximize = true}},
   };
   manual_seed(12);
-  for (const DType dtype : {DType::Float32, DType::Float64}) {
-    for (const int64_t n : kSizes) {
-      const std::vector<Tensor> grads = gradients(n, dtype, kSteps);
-      // param, momentum buffer (filled by the first step).
-      const std::vector<Tensor> start = {randn({n}).to(dtype), zeros({n}, TensorOptions(dtype))};
-      for (const Case& c : cases) {
-        const SgdUpdateOptions& o = c.options;
-        const bool momentum = o.momentum != 0.0;
-        expect_fused_matches_decomposition(
-            start, grads,
-            [&](std::vector<Tensor>& s, const Tensor& grad, int step) {
-              sgd_update_(s[0], grad, momentum ? s[1] : Tensor(), momentum && step == 1, o);
-            },
-            std::string(c.name) + ", " + std::string(dtype_name(dtype)) + ", n " + std::to_string(n));
-      }
-    }
-  }
+  // param, momentum buffer (filled by the first step).
+  expect_every_case_matches(cases, 1,
+                            [](const SgdUpdateOptions& o, std::vector<Tensor>& s, const Tensor& grad, int step) {
+                              const bool momentum = o.momentum != 0.0;
+                              sgd_update_(s[0], grad, momentum ? s[1] : Tensor(), momentum && step == 1, o);
+                            });
 }
 
 TEST_F(OptimizerUpdates, RmspropKernelGivesTheDecompositionsBits) {
-  struct Case {
-    const char* name;
-    RmspropUpdateOptions options;
-  };
-  const Case cases[] = {
+  const Case<RmspropUpdateOptions> cases[] = {
       {"plain", {.lr = 1e-2}},
       {"decay, maximize", {.lr = 1e-2, .alpha = 0.9, .eps = 1e-6, .weight_decay = 0.1, .maximize = true}},
       {"centered", {.lr = 1e-2, .centered = true}},
@@ -173,24 +164,11 @@ TEST_F(OptimizerUpdates, RmspropKernelGivesTheDecompositionsBits) {
        {.lr = 0.05, .alpha = 0.8, .weight_decay = 0.01, .momentum = 0.9, .centered = true}},
   };
   manual_seed(14);
-  for (const DType dtype : {DType::Float32, DType::Float64}) {
-    for (const int64_t n : kSizes) {
-      const std::vector<Tensor> grads = gradients(n, dtype, kSteps);
-      const TensorOptions options(dtype);
-      // param, square_avg, grad_avg, momentum buffer.
-      const std::vector<Tensor> start = {randn({n}).to(dtype), zeros({n}, options), zeros({n}, options),
-                                         zeros({n}, options)};
-      for (const Case& c : cases) {
-        const RmspropUpdateOptions& o = c.options;
-        expect_fused_matches_decomposition(
-            start, grads,
-            [&](std::vector<Tensor>& s, const Tensor& grad, int) {
-              rmsprop_update_(s[0], grad, s[1], o.centered ? s[2] : Tensor(), o.momentum > 0 ? s[3] : Tensor(), o);
-            },
-            std::string(c.name) + ", " + std::string(dtype_name(dtype)) + ", n " + std::to_string(n));
-      }
-    }
-  }
+  // param, square_avg, grad_avg, momentum buffer.
+  expect_every_case_matches(
+      cases, 3, [](const RmspropUpdateOptions& o, std::vector<Tensor>& s, const Tensor& grad, int) {
+        rmsprop_update_(s[0], grad, s[1], o.centered ? s[2] : Tensor(), o.momentum > 0 ? s[3] : Tensor(), o);
+      });
 }
 
 // Operands the kernel does not take (a transposed gradient, a transposed

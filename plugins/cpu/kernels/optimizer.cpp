@@ -65,6 +65,34 @@ T maximum(T a, T b) {
   return a < b ? b : a;
 }
 
+// The steps the updates share, one op of the decomposition a line.
+
+// -grad with maximize, then + param * rate with L2 weight decay.
+template <class T>
+inline __attribute__((always_inline)) T effective_grad(T grad, T param, bool maximize, bool l2, T rate) {
+  grad = maximize ? -grad : grad;
+  const T decay = param * rate;
+  const T with_decay = grad + decay;
+  return l2 ? with_decay : grad;
+}
+
+// avg + (x - avg) * weight: a moving average's lerp toward x.
+template <class T>
+inline __attribute__((always_inline)) T lerp_toward(T avg, T x, T weight) {
+  const T toward = x - avg;
+  const T step = toward * weight;
+  return avg + step;
+}
+
+// avg * keep + (x * x) * weight: a moving average of squares.
+template <class T>
+inline __attribute__((always_inline)) T average_of_squares(T avg, T x, T keep, T weight) {
+  const T square = x * x;
+  const T step = square * weight;
+  const T kept = avg * keep;
+  return kept + step;
+}
+
 // Adam's scalars, each rounded to T as the decomposition's op rounds it.
 template <class T>
 struct AdamScalars {
@@ -97,21 +125,12 @@ EMBER_CPU_ISA_CLONES void adam_run(T* __restrict param, const T* __restrict grad
                                    const AdamScalars<T> s) {
   const bool l2 = s.weight_decay && !s.decoupled, decoupled = s.weight_decay && s.decoupled;
   for (int64_t i = 0; i < n; ++i) {
-    T grad = s.maximize ? -grad_in[i] : grad_in[i];
-    T p = param[i];
-    const T decayed = p * s.decay_factor;
-    p = decoupled ? decayed : p;
-    const T decay = p * s.weight_decay_rate;
-    const T with_decay = grad + decay;
-    grad = l2 ? with_decay : grad;
-    const T toward_grad = grad - exp_avg[i];
-    const T lerp_step = toward_grad * s.one_minus_beta1;
-    const T m = exp_avg[i] + lerp_step;
+    const T grad = effective_grad(grad_in[i], param[i], s.maximize, l2, s.weight_decay_rate);
+    const T decayed = param[i] * s.decay_factor;
+    const T p = decoupled ? decayed : param[i];
+    const T m = lerp_toward(exp_avg[i], grad, s.one_minus_beta1);
     exp_avg[i] = m;
-    const T square = grad * grad;
-    const T square_step = square * s.one_minus_beta2;
-    const T decayed_sq = exp_avg_sq[i] * s.beta2;
-    const T v = decayed_sq + square_step;
+    const T v = average_of_squares(exp_avg_sq[i], grad, s.beta2, s.one_minus_beta2);
     exp_avg_sq[i] = v;
     T second_moment = v;
     if constexpr (kAmsgrad) {
@@ -171,11 +190,8 @@ template <class T, Momentum kMomentum>
 EMBER_CPU_ISA_CLONES void sgd_run(T* __restrict param, const T* __restrict grad_in, T* __restrict buffer, int64_t n,
                                   const SgdScalars<T> s) {
   for (int64_t i = 0; i < n; ++i) {
-    T grad = s.maximize ? -grad_in[i] : grad_in[i];
     const T p = param[i];
-    const T decay = p * s.weight_decay_rate;
-    const T with_decay = grad + decay;
-    grad = s.weight_decay ? with_decay : grad;
+    T grad = effective_grad(grad_in[i], p, s.maximize, s.weight_decay, s.weight_decay_rate);
     if constexpr (kMomentum != Momentum::None) {
       T history = grad;
       if constexpr (kMomentum == Momentum::Accumulate) {
@@ -233,21 +249,13 @@ EMBER_CPU_ISA_CLONES void rmsprop_run(T* __restrict param, const T* __restrict g
                                       T* __restrict grad_avg, T* __restrict buffer, int64_t n,
                                       const RmspropScalars<T> s) {
   for (int64_t i = 0; i < n; ++i) {
-    T grad = s.maximize ? -grad_in[i] : grad_in[i];
     const T p = param[i];
-    const T decay = p * s.weight_decay_rate;
-    const T with_decay = grad + decay;
-    grad = s.weight_decay ? with_decay : grad;
-    const T square = grad * grad;
-    const T square_step = square * s.one_minus_alpha;
-    const T decayed_sq = square_avg[i] * s.alpha;
-    const T v = decayed_sq + square_step;
+    const T grad = effective_grad(grad_in[i], p, s.maximize, s.weight_decay, s.weight_decay_rate);
+    const T v = average_of_squares(square_avg[i], grad, s.alpha, s.one_minus_alpha);
     square_avg[i] = v;
     T variance = v;
     if constexpr (kCentered) {
-      const T toward_grad = grad - grad_avg[i];
-      const T lerp_step = toward_grad * s.one_minus_alpha;
-      const T mean = grad_avg[i] + lerp_step;
+      const T mean = lerp_toward(grad_avg[i], grad, s.one_minus_alpha);
       grad_avg[i] = mean;
       const T mean_sq = mean * mean;
       variance = v - mean_sq;
