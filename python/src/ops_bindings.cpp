@@ -7,7 +7,10 @@
 
 #include "bindings.h"
 #include "casters.h"
+#include "core/memory_overlap.h"
+#include "ember/autograd.h"
 #include "ember/functional.h"
+#include "ember/optimizer_updates.h"
 #include "op_helpers.h"
 
 namespace py = pybind11;
@@ -32,6 +35,24 @@ Scalar scaled(const Scalar& other, const Scalar& alpha) {
   if (is_one(alpha)) return other;
   if (!other.is_floating() && !alpha.is_floating()) return Scalar(other.to_int() * alpha.to_int());
   return Scalar(other.to_double() * alpha.to_double());
+}
+
+// Note [Scaled in-place adds]: x.add_(y, alpha=a) where autograd records
+// nothing (a hand-written SGD step, p.data.add_(p.grad, alpha=-lr)) is
+// sgd_update's plain step, x - lr * y with lr = -a, which a backend runs as
+// one pass where a mul and an add make two; without the kernel, sgd_update's
+// decomposition is that same mul and a subtraction, whose bits are the add's.
+// Operands that share memory keep the two ops, which read y whole first.
+bool adds_as_one_update(const Tensor& a, const Tensor& b) {
+  if (autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad())) return false;
+  return is_floating(a.dtype()) && b.dtype() == a.dtype() && b.device() == a.device() && b.sizes() == a.sizes() &&
+         !may_share_elements(a, b);
+}
+
+void scaled_add_(Tensor& a, const Tensor& b, double alpha) {
+  SgdUpdateOptions plain_step;
+  plain_step.lr = -alpha;
+  sgd_update_(a, b, Tensor(), false, plain_step);
 }
 
 void bind_unary(py::module_& m, TensorClass& cls) {
@@ -97,6 +118,10 @@ void bind_binary(py::module_& m, TensorClass& cls) {
     def_op(m, cls, name, tensor_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     def_op(m, cls, name, scalar_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     auto tensor_inplace = [is_add](Tensor& a, const Tensor& b, const Scalar& alpha) {
+      if (!is_one(alpha) && adds_as_one_update(a, b)) {
+        scaled_add_(a, b, is_add ? alpha.to_double() : -alpha.to_double());
+        return;
+      }
       is_add ? add_(a, scaled(b, alpha)) : sub_(a, scaled(b, alpha));
     };
     cls.def((std::string(name) + "_").c_str(), inplace<const Tensor&, const Scalar&>(tensor_inplace),

@@ -415,3 +415,31 @@ def test_training_parity_with_pytorch(torch, optimizer, options):
         e_loss.backward()
         e_opt.step()
         assert e_loss.item() == pytest.approx(t_loss.item(), rel=1e-4), f"step {step}"
+
+
+def test_a_scaled_in_place_add_outside_autograd_is_one_update_with_the_two_ops_bits(torch):
+    """Note [Scaled in-place adds]: p.data.add_(p.grad, alpha=-lr), the SGD
+    step of hand-written training loops."""
+    from ember.profiler import profile
+
+    for dtype in (ember.float32, ember.float64, ember.bfloat16):
+        ember.manual_seed(3)
+        param, grad = ember.randn(300, 500).to(dtype), ember.randn(300, 500).to(dtype)
+        two_ops = param.clone()
+        two_ops += grad * -0.1
+        with profile() as prof:
+            param.add_(grad, alpha=-0.1)
+        # bfloat16 runs sgd_update's decomposition: the mul and a subtraction.
+        fused = ["sgd_update"] if dtype != ember.bfloat16 else ["expand", "mul", "sub"]
+        assert [avg.key for avg in prof.key_averages()] == fused
+        assert ember.equal(param, two_ops)
+        before = param.clone()
+        param.sub_(grad, alpha=0.25)
+        assert ember.equal(param, before - grad * 0.25)
+    # Where autograd records the add, it stays an add with its gradient.
+    x = ember.randn(4, requires_grad=True)
+    y = x * 1
+    y.add_(ember.ones(4), alpha=3.0)
+    assert y.grad_fn.name() == "AddBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0] * 4
