@@ -5,8 +5,10 @@
 
 Each (library, workload) runs in a fresh worker process (this script with
 --worker), so neither library's threads compete with the other's while it
-is timed; the workers alternate for --rounds rounds and each time is the
-median over rounds of the per-round medians. The workloads are written once
+is timed; a worker steps for a second before it times five steps (a fresh
+process on an idle machine runs its first tenths of a second slowly); the
+workers alternate for --rounds rounds and each time is the median over
+rounds of the per-round medians. The workloads are written once
 against PyTorch's API:
 
 - an LSTM language model's training step: embedding 256, 2-layer LSTM with
@@ -53,6 +55,7 @@ TIMED = {
 }
 NANOGPT = pathlib.Path(__file__).resolve().parent.parent / "python" / "tests" / "programs" / "nanogpt.py"
 MEMORY = ("sdpa_4096_fused", "sdpa_4096_full_matrix")
+WARM_UP_SECONDS = 1.0
 
 
 def lstm_lm_step(lib):
@@ -141,7 +144,13 @@ def worker(library, workload):
         step = gpt_step(lib)
     else:
         step = sdpa_step(lib, workload.endswith("causal"))
+    # A fresh process on an idle machine runs its first tenths of a second
+    # slowly (steps of the MLP took 2.5 ms for 60 ms, then 1.5 ms): warm up
+    # for a second of steps before timing.
+    warm_until = time.perf_counter() + WARM_UP_SECONDS
     step()
+    while time.perf_counter() < warm_until:
+        step()
     times = []
     for _ in range(5):
         start = time.perf_counter()
