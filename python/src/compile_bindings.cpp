@@ -121,27 +121,33 @@ class TensorGuardSet {
 
   // Records which guarded arguments share memory, after the add() calls.
   void record_sharing(const py::list& leaves) {
+    const std::vector<std::pair<int, bool>> now = sharing(leaves);
     for (size_t k = 0; k < specs_.size(); ++k) {
-      std::tie(specs_[k].shares_memory_with, specs_[k].is_same_tensor) = sharing_of(k, leaves);
+      std::tie(specs_[k].shares_memory_with, specs_[k].is_same_tensor) = now[k];
     }
   }
 
   // Per guard, the earlier guard whose tensor shares memory with its own
-  // (-1: none) and whether it is the same tensor, in `leaves`.
+  // (-1: none) and whether it is the same tensor, in `leaves` (every guard's
+  // leaf a tensor).
   std::vector<std::pair<int, bool>> sharing(const py::list& leaves) const {
-    std::vector<std::pair<int, bool>> out;
-    for (size_t k = 0; k < specs_.size(); ++k) out.push_back(sharing_of(k, leaves));
-    return out;
+    std::vector<const Tensor*> tensors;
+    tensors.reserve(specs_.size());
+    for (const TensorGuardSpec& g : specs_) tensors.push_back(&leaves[g.leaf].cast<const Tensor&>());
+    return sharing_of(tensors);
   }
 
   // The position of the first guard `leaves` fails, or -1.
   int check(const py::list& leaves) const {
+    std::vector<const Tensor*> tensors;
+    tensors.reserve(specs_.size());
     for (size_t k = 0; k < specs_.size(); ++k) {
       const TensorGuardSpec& g = specs_[k];
       if (g.leaf >= leaves.size()) return static_cast<int>(k);
       py::handle obj = leaves[g.leaf];
       if (!py::isinstance<Tensor>(obj)) return static_cast<int>(k);
       const Tensor& t = obj.cast<const Tensor&>();
+      tensors.push_back(&t);
       if (t.device() != g.device || t.dtype() != g.dtype || t.requires_grad() != g.requires_grad ||
           t.sizes().size() != g.sizes.size()) {
         return static_cast<int>(k);
@@ -156,24 +162,34 @@ class TensorGuardSet {
         return static_cast<int>(k);
       }
     }
+    const std::vector<std::pair<int, bool>> now = sharing_of(tensors);
     for (size_t k = 0; k < specs_.size(); ++k) {
-      if (sharing_of(k, leaves) != std::pair(specs_[k].shares_memory_with, specs_[k].is_same_tensor)) {
-        return static_cast<int>(k);
-      }
+      if (now[k] != std::pair(specs_[k].shares_memory_with, specs_[k].is_same_tensor)) return static_cast<int>(k);
     }
     return -1;
   }
 
  private:
-  // Only called once every guard's leaf is known to be a tensor.
-  std::pair<int, bool> sharing_of(size_t k, const py::list& leaves) const {
-    const Tensor& t = leaves[specs_[k].leaf].cast<const Tensor&>();
-    for (size_t j = 0; j < k; ++j) {
-      const Tensor& earlier = leaves[specs_[j].leaf].cast<const Tensor&>();
-      if (t.impl() == earlier.impl()) return {static_cast<int>(j), true};
-      if (may_share_elements(t, earlier)) return {static_cast<int>(j), false};
+  // Pairs of tensors in different storages are told apart by a pointer
+  // compare, so a call with many tensor arguments costs no more than that.
+  static std::vector<std::pair<int, bool>> sharing_of(const std::vector<const Tensor*>& tensors) {
+    std::vector<std::pair<int, bool>> out(tensors.size(), {-1, false});
+    for (size_t k = 0; k < tensors.size(); ++k) {
+      const Tensor& t = *tensors[k];
+      for (size_t j = 0; j < k; ++j) {
+        const Tensor& earlier = *tensors[j];
+        if (t.impl()->storage() != earlier.impl()->storage()) continue;
+        if (t.impl() == earlier.impl()) {
+          out[k] = {static_cast<int>(j), true};
+          break;
+        }
+        if (may_share_elements(t, earlier)) {
+          out[k] = {static_cast<int>(j), false};
+          break;
+        }
+      }
     }
-    return {-1, false};
+    return out;
   }
 
   std::vector<TensorGuardSpec> specs_;
