@@ -41,8 +41,9 @@ def test_max_pool3d_values_indices_and_gradients(torch, window):
                                                                        **window)
     assert_close(values, expected_values)
     assert_close(indices, expected_indices)
-    # Overlapping windows add several gradients into one element, in an order
-    # that follows the threads' split: sums that cancel differ in the 6th digit.
+    # Overlapping windows add several gradients into one element, in another
+    # order than PyTorch's: for some draws a sum cancels and differs in the
+    # 6th digit.
     check_with_gradients(torch, lambda x: F.max_pool3d(x, **window),
                          lambda x: torch.nn.functional.max_pool3d(x, **window), [array], rtol=1e-5, atol=1e-6)
 
