@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from . import _C
 from ._C import Tensor
-from ._factories import full, full_like, ones_like, zeros_like
+from ._factories import arange, full, full_like, ones_like, zeros_like
 from .autograd import Function
 
 # Note [Special functions from series]
@@ -132,16 +132,42 @@ _BERNOULLI = [Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30
 _EULER_MACLAURIN = [float(b / math.factorial(2 * j + 2)) for j, b in enumerate(_BERNOULLI)]
 
 
+_MOST_DIRECT_TERMS = 1 << 24
+_DIRECT_CHUNK_ELEMENTS = 1 << 22
+
+
+def _direct_term_count(s, q):
+    """How many terms zeta sums directly: enough that q + N is at least
+    max(9, s) for every finite s and q (infinite and NaN ones take 9)."""
+    if s.numel() == 0:
+        return 9
+    start = max(9.0, float(s.nan_to_num(9.0, 9.0, 9.0).max().item()))
+    lowest = float(q.nan_to_num(start, start, start).min().item())
+    count = max(9, math.ceil(start - min(lowest, start)))
+    if count > _MOST_DIRECT_TERMS:
+        raise ValueError(f"zeta: s up to {start} with q down to {lowest} needs {count} terms of the series, more "
+                         f"than the {_MOST_DIRECT_TERMS} it sums")
+    return count
+
+
+def _direct_terms(s, q, count):
+    """The sum over k < count of (q + k)^-s, the k laid along a new last dim
+    in chunks that keep each temporary at a few million elements."""
+    total = zeros_like(q)
+    chunk = max(1, min(count, _DIRECT_CHUNK_ELEMENTS // max(q.numel(), 1)))
+    exponent = -s.unsqueeze(-1)
+    for first in range(0, count, chunk):
+        k = arange(first, min(count, first + chunk), dtype=_C.float64, device=q.device)
+        total = total + (q.unsqueeze(-1) + k).pow(exponent).sum(-1)
+    return total
+
+
 def _hurwitz_zeta(s, q):
     """sum over k >= 0 of (q + k)^-s, float64 tensors of one shape: the first
     terms summed directly until q + N is at least max(9, s), the rest by
     Euler-Maclaurin."""
-    start = max(9.0, float(s.max().item()) if s.numel() else 9.0)
-    lowest = float(q.min().item()) if q.numel() else start
-    direct = max(9, math.ceil(start - min(lowest, start))) if math.isfinite(lowest) else 9
-    total = zeros_like(q)
-    for k in range(direct):
-        total = total + (q + k).pow(-s)
+    direct = _direct_term_count(s, q)
+    total = _direct_terms(s, q, direct)
     w = q + direct
     tail = w.pow(-s)
     total = total + w * tail / (s - 1) + tail / 2
@@ -245,9 +271,10 @@ def _incomplete_gamma(a, x):
     float64 tensors of one shape: the power series of P where x < a + 1, the
     continued fraction of Q elsewhere, each the complement of the other."""
     valid = (a >= 0) & (x >= 0)
-    use_series = valid & (x < a + 1)
-    use_fraction = valid & ~use_series
-    safe_a = _C.where(valid, a, 1.0)
+    finite = valid & a.isfinite() & x.isfinite()
+    use_series = finite & (x < a + 1)
+    use_fraction = finite & ~use_series
+    safe_a = _C.where(finite, a, 1.0)
     # P = x^a e^-x / Gamma(a + 1) times the sum over n of x^n / ((a + 1) ... (a + n))
     series_x = _C.where(use_series, x, 0.0)
 
@@ -286,9 +313,12 @@ def _incomplete_gamma(a, x):
     upper = _C.where(use_series, 1 - lower, upper)
     # Gamma(0) is infinite: P(0, x) = 1 and Q(0, x) = 0 for x > 0; P(0, 0)
     # and Q(0, 0) are undefined.
-    lower = _C.where((a == 0) & (x > 0), 1.0, lower)
-    upper = _C.where((a == 0) & (x > 0), 0.0, upper)
-    defined = valid & ((a > 0) | (x > 0))
+    # And at the infinities: P(a, inf) = 1, P(inf, x) = 0; P(inf, inf) is undefined.
+    all_below = ((a == 0) & (x > 0)) | (x.isinf() & a.isfinite())
+    none_below = a.isinf() & x.isfinite()
+    lower = _C.where(all_below, 1.0, _C.where(none_below, 0.0, lower))
+    upper = _C.where(all_below, 0.0, _C.where(none_below, 1.0, upper))
+    defined = valid & ((a > 0) | (x > 0)) & ~(a.isinf() & x.isinf())
     nan = float("nan")
     return _C.where(defined, lower, nan), _C.where(defined, upper, nan)
 
