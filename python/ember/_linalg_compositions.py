@@ -7,7 +7,7 @@ import math
 
 from . import _C
 from ._factories import ones_like
-from ._linalg_factorizations import inv, solve, svdvals
+from ._linalg_factorizations import inv, inv_ex, solve, svdvals
 
 
 def cross(input, other, *, dim=-1):
@@ -42,9 +42,7 @@ def vander(x, *, N=None):  # noqa: N803
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     count = x.shape[-1] if N is None else N
     if count <= 1:
-        if count < 1:
-            raise RuntimeError(f"linalg.vander: N must be greater than 1, got {count}")
-        return ones_like(x).unsqueeze(-1)
+        raise RuntimeError(f"linalg.vander: N must be greater than 1, got {count}")
     # Repeated products, as PyTorch's cumprod of [1, x, x, ...] forms them.
     columns = x.unsqueeze(-1).expand(*x.shape, count - 1)
     powers = columns.cumprod(-1)
@@ -64,7 +62,9 @@ def cond(A, p=None):  # noqa: N803
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond: A must be batches of square matrices for norm {p}, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    # A singular matrix has an infinite condition number, as in PyTorch.
+    inverse, info = inv_ex(A)
+    return _C.where(info != 0, math.inf, matrix_norm(A, p) * matrix_norm(inverse, p))
 
 
 def _chain_cost(shapes):

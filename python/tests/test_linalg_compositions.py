@@ -39,6 +39,8 @@ def test_cond_matches_pytorch(torch):
         assert_close(ember.linalg.cond(ember.tensor(a), p), torch.linalg.cond(torch.tensor(a), p), rtol=1e-9, atol=0)
     with pytest.raises(RuntimeError, match="square"):
         ember.linalg.cond(ember.tensor(matrices(3, 4)), 1)
+    singular = [[1.0, 2.0], [2.0, 4.0]]
+    assert ember.linalg.cond(ember.tensor(singular), 1).item() == torch.linalg.cond(torch.tensor(singular), 1).item()
 
 
 def test_multi_dot_matches_pytorch_with_vectors_at_the_ends(torch):
@@ -60,6 +62,8 @@ def test_vecdot_vander_and_the_aliases_match_pytorch(torch):
     assert_close(ember.linalg.vander(ember.tensor(y)), torch.linalg.vander(torch.tensor(y)), rtol=1e-12, atol=0)
     assert_close(ember.linalg.vander(ember.tensor(x), N=3), torch.linalg.vander(torch.tensor(x), N=3), rtol=1e-12,
                  atol=0)
+    with pytest.raises(RuntimeError, match="N must be greater than 1"):
+        ember.linalg.vander(ember.tensor(y), N=1)
     ints = numpy.array([2, -3, 0])
     assert_close(ember.linalg.vander(ember.tensor(ints)), torch.linalg.vander(torch.tensor(ints)))
     a, b = matrices(4, 3), matrices(4, 3)
