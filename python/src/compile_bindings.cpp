@@ -9,12 +9,12 @@
 
 #include "bindings.h"
 #include "compile/compile_log.h"
-#include "core/memory_overlap.h"
 #include "compile/disk_cache.h"
 #include "compile/fusion.h"
 #include "compile/kernel_compiler.h"
 #include "compile/tracer.h"
 #include "compile/training.h"
+#include "core/memory_overlap.h"
 #include "dispatch/trace_hooks.h"
 
 namespace py = pybind11;
