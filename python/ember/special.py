@@ -13,14 +13,15 @@ from ._special_functions import i0, i0e, i1, i1e, polygamma, zeta  # noqa: F401
 from ._special_functions import i0 as modified_bessel_i0, i1 as modified_bessel_i1  # noqa: F401
 from ._special_functions import igamma as gammainc, igammac as gammaincc, mvlgamma as multigammaln  # noqa: F401
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
            "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
-           "modified_bessel_i1", "multigammaln", "ndtr", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
+           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
            "xlogy", "zeta"]
 
 _SQRT_HALF = math.sqrt(0.5)
 _LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)
 _LOG_NDTR_TAIL = -35.0  # below it, erfc underflows in float64: the asymptotic series
+_ERFCX_TAIL = 26.0  # above it, exp(x^2) overflows in float64: the asymptotic series
 
 
 def _floating(x):
@@ -63,6 +64,48 @@ def log_ndtr(input):
         series = series + term
     tail = -far * far / 2 - (-far).log() - _LOG_SQRT_TWO_PI + series.log()
     return _C.where(wide < _LOG_NDTR_TAIL, tail, near).to(x.dtype)
+
+
+def ndtri(input):
+    """The inverse of ndtr: x with ndtr(x) = p, by Newton's method on
+    log_ndtr (whose slope stays moderate far into both tails), in float64,
+    from sqrt(2) erfinv(2p - 1) in the middle and the tails' leading term
+    -sqrt(-2 log p) outside it."""
+    p = _floating(input)
+    wide = p.to(_C.float64)
+    inside = (wide > 0) & (wide < 1)
+    q = _C.where(inside, wide, 0.5)
+    lower = q < 0.5
+    tail = _C.where(lower, q, 1 - q)  # Newton runs on the lower tail, by symmetry
+    middle = (tail > 0.05)
+    start = _C.where(middle, math.sqrt(2) * (2 * tail - 1).erfinv(), -(-2 * tail.log()).sqrt())
+    x, log_target = start, tail.log()
+    for _ in range(8):
+        log_cdf = log_ndtr(x)
+        # d log ndtr / dx = phi(x) / ndtr(x)
+        slope = (-x * x / 2 - _LOG_SQRT_TWO_PI - log_cdf).exp()
+        x = x - (log_cdf - log_target) / slope
+    x = _C.where(lower, x, -x) + 0.0  # +0 at p = 1/2, as PyTorch gives
+    x = _C.where(wide == 0, -math.inf, _C.where(wide == 1, math.inf, _C.where(inside, x, math.nan)))
+    return x.to(p.dtype)
+
+
+def erfcx(input):
+    """exp(x^2) erfc(x), in float64, by its asymptotic series where exp(x^2)
+    would overflow."""
+    x = _floating(input)
+    wide = x.to(_C.float64)
+    near = wide.clamp(max=_ERFCX_TAIL)
+    direct = (near * near).exp() * near.erfc()
+    far = wide.clamp(min=_ERFCX_TAIL)
+    inverse_square = 1 / (2 * far * far)
+    # 1/(x sqrt(pi)) times 1 - 1/(2x^2) + 3/(2x^2)^2 - ...: (2k - 1)!! (-1/(2x^2))^k
+    term, series = ones_like(far), ones_like(far)
+    for k in range(1, 7):
+        term = term * -(2 * k - 1) * inverse_square
+        series = series + term
+    asymptotic = series / (far * math.sqrt(math.pi))
+    return _C.where(wide > _ERFCX_TAIL, asymptotic, direct).to(x.dtype)
 
 
 def softmax(input, dim, *, dtype=None):

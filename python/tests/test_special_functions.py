@@ -208,3 +208,15 @@ def test_ndtr_keeps_its_lower_tail(torch):
                  atol=1e-15)
     tail = ember.special.ndtr(ember.tensor([-10.0, -30.0], dtype=ember.float64)).tolist()
     assert tail == pytest.approx([math.erfc(10 / math.sqrt(2)) / 2, math.erfc(30 / math.sqrt(2)) / 2], rel=1e-12)
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float32", 1e-5), ("float64", 1e-9)])
+def test_ndtri_and_erfcx_match_pytorch_into_their_tails(torch, dtype, rtol):
+    probabilities = [0.0, 1e-300, 1e-30, 1e-8, 0.01, 0.05, 0.3, 0.5, 0.7, 0.95, 0.999, 1 - 1e-12, 1.0, -0.1, 1.5,
+                     math.nan]
+    points = [-30.0, -27.0, -5.0, -1.0, 0.0, 0.5, 3.0, 10.0, 25.9, 26.1, 100.0, 1e5, math.inf, -math.inf, math.nan]
+    for name, values in (("ndtri", probabilities), ("erfcx", points)):
+        ours = getattr(ember.special, name)(ember.tensor(values, dtype=getattr(ember, dtype)))
+        theirs = getattr(torch.special, name)(torch.tensor(values, dtype=getattr(torch, dtype)))
+        numpy.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=rtol, atol=0, equal_nan=True)
+    assert math.copysign(1.0, ember.special.ndtri(ember.tensor([0.5])).item()) == 1.0
