@@ -13,10 +13,10 @@ from ._special_functions import i0, i0e, i1, i1e, polygamma, zeta  # noqa: F401
 from ._special_functions import i0 as modified_bessel_i0, i1 as modified_bessel_i1  # noqa: F401
 from ._special_functions import igamma as gammainc, igammac as gammaincc, mvlgamma as multigammaln  # noqa: F401
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
-           "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
-           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-           "xlogy", "zeta"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
 
 _SQRT_HALF = math.sqrt(0.5)
 _LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)
