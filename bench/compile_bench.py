@@ -70,8 +70,17 @@ def workloads(torch, quick):
     }
 
 
+WARM_UP_SECONDS = 0.5
+
+
 def median_ms(fn, args, repeats, warmup=2):
+    """Median of `repeats` timed calls, after `warmup` calls and at least
+    WARM_UP_SECONDS of them: a fresh process on an idle machine runs its
+    first tenths of a second slowly (docs/benchmarks.md, 2026-12-07)."""
     for _ in range(warmup):
+        fn(*args)
+    warm_until = time.perf_counter() + WARM_UP_SECONDS
+    while time.perf_counter() < warm_until:
         fn(*args)
     times = []
     for _ in range(repeats):
