@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from . import _C
 from ._C import Tensor
+from ._elementwise_math import _floating
 from ._factories import arange, full, full_like, ones_like, zeros_like
 from .autograd import Function
 
@@ -23,12 +24,7 @@ from .autograd import Function
 # through autograd Functions built from these same functions, so gradients of
 # any order are those of the function, not of a truncated series.
 
-_EPS = 2.0 ** -53
 _BESSEL_SERIES_LIMIT = 20.0  # |x| up to it: the power series; beyond: the asymptotic one
-
-
-def _floating(x):
-    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
 def _as_tensor(value, like):
@@ -68,7 +64,6 @@ def _bessel_i(x, order, scaled):
 
 def _evaluate(function, x):
     """function(x in float64) rounded to x's (floating) dtype."""
-    x = _floating(x)
     return function(x.to(_C.float64)).to(x.dtype)
 
 
@@ -79,13 +74,13 @@ def _over_x_at_zero_half(value, x):
 
 
 def _i1_derivative(x):
-    # I1' = I0 - I1 / x, which is 1/2 at 0
-    return _C.where(x == 0, 0.5, i0(x) - _over_x_at_zero_half(i1(x), x))
+    # I1' = I0 - I1 / x, which is 1 - 1/2 at 0
+    return i0(x) - _over_x_at_zero_half(i1(x), x)
 
 
 def _i1e_derivative(x):
     scaled_i1 = i1e(x)
-    return _C.where(x == 0, 0.5, i0e(x) - scaled_i1 * x.sign() - _over_x_at_zero_half(scaled_i1, x))
+    return i0e(x) - scaled_i1 * x.sign() - _over_x_at_zero_half(scaled_i1, x)
 
 
 def _bessel_function(name, order, scaled, derivative):

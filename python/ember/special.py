@@ -7,8 +7,10 @@ import math
 from . import _C
 from ._C import digamma, erf, erfc, erfinv, expm1, log1p, round, sigmoid as expit  # noqa: F401  (re-exported)
 from ._C import digamma as psi, lgamma as gammaln  # noqa: F401
+from ._elementwise_math import _floating
 from ._elementwise_math import exp2, logit, sinc, xlogy  # noqa: F401
 from ._factories import ones_like
+from .nn import functional as _functional
 from ._special_functions import i0, i0e, i1, i1e, polygamma, zeta  # noqa: F401
 from ._special_functions import i0 as modified_bessel_i0, i1 as modified_bessel_i1  # noqa: F401
 from ._special_functions import igamma as gammainc, igammac as gammaincc, mvlgamma as multigammaln  # noqa: F401
@@ -24,8 +26,14 @@ _LOG_NDTR_TAIL = -35.0  # below it, erfc underflows in float64: the asymptotic s
 _ERFCX_TAIL = 26.0  # above it, exp(x^2) overflows in float64: the asymptotic series
 
 
-def _floating(x):
-    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
+def _alternating_double_factorials(u):
+    """1 - u + 3u^2 - 15u^3 + ...: the sum of (2k - 1)!! (-u)^k for k <= 6, the
+    asymptotic series of the normal tail (u = 1/x^2) and of erfc (u = 1/(2x^2))."""
+    term, series = ones_like(u), ones_like(u)
+    for k in range(1, 7):
+        term = term * -(2 * k - 1) * u
+        series = series + term
+    return series
 
 
 def entr(input):
@@ -56,12 +64,7 @@ def log_ndtr(input):
     wide = x.to(_C.float64)
     near = (-wide.clamp(min=_LOG_NDTR_TAIL) * _SQRT_HALF).erfc().div(2).log()
     far = wide.clamp(max=_LOG_NDTR_TAIL)
-    inverse_square = 1 / (far * far)
-    # 1 - 1/x^2 + 3/x^4 - 15/x^6 + ...: (2k - 1)!! (-1/x^2)^k
-    term, series = ones_like(far), ones_like(far)
-    for k in range(1, 7):
-        term = term * -(2 * k - 1) * inverse_square
-        series = series + term
+    series = _alternating_double_factorials(1 / (far * far))
     tail = -far * far / 2 - (-far).log() - _LOG_SQRT_TWO_PI + series.log()
     return _C.where(wide < _LOG_NDTR_TAIL, tail, near).to(x.dtype)
 
@@ -98,22 +101,16 @@ def erfcx(input):
     near = wide.clamp(max=_ERFCX_TAIL)
     direct = (near * near).exp() * near.erfc()
     far = wide.clamp(min=_ERFCX_TAIL)
-    inverse_square = 1 / (2 * far * far)
-    # 1/(x sqrt(pi)) times 1 - 1/(2x^2) + 3/(2x^2)^2 - ...: (2k - 1)!! (-1/(2x^2))^k
-    term, series = ones_like(far), ones_like(far)
-    for k in range(1, 7):
-        term = term * -(2 * k - 1) * inverse_square
-        series = series + term
-    asymptotic = series / (far * math.sqrt(math.pi))
+    asymptotic = _alternating_double_factorials(1 / (2 * far * far)) / (far * math.sqrt(math.pi))
     return _C.where(wide > _ERFCX_TAIL, asymptotic, direct).to(x.dtype)
 
 
 def softmax(input, dim, *, dtype=None):
-    return _C.softmax(input if dtype is None else input.to(dtype), dim)
+    return _functional.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    return _C.log_softmax(input if dtype is None else input.to(dtype), dim)
+    return _functional.log_softmax(input, dim, dtype=dtype)
 
 
 def logsumexp(input, dim, keepdim=False):
