@@ -116,23 +116,16 @@ def multi_dot(tensors):
     return result
 
 
-def _product(sizes):
-    total = 1
-    for size in sizes:
-        total *= size
-    return total
-
-
 def tensorinv(A, ind=2):  # noqa: N803
     """The inverse of A taken as a matrix of its first `ind` dims by the rest."""
     if ind <= 0:
         raise RuntimeError(f"linalg.tensorinv: Expected a strictly positive integer for 'ind', but got {ind}")
     rows, columns = list(A.shape[:ind]), list(A.shape[ind:])
-    if _product(rows) != _product(columns):
+    if math.prod(rows) != math.prod(columns):
         raise RuntimeError(f"linalg.tensorinv: Expected self to satisfy the requirement "
-                           f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {_product(columns)} != "
-                           f"{_product(rows)}")
-    return inv(A.reshape(_product(rows), _product(columns))).reshape(*columns, *rows)
+                           f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {math.prod(columns)} != "
+                           f"{math.prod(rows)}")
+    return inv(A.reshape(math.prod(rows), math.prod(columns))).reshape(*columns, *rows)
 
 
 def tensorsolve(A, B, dims=None):  # noqa: N803
@@ -142,9 +135,9 @@ def tensorsolve(A, B, dims=None):  # noqa: N803
         kept = [d for d in range(A.dim()) if d not in [d % A.dim() for d in dims]]
         A = A.permute(*kept, *[d % A.dim() for d in dims])  # noqa: N806
     result_shape = list(A.shape[B.dim():])
-    if _product(A.shape[:B.dim()]) != _product(result_shape) or list(A.shape[:B.dim()]) != list(B.shape):
+    if math.prod(A.shape[:B.dim()]) != math.prod(result_shape) or list(A.shape[:B.dim()]) != list(B.shape):
         raise RuntimeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got "
-                           f"{_product(result_shape)} != {_product(A.shape[:B.dim()])}")
-    square = A.reshape(_product(B.shape), _product(result_shape))
+                           f"{math.prod(result_shape)} != {math.prod(A.shape[:B.dim()])}")
+    square = A.reshape(math.prod(B.shape), math.prod(result_shape))
     return solve(square, B.reshape(-1)).reshape(*result_shape)

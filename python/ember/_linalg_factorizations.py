@@ -4,6 +4,7 @@ with its derivative in the core; solve, inv, det, slogdet, lu_solve, lstsq,
 pinv and matrix_rank are composed of them, so their gradients follow.
 Results are named tuples with torch.return_types' names and fields."""
 
+import math
 from collections import namedtuple
 
 import ember
@@ -96,7 +97,7 @@ def lu_factor(A, *, pivot=True):  # noqa: N803
 def _row_order(pivots, rows):
     """The rows of A in the order of L U (P^T A), from LAPACK's sequential swaps."""
     batch = tuple(pivots.shape[:-1])
-    swaps = pivots.reshape(-1, pivots.shape[-1]).tolist() if pivots.numel() else [[]] * _count(batch)
+    swaps = pivots.reshape(-1, pivots.shape[-1]).tolist() if pivots.numel() else [[]] * math.prod(batch)
     orders = []
     for row_swaps in swaps:
         order = list(range(rows))
@@ -107,8 +108,8 @@ def _row_order(pivots, rows):
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803  (PyTorch's names)
-    """P, L, U with A = P L U from lu_factor's packed result (each None or an
-    empty tensor where not asked for, as PyTorch gives)."""
+    """P, L, U with A = P L U from lu_factor's packed result (an empty tensor
+    for what is not asked for, as PyTorch gives)."""
     rows, columns = LU_data.shape[-2], LU_data.shape[-1]
     k = min(rows, columns)
     empty = ember.empty(0, dtype=LU_data.dtype, device=LU_data.device)
@@ -128,13 +129,6 @@ def lu(A, *, pivot=True):  # noqa: N803
     """A = P L U with partial pivoting, as torch.linalg.lu."""
     LU, pivots = lu_factor(A, pivot=pivot)  # noqa: N806
     return linalg_lu(*lu_unpack(LU, pivots))
-
-
-def _count(shape):
-    total = 1
-    for size in shape:
-        total *= size
-    return total
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
