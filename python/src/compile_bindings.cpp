@@ -119,12 +119,14 @@ class TensorGuardSet {
     specs_.push_back(std::move(spec));
   }
 
-  // Records which guarded arguments share memory, after the add() calls.
-  void record_sharing(const py::list& leaves) {
-    const std::vector<std::pair<int, bool>> now = sharing(leaves);
+  // Records which guarded arguments share memory, after the add() calls,
+  // and returns it as sharing() words it.
+  std::vector<std::pair<int, bool>> record_sharing(const py::list& leaves) {
+    std::vector<std::pair<int, bool>> now = sharing(leaves);
     for (size_t k = 0; k < specs_.size(); ++k) {
       std::tie(specs_[k].shares_memory_with, specs_[k].is_same_tensor) = now[k];
     }
+    return now;
   }
 
   // Per guard, the earlier guard whose tensor shares memory with its own

@@ -85,11 +85,10 @@ class CallGuard:
         self.fast = _C._TensorGuardSet()
         for i, guard in self.tensors:
             self.fast.add(i, leaves[i], sorted(guard.dynamic))
-        self.fast.record_sharing(leaves)
         # Per tensor guard: the earlier one whose tensor shares memory with
         # its own (-1: none), and whether it is that same tensor (Note
         # [Aliasing arguments] in python/src/compile_bindings.cpp).
-        self.sharing = self.fast.sharing(leaves)
+        self.sharing = self.fast.record_sharing(leaves)
 
     def unique_tensors(self, leaves):
         """The tensor arguments, each tensor passed more than once taken once."""
