@@ -34,6 +34,7 @@ LIBRARIES = ("ember", "torch")
 TITLES = {"ember": "Ember", "torch": "PyTorch"}
 BIG = 1 << 24  # 16M elements: 64 MiB of float32, more than the last-level caches of the project's machines
 SMALL = 1 << 16  # 64K elements: resident in L2
+MID = 1 << 18  # 256K elements: 1 MiB of float32, resident in the L2s of two cores
 STREAM_SIZE = 1 << 26
 
 
@@ -293,6 +294,13 @@ def workloads():
         Workload("binary", "add [4096, 4096] + [4096] (broadcast)",
                  lambda torch: (lambda x, y: lambda: x + y)(torch.randn(4096, 4096), torch.randn(4096)),
                  floats(2 * BIG)),
+        binary("add", lambda torch, x, y: x + y, n=MID),
+        binary("add_ (in place)", lambda torch, x, y: x.add_(y), n=MID),
+        *(Workload("binary", f"add [2048, {n}] + [{n}] (a bias on every row)",
+                   lambda torch, n=n: (lambda x, y: lambda: x + y)(torch.randn(2048, n), torch.randn(n)))
+          for n in (128, 384)),
+        Workload("binary", "mul [64, 32, 8, 8] * [32, 1, 1] (per channel)",
+                 lambda torch: (lambda x, y: lambda: x * y)(torch.randn(64, 32, 8, 8), torch.randn(32, 1, 1))),
         Workload("binary", "add int64 8M",
                  lambda torch: (lambda x: lambda: x + x)(torch.randint(0, 100, (BIG // 2,))), floats(BIG * 3 // 2, "int64")),
         gelu("none"), gelu("tanh"), gelu("none", backward=True), gelu("none", n=SMALL),

@@ -2,7 +2,8 @@
 // references: transposing copies (Note [Blocked transpose]) for every
 // element size, with partial tiles and blocks and planes around them,
 // elementwise ops on permuted and crossed operands (Note [Elementwise output
-// layout], Note [Crossed layouts]), and reductions of short rows, columns
+// layout], Note [Crossed layouts]) and on broadcast ones (Note [Runs in row
+// blocks]), and reductions of short rows, columns
 // and everything else, in several dtypes.
 #include <gtest/gtest.h>
 
@@ -109,6 +110,44 @@ TEST(CpuLayouts, ElementwiseOpsOnPermutedAndCrossedOperands) {
       Tensor into = b.clone();
       into += a;
       EXPECT_EQ(into.tolist<double>(), sums);
+    }
+  }
+}
+
+// Broadcast operands walk in blocks of rows (Note [Runs in row blocks]),
+// with threads' chunks starting and ending inside rows; every element must
+// be what the same op gives on contiguous copies, walked as one run. The
+// shapes hold more elements than one thread's grain, so the rows are split.
+TEST(CpuLayouts, BroadcastOperandsInRowBlocksMatchContiguousCopies) {
+  struct Case {
+    Shape shape;
+    Shape other;  // broadcast against shape
+  };
+  const std::vector<Case> cases = {{{3, 347, 129}, {129}},         {{3, 347, 129}, {347, 1}},
+                                   {{521, 257}, {1, 257}},          {{2, 5, 7919}, {5, 1}},
+                                   {{130, 3, 301}, {130, 1, 301}}};
+  for (const Case& c : cases) {
+    // Multiples of 1/8 and 1/4 that every dtype below holds exactly.
+    std::vector<double> a_list(static_cast<size_t>(numel_of(c.shape)));
+    std::vector<double> b_list(static_cast<size_t>(numel_of(c.other)));
+    for (size_t i = 0; i < a_list.size(); ++i) a_list[i] = (static_cast<double>(i % 97) - 48) / 8;
+    for (size_t i = 0; i < b_list.size(); ++i) b_list[i] = static_cast<double>(i % 13 + 1) / 4;
+    const Tensor a_values = ember::tensor<double>(a_list, c.shape);
+    const Tensor b_values = ember::tensor<double>(b_list, c.other);
+    for (const DType dtype : {DType::Float32, DType::BFloat16, DType::Float16, DType::Float64, DType::Int64}) {
+      SCOPED_TRACE(std::to_string(c.shape.size()) + "-d shape starting " + std::to_string(c.shape[0]) + ", " +
+                   std::string(ember::dtype_name(dtype)));
+      const Tensor a = a_values.to(dtype);
+      const Tensor b = b_values.to(dtype);
+      const Tensor b_full = b.expand(c.shape).contiguous();
+      EXPECT_EQ(ember::add(a, b).tolist<double>(), ember::add(a, b_full).tolist<double>());
+      EXPECT_EQ(ember::mul(b, a).tolist<double>(), ember::mul(b_full, a).tolist<double>());
+      if (ember::is_floating(dtype)) {
+        EXPECT_EQ(ember::atan2(a, b).tolist<double>(), ember::atan2(a, b_full).tolist<double>());
+      }
+      Tensor into = a.clone();
+      into += b;
+      EXPECT_EQ(into.tolist<double>(), ember::add(a, b_full).tolist<double>());
     }
   }
 }

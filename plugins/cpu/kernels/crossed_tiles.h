@@ -9,6 +9,7 @@
 #include <ember/ember_plugin.hpp>
 
 #include "../parallel.h"
+#include "row_blocks.h"
 #include "transpose.h"
 
 namespace ember::cpu {
@@ -64,8 +65,9 @@ inline void stage_crossed_tile(const char* from, int64_t stride, char* to, int64
 }
 }  // namespace detail
 
-// Runs run(ptrs, strides, n) over every element of `loop` in tiles of its
-// first two dims (Note [Crossed layouts]); `grain` is in elements.
+// Runs run(ptrs, strides, n, row_strides, rows) over every element of
+// `loop` in tiles of its first two dims (Note [Crossed layouts], Note [Runs
+// in row blocks]); `grain` is in elements.
 template <class Run>
 void run_in_crossed_tiles(const sdk::StridedLoop& loop, int64_t grain, const Run& run) {
   constexpr int kMaxOperands = sdk::StridedLoop::kMaxOperands;
@@ -107,25 +109,25 @@ void run_in_crossed_tiles(const sdk::StridedLoop& loop, int64_t grain, const Run
         const int64_t size = loop.element_size(k);
         detail::stage_crossed_tile(ptrs[k], loop.strides(0)[k] / size, staging[k], size, tile_rows, n);
       }
-      for (int64_t row = 0; row < tile_rows; ++row) {
-        char* row_ptrs[kMaxOperands];
-        for (int k = 0; k < operands; ++k) {
-          row_ptrs[k] = staged[k] ? staging[k] + row * kCrossedTileRun * loop.element_size(k)
-                                  : ptrs[k] + row * loop.strides(1)[k];
-        }
-        run(static_cast<char* const*>(row_ptrs), static_cast<const int64_t*>(run_strides), n);
+      int64_t row_strides[kMaxOperands];
+      for (int k = 0; k < operands; ++k) {
+        if (staged[k]) ptrs[k] = staging[k];
+        row_strides[k] = staged[k] ? kCrossedTileRun * loop.element_size(k) : loop.strides(1)[k];
       }
+      run(static_cast<char* const*>(ptrs), static_cast<const int64_t*>(run_strides), n,
+          static_cast<const int64_t*>(row_strides), tile_rows);
     }
   });
 }
 
-// Runs run(ptrs, strides, n) over every element of a memory-order loop on
-// the pool: in tiles where operands' layouts cross, else in chunks of at
-// least `grain` elements.
+// Runs run(ptrs, strides, n, row_strides, rows) over every element of a
+// memory-order loop on the pool: in tiles where operands' layouts cross,
+// else in chunks of at least `grain` elements, in blocks of rows (Note [Runs
+// in row blocks]).
 template <class Run>
 void run_elementwise(const sdk::StridedLoop& loop, int64_t grain, const Run& run) {
   if (has_crossed_operand(loop)) return run_in_crossed_tiles(loop, grain, run);
-  parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) { loop.run(begin, end, run); });
+  parallel_for(0, loop.numel(), grain, [&](int64_t begin, int64_t end) { run_row_blocks(loop, begin, end, run); });
 }
 
 }  // namespace ember::cpu

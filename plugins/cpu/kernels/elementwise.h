@@ -23,9 +23,13 @@ template <class Out, class... In, class Fn, size_t... I>
 void map_elements(const ember_kernel_call& call, const Fn& fn, std::index_sequence<I...>) {
   const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
   const auto op = [&fn](In... x) { return sdk::convert<Out>(fn(sdk::to_compute(x)...)); };
-  run_elementwise(loop, kElementwiseGrain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-    sdk::transform_run<Out, In...>(ptrs, strides, n, op);
-  });
+  run_elementwise(loop, kElementwiseGrain,
+                  [&](char* const* ptrs, const int64_t* strides, int64_t n, const int64_t* row_strides, int64_t rows) {
+                    char* row[] = {ptrs[0], ptrs[I + 1]...};
+                    for (int64_t r = 0; r < rows; ++r, advance_rows(row, row_strides)) {
+                      sdk::transform_run<Out, In...>(row, strides, n, op);
+                    }
+                  });
 }
 }  // namespace detail
 

@@ -117,8 +117,11 @@ inline __attribute__((always_inline)) void stage_out(const C* from, int64_t n, c
   }
 }
 
+// One run through buffers of the compute type, or in place when the run is
+// contiguous; always inlined into the clone that walks the rows.
 template <class Op, class T, size_t... I>
-EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int64_t n, std::index_sequence<I...>) {
+inline __attribute__((always_inline)) void map_staged_run(char* const* ptrs, const int64_t* strides, int64_t n,
+                                                          std::index_sequence<I...>) {
   using C = VectorCompute<T>;
   constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
   if constexpr (std::is_same_v<T, C>) {
@@ -139,6 +142,13 @@ EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int
   }
 }
 
+template <class Op, class T, size_t... I>
+EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int64_t n, const int64_t* row_strides,
+                                  int64_t rows, std::index_sequence<I...> inputs) {
+  char* row[] = {ptrs[0], ptrs[I + 1]...};
+  for (int64_t r = 0; r < rows; ++r, advance_rows(row, row_strides)) map_staged_run<Op, T>(row, strides, n, inputs);
+}
+
 // Note [One-pass exact arithmetic]: +, -, *, /, negation, fabs, maximum and
 // minimum are correctly rounded (or exact), so every lane of a vector loop
 // gives the bits the scalar code gives, wherever a run starts or ends: they
@@ -153,8 +163,8 @@ EMBER_CPU_ISA_CLONES void map_run(char* const* ptrs, const int64_t* strides, int
 // float16 runs are staged all the same: its conversion instructions (Note
 // [Hardware float16]) outrun the one-pass bit arithmetic.
 template <class Op, class T, size_t... I>
-EMBER_CPU_ISA_CLONES __attribute__((flatten)) void map_exact_run(char* const* ptrs, const int64_t* strides, int64_t n,
-                                        std::index_sequence<I...> inputs) {
+inline __attribute__((always_inline)) void map_exact_one_run(char* const* ptrs, const int64_t* strides, int64_t n,
+                                                             std::index_sequence<I...> inputs) {
   using C = VectorCompute<T>;
   constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
   const Op op{};
@@ -179,16 +189,24 @@ EMBER_CPU_ISA_CLONES __attribute__((flatten)) void map_exact_run(char* const* pt
       return;
     }
   }
-  map_run<Op, T>(ptrs, strides, n, inputs);
+  map_staged_run<Op, T>(ptrs, strides, n, inputs);
+}
+
+template <class Op, class T, size_t... I>
+EMBER_CPU_ISA_CLONES __attribute__((flatten)) void map_exact_run(char* const* ptrs, const int64_t* strides, int64_t n,
+                                                                 const int64_t* row_strides, int64_t rows,
+                                                                 std::index_sequence<I...> inputs) {
+  char* row[] = {ptrs[0], ptrs[I + 1]...};
+  for (int64_t r = 0; r < rows; ++r, advance_rows(row, row_strides)) map_exact_one_run<Op, T>(row, strides, n, inputs);
 }
 
 template <class Op, class T, size_t kInputs, class Run>
 void map_floating(const ember_kernel_call& call, int64_t grain, Run run_of) {
   const auto run = [&]<size_t... I>(std::index_sequence<I...> inputs) {
     const sdk::StridedLoop loop({&call.outputs[0], &call.inputs[I]...}, sdk::LoopOrder::Memory);
-    run_elementwise(loop, grain, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
-      run_of(ptrs, strides, n, inputs);
-    });
+    run_elementwise(loop, grain,
+                    [&](char* const* ptrs, const int64_t* strides, int64_t n, const int64_t* row_strides,
+                        int64_t rows) { run_of(ptrs, strides, n, row_strides, rows, inputs); });
   };
   run(std::make_index_sequence<kInputs>{});
 }
@@ -200,22 +218,24 @@ void map_floating(const ember_kernel_call& call, int64_t grain, Run run_of) {
 // elements stay on the calling thread.
 template <class Op, class T, size_t kInputs>
 void map_vectorised(const ember_kernel_call& call, int64_t grain) {
-  detail::map_floating<Op, T, kInputs>(call, grain, [](char* const* ptrs, const int64_t* strides, int64_t n, auto inputs) {
-    detail::map_run<Op, T>(ptrs, strides, n, inputs);
-  });
+  detail::map_floating<Op, T, kInputs>(
+      call, grain, [](char* const* ptrs, const int64_t* strides, int64_t n, const int64_t* row_strides, int64_t rows,
+                      auto inputs) { detail::map_run<Op, T>(ptrs, strides, n, row_strides, rows, inputs); });
 }
 
 // map_vectorised for an Op of exact arithmetic (Note [One-pass exact
 // arithmetic]).
 template <class Op, class T, size_t kInputs>
 void map_exact(const ember_kernel_call& call, int64_t grain) {
-  detail::map_floating<Op, T, kInputs>(call, grain, [](char* const* ptrs, const int64_t* strides, int64_t n, auto inputs) {
-    if constexpr (std::is_same_v<T, sdk::float16>) {
-      detail::map_run<Op, T>(ptrs, strides, n, inputs);
-    } else {
-      detail::map_exact_run<Op, T>(ptrs, strides, n, inputs);
-    }
-  });
+  detail::map_floating<Op, T, kInputs>(
+      call, grain, [](char* const* ptrs, const int64_t* strides, int64_t n, const int64_t* row_strides, int64_t rows,
+                      auto inputs) {
+        if constexpr (std::is_same_v<T, sdk::float16>) {
+          detail::map_run<Op, T>(ptrs, strides, n, row_strides, rows, inputs);
+        } else {
+          detail::map_exact_run<Op, T>(ptrs, strides, n, row_strides, rows, inputs);
+        }
+      });
 }
 
 }  // namespace ember::cpu

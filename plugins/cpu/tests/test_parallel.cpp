@@ -89,6 +89,33 @@ TEST(ParallelFor, CallerRunsTheOtherChunksWhileAWorkerIsHeld) {
   for (const auto& count : counts) EXPECT_EQ(count.load(), 1);
 }
 
+// Each thread claims the front of its own share first (Note [Shares of a
+// parallel loop]): with two threads and eight chunks, the worker's share is
+// the back half, so the first chunk a worker runs is chunk 4, while the
+// caller waits in its own chunks until a worker has run one. Claimed in one
+// shared order, the worker would take chunk 1.
+TEST(ParallelFor, AWorkerStartsAtTheFrontOfItsOwnShare) {
+  set_num_threads(2);
+  for (int round = 0; round < 20; ++round) {
+    const std::thread::id caller = std::this_thread::get_id();
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::optional<int64_t> worker_first;
+    bool missed_deadline = false;
+    parallel_for(0, 8, 1, [&](int64_t begin, int64_t) {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (std::this_thread::get_id() != caller) {
+        if (!worker_first) worker_first = begin;
+        changed.notify_all();
+      } else if (!changed.wait_for(lock, kDeadline, [&] { return worker_first.has_value(); })) {
+        missed_deadline = true;
+      }
+    });
+    ASSERT_FALSE(missed_deadline);
+    EXPECT_EQ(worker_first, 4) << "round " << round;
+  }
+}
+
 TEST(ParallelFor, NestedCallsRunOnTheirOwnThread) {
   set_num_threads(3);
   std::atomic<int> moved{0};
