@@ -6,6 +6,7 @@ Device backends are plugins; the CPU plugin ships with this package.
 # In a build tree the compiled ember._C lives in <build>/python/ember while
 # these files stay in the source tree; extending the package path lets one
 # package span both (a wheel has them in one folder, where this is a no-op).
+import sys as _sys
 from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
@@ -123,6 +124,11 @@ for _alias, _target in _tensor_surface.ALIASES.items():
     if _alias not in globals() and _target in globals():
         globals()[_alias] = globals()[_target]
 del _alias, _target
+
+# out= for the functions PyTorch gives it (Note [Out arguments]), torch's
+# aliases above included.
+from ._out_arguments import add_out_arguments as _add_out_arguments, can_cast  # noqa: E402
+_add_out_arguments({"": _sys.modules[__name__], "linalg": linalg, "special": special})
 
 # PyTorch's dtype aliases.
 half = float16

@@ -238,8 +238,47 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return self.to(device, _TYPE_DTYPES[parts[-1]])
 
 
+def _contiguous_strides(sizes):
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _resize_(self, *sizes, memory_format=None):
+    """Gives the tensor the contiguous shape `sizes` in place. It keeps its
+    storage where that holds enough elements (the values there are read in
+    row-major order, as PyTorch reads them); otherwise it gets storage of its
+    own holding its elements, in row-major order, first, and then values
+    never set."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    sizes = tuple(int(size) for size in sizes)
+    if any(size < 0 for size in sizes):
+        raise RuntimeError(f"resize_(): trying to create a tensor with negative dimension: {list(sizes)}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if sizes == tuple(self.shape) and self.is_contiguous():
+        return self
+    try:
+        self.data = self.as_strided(sizes, _contiguous_strides(sizes), self.storage_offset())
+    except RuntimeError:
+        grown = self.new_empty(sizes)
+        kept = min(self.numel(), grown.numel())
+        grown.view(-1)[:kept].copy_(self.reshape(-1)[:kept])
+        self.data = grown
+    return self
+
+
+def _resize_as_(self, other, memory_format=None):
+    return self.resize_(other.shape)
+
+
 Tensor.to = _to
 Tensor.type = _type
+Tensor.resize_ = _resize_
+Tensor.resize_as_ = _resize_as_
 Tensor.is_xpu = property(lambda self: self.device.type == "xpu")
 Tensor.numpy = _numpy
 Tensor.__array__ = _array
