@@ -6,10 +6,7 @@ import numbers
 from . import _C
 from ._C import Tensor
 from ._type_info import finfo
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
+from ._dtype_names import dtype_name as _dtype_name
 
 
 def lerp(input, end, weight):

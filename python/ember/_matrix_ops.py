@@ -6,10 +6,7 @@ import builtins
 from . import _C
 from ._C import Tensor
 from ._autocast_lists import lower_precision_op
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
+from ._dtype_names import dtype_name as _dtype_name
 
 
 def _check_same_dtype(op, input, product_operand):

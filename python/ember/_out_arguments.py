@@ -1,29 +1,30 @@
-"""The `out=` argument of torch's functions, and the casting rule it follows.
-
-Note [Out arguments]: the functions PyTorch gives an `out=` keyword take one
-here too (the list is OUT_FUNCTIONS below, checked against PyTorch 2.13's
-signatures). The result is computed as without it and then copied into
-`out`, which is returned: a tuple of tensors for a function that returns
-several (`max(x, 0)`, `sort`, `linalg.qr`), as a result of the function's
-own type. As in PyTorch:
-- `out` of another shape is resized to the result's, with a warning unless it
-  had no elements;
-- the result may be cast to out's dtype only where `can_cast` allows it (not
-  a floating result into an integer tensor, nor a number into a bool one);
-- `out` must be on the result's device;
-- with grad mode on, no argument may require grad: a write into `out` is not
-  differentiated;
-- a factory (`zeros`, `arange`, `rand`, ...) given no dtype makes out's dtype
-  on out's device.
-Nothing is written into `out` when any of these checks fails. Computing
-first and copying after makes `out=` one of the inputs safe
-(`add(x, y, out=x)`), at the cost of one pass over the result.
-"""
+"""The `out=` argument of torch's functions, and the casting rule it follows
+(Note [Out arguments])."""
 
 import functools
 import warnings
 
 from . import _C
+from ._dtype_names import dtype_name as _dtype_name
+
+# Note [Out arguments]: the functions PyTorch gives an `out=` keyword take one
+# here too (the list is OUT_FUNCTIONS below, checked against PyTorch 2.13's
+# signatures). The result is computed as without it and then copied into
+# `out`, which is returned: a tuple of tensors for a function that returns
+# several (`max(x, 0)`, `sort`, `linalg.qr`), as a result of the function's
+# own type. As in PyTorch:
+# - `out` of another shape is resized to the result's, with a warning unless it
+#   had no elements;
+# - the result may be cast to out's dtype only where `can_cast` allows it (not
+#   a floating result into an integer tensor, nor a number into a bool one);
+# - `out` must be on the result's device;
+# - with grad mode on, no argument may require grad: a write into `out` is not
+#   differentiated;
+# - a factory (`zeros`, `arange`, `rand`, ...) given no dtype makes out's dtype
+#   on out's device.
+# Nothing is written into `out` when any of these checks fails. Computing
+# first and copying after makes `out=` one of the inputs safe
+# (`add(x, y, out=x)`), at the cost of one pass over the result.
 
 # The public functions of ember, ember.linalg and ember.special that take
 # out= in PyTorch 2.13.
@@ -63,10 +64,6 @@ def can_cast(from_, to):
     if from_.is_floating_point and not to.is_floating_point:
         return False
     return from_ == to or to != _C.bool
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 def _tensors_in(values):

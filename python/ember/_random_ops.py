@@ -12,16 +12,13 @@ from ._C import Tensor
 from . import _factories
 from ._searching import binary_search
 from ._type_info import iinfo
+from ._dtype_names import dtype_name as _dtype_name
 
 # Significand bits of each floating dtype, plus one: random_() draws integers
 # up to 2**this, the largest range whose integers the dtype holds exactly.
 _EXACT_INTEGER_BITS = {_C.float16: 11, _C.bfloat16: 8, _C.float32: 24, _C.float64: 53}
 # Ranges up to this many integers are drawn by scaling a float64 uniform.
 _FLOAT64_EXACT_RANGE = 2**53
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 def _uniform(shape, device, generator):

@@ -4,6 +4,7 @@ scatter_add, sort and elementwise ops (Note [Segmented scatter reductions])."""
 from . import _C
 from ._C import Tensor
 from ._type_info import iinfo
+from ._dtype_names import dtype_name as _dtype_name
 
 # Note [Segmented scatter reductions]
 # Each element of src goes to one flat position of the output. For sum and
@@ -17,10 +18,6 @@ from ._type_info import iinfo
 # amin they split as maximum and minimum split them, not evenly as PyTorch's).
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 def _normalize_dim(op, input, dim):

@@ -2,6 +2,7 @@
 PyTorch's attribute names."""
 
 from . import _C
+from ._dtype_names import dtype_name as _dtype_name
 
 # (bits, eps, max, smallest normal, resolution) of each floating dtype:
 # IEEE 754 binary16/32/64 and bfloat16 (float32's exponent, 8 significand bits).
@@ -19,10 +20,6 @@ _INTEGRAL = {
     _C.int32: (32, -(2**31), 2**31 - 1),
     _C.int64: (64, -(2**63), 2**63 - 1),
 }
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 class finfo:  # noqa: N801  (PyTorch's name)

@@ -17,10 +17,7 @@ from ._linalg_factorizations import (  # noqa: F401  (ember.linalg's public name
     lu_solve, matrix_rank, pinv, qr, slogdet, solve, solve_ex, solve_triangular, svd, svdvals)
 from ._linalg_factorizations import _check_square
 from ._matrix_exp import matrix_exp as _matrix_exp
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
+from ._dtype_names import dtype_name as _dtype_name
 
 
 def _floating_input(op, x, dtype):

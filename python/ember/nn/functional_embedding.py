@@ -6,6 +6,7 @@ scale gradients by frequency as PyTorch does."""
 from .. import _C, _factories, _searching
 from .._C import _nn
 from ..autograd.grad_mode import no_grad
+from .._dtype_names import dtype_name as _dtype_name
 
 __all__ = ["embedding", "embedding_bag"]
 
@@ -21,10 +22,6 @@ __all__ = ["embedding", "embedding_bag"]
 # and of per_sample_weights come out of autograd.
 
 _MODES = ("sum", "mean", "max")
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 def _renorm_rows_(weight, indices, max_norm, norm_type):

@@ -5,6 +5,7 @@ import math
 
 from .. import _C
 from ..autograd.function import Function
+from .._dtype_names import dtype_name as _dtype_name
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -53,10 +54,6 @@ class _ScatterIntoZeros(Function):
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
         return grad.gather(-1, indices), None, None
-
-
-def _dtype_name(dtype):
-    return str(dtype).removeprefix("ember.")
 
 
 def _unpool_into(name, input, indices, sizes):
