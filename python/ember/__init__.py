@@ -36,7 +36,7 @@ from ._C import (
     set_num_threads,
     get_num_threads,
 )
-from ._tensor import Size
+from ._tensor import Size, layout, strided
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
 from ._factories import (
     tensor,
@@ -54,6 +54,7 @@ from ._factories import (
     randint_like,
     arange,
     linspace,
+    logspace,
     eye,
     rand,
     randn,
@@ -75,7 +76,12 @@ from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, di
                          tile, unflatten, vsplit, hstack, vstack, dstack, column_stack, tril_indices, triu_indices,
                          cartesian_prod, combinations, block_diag, diag_embed, diagflat)
 from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the above)
-from ._matrix_ops import addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer
+from ._matrix_ops import (addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer,
+                          tensordot, vdot)
+from ._histograms import bincount, histc
+Tensor.bincount, Tensor.histc, Tensor.vdot = bincount, histc, vdot
+conj, resolve_conj, resolve_neg = Tensor.conj, Tensor.resolve_conj, Tensor.resolve_neg
+is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Tensor.is_signed
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
 from ._scatter import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter, masked_select,
@@ -92,16 +98,22 @@ from ._shape_ops import (
 from ._shape_ops import movedim as moveaxis
 from ._random_ops import bernoulli, multinomial, normal
 from ._special_functions import i0, igamma, igammac, mvlgamma, nextafter, polygamma
-from ._searching import bucketize, searchsorted, unique
+from ._searching import bucketize, searchsorted, unique, unravel_index
 from ._type_info import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
 from .serialization import save, load
+from . import random  # noqa: A004  (torch.random)
+from ._C import initial_seed
+from .random import get_rng_state, seed, set_rng_state
+from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, set_float32_matmul_precision,
+                               set_num_interop_threads)
 from . import autograd, linalg, nn, optim, special, utils
 from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, lu_unpack, slogdet
 from ._linalg_factorizations import svd_reduced_or_full as svd
 from .linalg import householder_product as orgqr, matrix_exp
+from . import _functional_names
 from . import accelerator, backends, distributions, testing  # torch.accelerator, .backends, .distributions, .testing
 from ._determinism import (
     use_deterministic_algorithms,
@@ -124,6 +136,10 @@ for _alias, _target in _tensor_surface.ALIASES.items():
     if _alias not in globals() and _target in globals():
         globals()[_alias] = globals()[_target]
 del _alias, _target
+
+# torch.conv2d, torch.dropout, torch.layer_norm and the other functional ops
+# at the top level, with torch's argument orders.
+_functional_names.install(globals())
 
 # out= for the functions PyTorch gives it (Note [Out arguments]), torch's
 # aliases above included.

@@ -207,6 +207,13 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(values.to(target), requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """base ** linspace(start, end, steps), computed in float64 and then cast."""
+    exponents = linspace(start, end, steps, dtype=_C.float64, device=device)
+    values = _C.pow(full((1,), base, dtype=_C.float64, device=exponents.device), exponents)
+    return _finish(values.to(dtype or _C.get_default_dtype()), requires_grad)
+
+
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     m = n if m is None else m
     result = zeros(n, m, dtype=dtype, device=device)

@@ -1,12 +1,14 @@
 """Matrix composites over mm/bmm: addmm, addbmm, baddbmm, outer, diag,
-fill_diagonal_, cdist."""
+fill_diagonal_, cdist, tensordot, vdot."""
 
 import builtins
+import math
 
 from . import _C
 from ._C import Tensor
 from ._autocast_lists import lower_precision_op
 from ._dtype_names import dtype_name as _dtype_name
+from ._shape_ops import dot
 
 
 def _check_same_dtype(op, input, product_operand):
@@ -176,3 +178,39 @@ def chain_matmul(*matrices):
 
 
 Tensor.fill_diagonal_ = _fill_diagonal_
+
+
+def tensordot(a, b, dims=2):
+    """Sums products over dims of a and b: the last `dims` of a with the
+    first `dims` of b, or the dims of a pair of lists; one mm over the
+    operands permuted so that the summed dims meet."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        dims_a, dims_b = ([listed] if isinstance(listed, int) else list(listed) for listed in dims)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError("both dimension lists should have same length")
+    dims_a = [d % a.dim() if a.dim() else d for d in dims_a]
+    dims_b = [d % b.dim() if b.dim() else d for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
+                               f"{da} and second has size {b.shape[db]} in dim {db}")
+    kept_a = [d for d in range(a.dim()) if d not in dims_a]
+    kept_b = [d for d in range(b.dim()) if d not in dims_b]
+    summed = math.prod(a.shape[d] for d in dims_a)
+    left = a.permute(*kept_a, *dims_a).reshape(-1, summed)
+    right = b.permute(*dims_b, *kept_b).reshape(summed, -1)
+    shape = [a.shape[d] for d in kept_a] + [b.shape[d] for d in kept_b]
+    return _C.mm(left, right).reshape(shape)
+
+
+def vdot(input, other):
+    """The dot product of two 1-d tensors (no conjugation: Ember has no complex dtypes)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    return dot(input, other)

@@ -35,16 +35,16 @@ OUT_FUNCTIONS = {
         bucketize cat ceil chain_matmul cholesky_solve clamp clamp_max clamp_min clip column_stack concat
         concatenate copysign cos cosh cross cummax cummin cumprod cumsum deg2rad diag diff digamma div divide dot
         dstack empty eq erf erfc erfinv exp exp2 expm1 eye fix float_power floor floor_divide fmax fmin fmod frac
-        full gather gcd ge ger greater greater_equal gt heaviside hstack hypot i0 igamma igammac index_add
+        full gather gcd ge ger histc greater greater_equal gt heaviside hstack hypot i0 igamma igammac index_add
         index_copy index_reduce index_select inner inverse isin isneginf isposinf kron kthvalue lcm ldexp le lerp
-        less less_equal lgamma linspace log log10 log1p log2 log_softmax logaddexp logaddexp2 logcumsumexp
+        less less_equal lgamma linspace log log10 log1p log2 log_softmax logspace logaddexp logaddexp2 logcumsumexp
         logical_and logical_not logical_or logical_xor logit logsumexp lt lu_unpack masked_select matmul
         matrix_power max maximum mean median min minimum mm msort mul multinomial multiply mv mvlgamma nan_to_num
         nanmean nansum ne neg negative nextafter nonzero norm normal not_equal ones orgqr outer polygamma pow prod
         quantile rad2deg rand randint randn randperm reciprocal remainder renorm round row_stack rsqrt scatter
         scatter_add scatter_reduce searchsorted sgn sigmoid sign signbit sin sinc sinh slogdet softmax sort sqrt
-        square stack std sub subtract sum svd take take_along_dim tan tanh topk tril triu triu_indices true_divide
-        trunc var vstack where xlogy zeros""",
+        square stack std sub subtract sum svd take take_along_dim tan tanh tensordot topk tril triu triu_indices true_divide
+        trunc var vdot vstack where xlogy zeros""",
     "linalg": """cholesky cholesky_ex cond cross det eigh eigvalsh householder_product inv inv_ex lstsq lu lu_factor
         lu_factor_ex lu_solve matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve
         solve_ex solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm""",
@@ -54,7 +54,7 @@ OUT_FUNCTIONS = {
 }
 
 # Factories make out's dtype on out's device unless told otherwise.
-FACTORIES = frozenset("arange empty eye full linspace ones rand randint randn randperm triu_indices zeros".split())
+FACTORIES = frozenset("arange empty eye full linspace logspace ones rand randint randn randperm triu_indices zeros".split())
 
 
 def can_cast(from_, to):

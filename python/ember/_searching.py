@@ -119,3 +119,21 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 Tensor.unique = unique
+
+
+def unravel_index(indices, shape):
+    """The coordinates in `shape` of flat row-major indices, one tensor per
+    dim; an index outside the shape wraps around, as in PyTorch."""
+    if not isinstance(indices, _C.Tensor):
+        indices = _C.scalar_tensor(indices, dtype=_C.int64) if isinstance(indices, int) else indices
+    if not isinstance(indices, _C.Tensor) or indices.dtype.is_floating_point or indices.dtype == _C.bool:
+        kind = indices.dtype if isinstance(indices, _C.Tensor) else type(indices).__name__
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {kind}")
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coordinates, step = [], 1
+    for size in reversed(shape):
+        coordinates.append(_C.remainder(_C.floor_divide(indices, step), size) if size else indices * 0)
+        step *= max(size, 1)
+    return tuple(reversed(coordinates))

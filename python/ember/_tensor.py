@@ -4,6 +4,7 @@ Python functions per element (``apply_``, ``map_``). Everything else is
 bound in C++ (python/src)."""
 
 import builtins
+import warnings
 import weakref
 
 from . import _C
@@ -275,9 +276,117 @@ def _resize_as_(self, other, memory_format=None):
     return self.resize_(other.shape)
 
 
+def _to_device_type(device_type):
+    def move(self, device=None, non_blocking=False, memory_format=None):
+        if device is None:
+            target = _C.device(device_type)
+        elif isinstance(device, int):
+            target = _C.device(device_type, device)
+        else:
+            target = device if isinstance(device, _C.device) else _C.device(device)
+            if target.type != device_type:
+                raise RuntimeError(f"Invalid device, must be {device_type} device, but got {target}")
+        return self.to(target, non_blocking=non_blocking)
+
+    move.__name__ = device_type
+    move.__doc__ = f"The tensor on a {device_type} device (the current one unless given); itself if it is there."
+    return move
+
+
+def _get_device(self):
+    """The device's index, -1 for the CPU (PyTorch's convention)."""
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def _new(self, *args, device=None):
+    """The legacy constructor: x.new() is empty, x.new(2, 3) or x.new(y.shape)
+    uninitialized of that shape, x.new(data) (a tuple too) a tensor of data;
+    each with x's dtype, on x's device unless another is given."""
+    device = self.device if device is None else device
+    if not args:
+        return self.new_empty((0,), device=device)
+    if all(isinstance(arg, int) and not isinstance(arg, bool) for arg in args):
+        return self.new_empty(args, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return self.new_empty(tuple(args[0]), device=device)
+    if len(args) == 1:
+        return self.new_tensor(args[0], device=device)
+    raise TypeError(f"new(): expected sizes or data, but got {len(args)} arguments of other kinds")
+
+
+def _is_nonzero(self):
+    if self.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if self.numel() == 0 else
+                           "Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item())
+
+
+def _sum_to_size(self, *size):
+    """Sums the tensor down to `size`, which it must broadcast from."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
+    from ._shape_ops import broadcast_shapes
+
+    try:
+        if tuple(broadcast_shapes(size, tuple(self.shape))) != tuple(self.shape):
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, self.shape))}}}.") from None
+    lead = self.dim() - len(size)
+    dims = [d for d in range(self.dim()) if d < lead or (size[d - lead] == 1 and self.shape[d] != 1)]
+    summed = self.sum(dims, keepdim=True) if dims else self
+    return summed.reshape(size)
+
+
+def _pin_memory(self, device=None):
+    """Ember has no pinned host memory: the tensor itself, with a warning
+    once (as DataLoader's pin_memory=True gets)."""
+    if not _pin_memory.warned:
+        _pin_memory.warned = True
+        warnings.warn("pin_memory(): Ember has no pinned host memory; the tensor stays in pageable memory",
+                      UserWarning, stacklevel=2)
+    return self
+
+
+_pin_memory.warned = False
+
+
+class layout:  # noqa: N801  (PyTorch's name)
+    """A tensor's memory layout; Ember has only ember.strided."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"ember.{self._name}"
+
+
+strided = layout("strided")
+
+
 Tensor.to = _to
 Tensor.type = _type
 Tensor.resize_ = _resize_
+Tensor.cuda = _to_device_type("cuda")
+Tensor.xpu = _to_device_type("xpu")
+Tensor.get_device = _get_device
+Tensor.new = _new
+Tensor.is_nonzero = _is_nonzero
+Tensor.is_signed = lambda self: self.dtype not in (_C.bool, _C.uint8)
+Tensor.is_same_size = lambda self, other: tuple(self.shape) == tuple(other.shape)
+Tensor.sum_to_size = _sum_to_size
+Tensor.pin_memory = _pin_memory
+Tensor.is_pinned = lambda self, device=None: False
+Tensor.layout = property(lambda self: strided)
+# Ember's tensors are dense, real and plain: these are PyTorch's answers for such tensors.
+for _flag in ("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested"):
+    setattr(Tensor, _flag, property(lambda self: False))
+del _flag
+Tensor.is_conj = lambda self: False
+Tensor.is_neg = lambda self: False
+Tensor.conj = lambda self: self
+Tensor.resolve_conj = lambda self: self
+Tensor.resolve_neg = lambda self: self
 Tensor.resize_as_ = _resize_as_
 Tensor.is_xpu = property(lambda self: self.device.type == "xpu")
 Tensor.numpy = _numpy

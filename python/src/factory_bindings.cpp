@@ -13,6 +13,7 @@
 #include "core/narrowing.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/random_state.h"
 #include "op_helpers.h"
 
 namespace py = pybind11;
@@ -194,6 +195,15 @@ void bind_factories(py::module_& m) {
         manual_seed(static_cast<uint64_t>(value));
       },
       py::arg("seed"));
+  // ember.random packs these into torch.get_rng_state's byte tensor.
+  m.def("_random_state", [] {
+    const RandomState state = random_state();
+    return py::make_tuple(state.seed, state.offset);
+  });
+  m.def(
+      "_set_random_state", [](uint64_t seed, uint64_t offset) { set_random_state({seed, offset}); }, py::arg("seed"),
+      py::arg("offset"));
+  m.def("initial_seed", &initial_seed);
   TensorClass cls = tensor_class(m);
   cls.def("uniform_", inplace<double, double>([](Tensor& t, double low, double high) { uniform_(t, low, high); }),
           py::arg("from") = 0.0, py::arg("to") = 1.0);

@@ -10,6 +10,7 @@
 #include "ember/ops.h"
 #include "ember/optimizer_updates.h"
 #include "ember/plugins.h"
+#include "ember/random_state.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/threads.h"

@@ -9,6 +9,7 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "ember/random_state.h"
 #include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/ops.h"
@@ -220,6 +221,15 @@ template Tensor tensor<float>(const std::vector<float>&, IntArrayRef, TensorOpti
 template Tensor tensor<double>(const std::vector<double>&, IntArrayRef, TensorOptions);
 
 void manual_seed(uint64_t seed) { random_stream::reset(seed); }
+
+RandomState random_state() { return {random_stream::seed(), random_stream::position()}; }
+
+void set_random_state(const RandomState& state) {
+  random_stream::reset(state.seed);
+  random_stream::rewind(state.offset);
+}
+
+uint64_t initial_seed() { return random_stream::seed(); }
 
 Tensor& uniform_(Tensor& t, double low, double high) {
   if (!(low <= high)) {

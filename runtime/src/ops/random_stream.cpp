@@ -32,4 +32,6 @@ uint64_t position() { return state().offset.load(); }
 
 void rewind(uint64_t offset) { state().offset.store(offset); }
 
+uint64_t seed() { return state().seed.load(); }
+
 }  // namespace ember::random_stream

@@ -19,5 +19,7 @@ void reset(uint64_t seed);
 // gives back what it drew, so that a compiled call draws what eager would).
 uint64_t position();
 void rewind(uint64_t offset);
+// The seed of the draws to come.
+uint64_t seed();
 
 }  // namespace ember::random_stream
