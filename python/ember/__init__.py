@@ -55,6 +55,8 @@ from ._factories import (
     arange,
     linspace,
     logspace,
+    set_default_device,
+    get_default_device,
     eye,
     rand,
     randn,
@@ -162,6 +164,11 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 from ._streams import Stream, Event
+
+# `with ember.device("meta"):` makes factories' tensors there (Note [Default device]).
+from . import _factories  # noqa: E402
+device.__enter__ = _factories._enter_device
+device.__exit__ = _factories._exit_device
 from ._device_module import device_module as _device_module, plugin_device_types as _plugin_device_types
 
 # ember.cuda and ember.xpu exist whether or not a plugin provides them (their

@@ -1,12 +1,41 @@
 """Tensor factories with PyTorch's signatures (``zeros(2, 3)``,
 ``zeros((2, 3), dtype=..., device=..., requires_grad=True)``)."""
 
+import threading
+
 from . import _C
 from ._C import Tensor
 from ._generator import host_rng
 from ._plugins import autoload
 
 _CPU = _C.device("cpu")
+
+# Note [Default device]: factories given no device make their tensors on the
+# default device: the CPU unless set_default_device or a `with
+# ember.device(...)` block says otherwise. As in PyTorch, the setting is the
+# calling thread's, a `with` block restores what was there before, and a
+# factory given a device, or a tensor made from a tensor, keeps its own.
+_default = threading.local()
+
+
+def set_default_device(device):
+    """Factories given no device make tensors on `device` (None: the CPU)."""
+    _default.device = None if device is None else _device(device)
+
+
+def get_default_device():
+    return getattr(_default, "device", None) or _CPU
+
+
+def _enter_device(device):
+    stack = _default.__dict__.setdefault("entered", [])
+    stack.append(getattr(_default, "device", None))
+    _default.device = device
+    return device
+
+
+def _exit_device(device, *exc_info):
+    _default.device = _default.entered.pop()
 
 
 def _shape(size):
@@ -17,7 +46,7 @@ def _shape(size):
 
 def _device(device):
     if device is None:
-        return _CPU
+        return getattr(_default, "device", None) or _CPU
     if isinstance(device, _C.device):
         return device
     autoload()  # the device's plugin may come from an installed wheel

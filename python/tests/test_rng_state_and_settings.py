@@ -73,3 +73,29 @@ def test_interop_threads_are_kept():
     with pytest.raises(RuntimeError, match="positive number of threads"):
         ember.set_num_interop_threads(0)
     ember.set_num_interop_threads(before)
+
+
+def test_the_default_device_is_the_threads_own_and_a_with_block_restores_it(torch):
+    import threading
+
+    for library in (torch, ember):
+        assert library.get_default_device() == library.device("cpu")
+        library.set_default_device("meta")
+        try:
+            assert library.zeros(2).device.type == "meta"
+            assert library.nn.Linear(2, 2).weight.device.type == "meta"
+            assert library.ones(2, device="cpu").device.type == "cpu"
+            seen = []
+            worker = threading.Thread(target=lambda: seen.append(library.zeros(1).device.type))
+            worker.start()
+            worker.join()
+            assert seen == ["cpu"]
+        finally:
+            library.set_default_device(None)
+        assert library.zeros(1).device.type == "cpu"
+        with library.device("meta"):
+            assert library.randn(3).device.type == "meta"
+            with library.device("cpu"):
+                assert library.arange(3).device.type == "cpu"
+            assert library.empty(1).device.type == "meta"
+        assert library.tensor([1.0]).device.type == "cpu"
