@@ -108,6 +108,7 @@ from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_e
 from .serialization import save, load
 from . import random  # noqa: A004  (torch.random)
 from . import multiprocessing  # torch.multiprocessing
+from . import jit  # torch.jit
 from ._C import initial_seed
 from .random import get_rng_state, seed, set_rng_state
 from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, set_float32_matmul_precision,
