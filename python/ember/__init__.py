@@ -71,13 +71,15 @@ from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max
                                 logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc, sinh, xlogy, ldexp,
                                 bitwise_left_shift, bitwise_right_shift)
 from ._elementwise_math import acosh as arccosh, asinh as arcsinh, atanh as arctanh  # noqa: F401
-from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, dist, kthvalue, logcumsumexp, median,
-                          msort, nanmean, nansum, quantile, renorm, std_mean, trace, trapezoid, trapz, var_mean)
+from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, cumulative_trapezoid, dist, kthvalue,
+                          logcumsumexp, median, mode, msort, nanmean, nanmedian, nansum, quantile, renorm, std_mean,
+                          trace, trapezoid, trapz, var_mean)
 from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, diff, dot, dsplit, fliplr, flipud,
                          hsplit, inner, kron, mv, ravel, rot90, swapaxes, swapdims, take, take_along_dim, tensor_split,
                          tile, unflatten, vsplit, hstack, vstack, dstack, column_stack, tril_indices, triu_indices,
                          cartesian_prod, combinations, block_diag, diag_embed, diagflat)
 from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the above)
+adjoint, pinverse = Tensor.adjoint, Tensor.pinverse
 from ._matrix_ops import (addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer,
                           tensordot, vdot)
 from ._histograms import bincount, histc
@@ -86,8 +88,8 @@ conj, resolve_conj, resolve_neg = Tensor.conj, Tensor.resolve_conj, Tensor.resol
 is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Tensor.is_signed
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
-from ._scatter import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter, masked_select,
-                       put, scatter, scatter_reduce)
+from ._scatter import (argwhere, diagonal_scatter, index_add, index_copy, index_fill, index_reduce, isin,
+                       masked_scatter, masked_select, put, scatter, scatter_reduce, select_scatter, slice_scatter)
 from ._shape_ops import (
     broadcast_shapes,
     broadcast_tensors,
@@ -100,7 +102,7 @@ from ._shape_ops import (
 from ._shape_ops import movedim as moveaxis
 from ._random_ops import bernoulli, multinomial, normal
 from ._special_functions import i0, igamma, igammac, mvlgamma, nextafter, polygamma
-from ._searching import bucketize, searchsorted, unique, unravel_index
+from ._searching import bucketize, searchsorted, unique, unique_consecutive, unravel_index
 from ._type_info import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator

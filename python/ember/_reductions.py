@@ -136,6 +136,44 @@ def median(input, dim=None, keepdim=False):
     return _pick(input, dim, (input.shape[dim] - 1) // 2, keepdim)
 
 
+def nanmedian(input, dim=None, keepdim=False):
+    """median() of the values that are not NaN (NaN where a slice has none);
+    sort puts NaNs last, so the lower median of a slice's n values is its
+    element (n - 1) // 2."""
+    if dim is None:
+        flat = input.reshape([-1])
+        kept = flat[~flat.isnan()]
+        return median(kept) if kept.numel() else flat.sum() * float("nan")
+    ordered = input.sort(dim)
+    counts = (~input.isnan()).sum(dim, keepdim=True)
+    middle = ((counts - 1) // 2).clamp(min=0)
+    chosen = _ValuesIndices(ordered.values.gather(dim, middle), ordered.indices.gather(dim, middle))
+    return chosen if keepdim else _ValuesIndices(chosen.values.squeeze(dim), chosen.indices.squeeze(dim))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value of each slice along dim (the smallest of those
+    tied) and the index of its last occurrence, as PyTorch gives."""
+    d = dim % max(input.dim(), 1)
+    moved = input.reshape([1]) if input.dim() == 0 else input.movedim(d, -1)
+    rows = moved.reshape([-1, moved.shape[-1]])
+    ordered = rows.sort(1, stable=True)
+    values = ordered.values
+    differs = values[:, 1:] != values[:, :-1]
+    starts = _C.cat([differs.new_ones([differs.shape[0], 1]), differs], 1)
+    run = starts.to(_C.int64).cumsum(1) - 1
+    counts = run.new_zeros(run.shape).scatter_add(1, run, run.new_ones(run.shape))
+    best = counts.gather(1, run).argmax(1, keepdim=True)
+    best_run = run.gather(1, best)
+    last = run.new_full(run.shape, -1).scatter_reduce(1, run, ordered.indices, "amax")
+    result_shape = list(moved.shape[:-1])
+    chosen = _ValuesIndices(values.gather(1, best).reshape(result_shape),
+                            last.gather(1, best_run).reshape(result_shape))
+    if keepdim and input.dim() > 0:
+        chosen = _ValuesIndices(chosen.values.unsqueeze(d), chosen.indices.unsqueeze(d))
+    return chosen
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     size = input.shape[dim] if input.dim() > 0 else 1
     if not 1 <= k <= size:
@@ -200,20 +238,32 @@ def corrcoef(input):
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    dim = dim % y.dim()
+def _trapezoid_pieces(y, x, dx, dim):
+    """The area under each step of y along dim: one fewer than y."""
     length = y.shape[dim]
     left, right = y.narrow(dim, 0, max(length - 1, 0)), y.narrow(dim, min(1, length), max(length - 1, 0))
+    pieces = (left + right) * 0.5
     if x is None:
-        return ((left + right) * 0.5).sum(dim) * (1.0 if dx is None else dx)
+        return pieces * (1.0 if dx is None else dx)
     along = 0 if x.dim() == 1 else dim
     spacing = x.narrow(along, 1, length - 1) - x.narrow(along, 0, length - 1)
     if x.dim() == 1:
         spacing = spacing.reshape([-1] + [1] * (y.dim() - dim - 1))
-    return ((left + right) * 0.5 * spacing).sum(dim)
+    return pieces * spacing
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    dim = dim % y.dim()
+    return _trapezoid_pieces(y, x, dx, dim).sum(dim)
 
 
 trapz = trapezoid
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running sums of trapezoid()'s pieces along dim."""
+    dim = dim % y.dim()
+    return _trapezoid_pieces(y, x, dx, dim).cumsum(dim)
 
 
 def renorm(input, p, dim, maxnorm):

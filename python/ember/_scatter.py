@@ -343,3 +343,24 @@ Tensor.index_reduce_ = in_place_method(index_reduce)
 Tensor.masked_scatter = masked_scatter
 Tensor.masked_scatter_ = in_place_method(masked_scatter)
 Tensor.argwhere = argwhere
+
+
+def select_scatter(input, src, dim, index):
+    """input with its slice `index` along dim replaced by src."""
+    out = input.clone()
+    out.select(dim, index).copy_(src)
+    return out
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """input with input[..., start:end:step, ...] along dim replaced by src."""
+    out = input.clone()
+    out[(slice(None),) * (dim % input.dim()) + (slice(start, end, step),)] = src
+    return out
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """input with its diagonal (offset, dim1, dim2) replaced by src."""
+    out = input.clone()
+    out.diagonal(offset, dim1, dim2).copy_(src)
+    return out

@@ -1,5 +1,7 @@
 """searchsorted, bucketize and unique, over sort, gather and cumsum."""
 
+import math
+
 from . import _C
 from ._C import Tensor
 from ._shape_ops import movedim
@@ -137,3 +139,22 @@ def unravel_index(indices, shape):
         coordinates.append(_C.remainder(_C.floor_divide(indices, step), size) if size else indices * 0)
         step *= max(size, 1)
     return tuple(reversed(coordinates))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive elements (or slices along dim) kept once;
+    with the run each element belongs to and each run's length if asked."""
+    flat = input.reshape([-1]) if dim is None else input.movedim(dim, 0)
+    if flat.dim() == 0:
+        flat = flat.reshape([1])
+    rows = flat.reshape([flat.shape[0], math.prod(flat.shape[1:])])
+    differs = (rows[1:] != rows[:-1]).any(1)
+    starts = _C.cat([differs.new_ones([min(rows.shape[0], 1)]), differs])
+    run = starts.to(_C.int64).cumsum(0) - 1
+    output = flat[starts] if dim is None else flat[starts].movedim(0, dim)
+    results = [output]
+    if return_inverse:
+        results.append(run.reshape(list(input.shape)) if dim is None else run)
+    if return_counts:
+        results.append(run.new_zeros([int(starts.sum().item())]).scatter_add(0, run, run.new_ones(run.shape)))
+    return results[0] if len(results) == 1 else tuple(results)

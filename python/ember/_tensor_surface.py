@@ -3,10 +3,13 @@
 and torch's aliases of existing methods."""
 
 from ._C import Tensor
+from . import linalg
 from . import _elementwise_math as math_ops
 from . import _matrix_ops as matrix_ops
 from . import _ops as ops
 from . import _reductions as reductions
+from . import _scatter as scatter_ops
+from . import _searching as searching
 from . import _shape_ops as shape_ops
 from ._scatter import in_place_method
 from ._shape_ops import in_place_view
@@ -23,12 +26,14 @@ _IN_PLACE = ["square", "clamp_min", "clamp_max", "exp2", "log2", "log10", "xlogy
              "sgn", "heaviside", "gcd", "lcm", "addcmul", "addcdiv", "ldexp", "bitwise_left_shift",
              "bitwise_right_shift"]
 _REDUCTIONS = ["nansum", "nanmean", "aminmax", "trace", "cumprod", "cummax", "cummin", "logcumsumexp", "dist",
-               "median", "kthvalue", "quantile", "msort", "renorm"]
+               "median", "nanmedian", "mode", "kthvalue", "quantile", "msort", "renorm"]
 _OPS = ["isnan", "isinf", "isfinite", "square", "isclose", "allclose", "equal"]
 _SHAPES = ["diagonal", "tile", "ravel", "swapdims", "swapaxes", "unflatten", "diff", "rot90", "flipud", "fliplr",
            "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "take", "kron", "dot", "inner", "mv",
-           "cross", "diag_embed"]
+           "cross", "diag_embed", "diagflat"]
 _MATRICES = ["addmv", "addr", "matrix_power"]
+_SCATTERS = ["select_scatter", "slice_scatter", "diagonal_scatter"]
+_SEARCHES = ["unique_consecutive"]
 _IN_PLACE_MATRICES = ["addmv", "addr", "addmm", "addbmm", "baddbmm"]
 # Tensor methods (bound in C++ or installed above) whose result has the
 # tensor's shape and a dtype it can hold: comparisons and logical ops give
@@ -42,7 +47,7 @@ ALIASES = dict(math_ops.ALIASES, divide="div")
 
 def install():
     for module, names in ((math_ops, _ELEMENTWISE), (reductions, _REDUCTIONS), (shape_ops, _SHAPES), (ops, _OPS),
-                         (matrix_ops, _MATRICES)):
+                         (matrix_ops, _MATRICES), (scatter_ops, _SCATTERS), (searching, _SEARCHES)):
         for name in names:
             if not hasattr(Tensor, name):
                 setattr(Tensor, name, getattr(module, name))
@@ -58,6 +63,11 @@ def install():
     for name in _IN_PLACE_VIEWS:
         if not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", in_place_view(getattr(Tensor, name), name + "_"))
+    # The conjugate transposes of real tensors are their transposes.
+    Tensor.adjoint = lambda self: self.transpose(-2, -1)
+    Tensor.mH = property(Tensor.adjoint)
+    Tensor.H = property(lambda self: self.t())
+    Tensor.pinverse = lambda self, rcond=1e-15: linalg.pinv(self, rtol=rcond)
     for alias, target in ALIASES.items():
         for suffix in ("", "_"):
             if not hasattr(Tensor, alias + suffix) and hasattr(Tensor, target + suffix):

@@ -18,6 +18,11 @@ TEST(Printing, MatchesPyTorchLayout) {
   EXPECT_EQ(empty({0}).str(), "tensor([])");
   EXPECT_EQ(empty({0, 3}).str(), "tensor([], size=(0, 3))");
   EXPECT_EQ(empty({2, 3}, "meta").str(), "tensor(..., device='meta', size=(2, 3))");
+  // With no values shown, every dtype but the default float one is named.
+  EXPECT_EQ(empty({0}, TensorOptions(DType::Int64)).str(), "tensor([], dtype=ember.int64)");
+  EXPECT_EQ(empty({0, 2}, TensorOptions(DType::Bool)).str(), "tensor([], size=(0, 2), dtype=ember.bool)");
+  EXPECT_EQ(empty({2}, TensorOptions(DType::Int64, Device("meta"))).str(),
+            "tensor(..., device='meta', size=(2,), dtype=ember.int64)");
   EXPECT_EQ(tensor<float>({1e-5f, 1.0f}).str(), "tensor([1.0000e-05, 1.0000e+00])");
 }
 

@@ -181,7 +181,12 @@ std::string Tensor::str() const {
       render(all, sizes(), strides_rm, f, summary, options.linewidth, 0, 0, 7, body);
     }
   }
-  if (!default_dtype_for_printing(dtype())) suffix += ", dtype=ember." + std::string(dtype_name(dtype()));
+  // With no values shown, nothing tells an int64 or bool tensor from a
+  // float one: only the default float dtype goes without saying (PyTorch's rule).
+  const bool values_shown = !dev.is_meta() && numel() > 0;
+  const bool implicit_dtype =
+      values_shown ? default_dtype_for_printing(dtype()) : dtype() == default_float_dtype();
+  if (!implicit_dtype) suffix += ", dtype=ember." + std::string(dtype_name(dtype()));
   return "tensor(" + body + suffix + ")";
 }
 
