@@ -267,6 +267,24 @@ def small_autograd(torch):
     return lambda: (a * b).sum().backward()
 
 
+def embedding_step(torch):
+    table = torch.randn(1000, 256, requires_grad=True)
+    tokens = torch.randint(0, 1000, (64, 32))
+    grad = torch.randn(64, 32, 256)
+    return lambda: torch.nn.functional.embedding(tokens, table).backward(grad)
+
+
+def nll_step(torch):
+    log_probs = torch.randn(2048, 1000).log_softmax(1).requires_grad_()
+    target = torch.randint(0, 1000, (2048,))
+    return lambda: torch.nn.functional.nll_loss(log_probs, target).backward()
+
+
+def index_select_rows(torch):
+    table, rows = torch.randn(1000, 256), torch.randint(0, 1000, (2048,))
+    return lambda: table.index_select(0, rows)
+
+
 def workloads():
     F = lambda torch: torch.nn.functional  # noqa: E731
     rows = [
@@ -303,6 +321,9 @@ def workloads():
                  lambda torch: (lambda x, y: lambda: x * y)(torch.randn(64, 32, 8, 8), torch.randn(32, 1, 1))),
         Workload("binary", "add int64 8M",
                  lambda torch: (lambda x: lambda: x + x)(torch.randint(0, 100, (BIG // 2,))), floats(BIG * 3 // 2, "int64")),
+        Workload("index", "embedding 1000x256, 64x32 tokens fwd+bwd", embedding_step),
+        Workload("index", "nll_loss 2048x1000 fwd+bwd", nll_step),
+        Workload("index", "index_select 2048 rows of 1000x256", index_select_rows),
         gelu("none"), gelu("tanh"), gelu("none", backward=True), gelu("none", n=SMALL),
         Workload("composite", "silu 16384K", lambda torch: (lambda x: lambda: F(torch).silu(x))(torch.randn(BIG)),
                  floats(2 * BIG)),

@@ -152,6 +152,40 @@ TEST(CpuLayouts, BroadcastOperandsInRowBlocksMatchContiguousCopies) {
   }
 }
 
+// A row index (one entry per row, broadcast across the row, as embedding's
+// backward makes it) takes the CPU plugin's threaded row path (Note [Scatter
+// of broadcast rows]); the same index materialized takes the serial walk.
+// Rows that land on one target add in the same order either way, so the bits
+// agree, and a bad row index is the same error.
+TEST(CpuLayouts, ScatterAddOfBroadcastRowsMatchesTheSerialWalk) {
+  const int64_t rows = 700, columns = 301, targets = 37;
+  std::vector<int64_t> row_targets(rows);
+  for (int64_t j = 0; j < rows; ++j) row_targets[static_cast<size_t>(j)] = (j * 11) % targets;
+  std::vector<double> values(static_cast<size_t>(rows * columns));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i)) * 1e3;
+  for (const DType dtype : {DType::Float32, DType::BFloat16, DType::Int64}) {
+    SCOPED_TRACE(std::string(ember::dtype_name(dtype)));
+    const Tensor src = ember::tensor<double>(values, {rows, columns}).to(dtype);
+    const Tensor base = ember::zeros({targets, columns}, dtype);
+    const Tensor index = ember::tensor<int64_t>(row_targets, {rows, 1}).expand({rows, columns});
+    const Tensor by_rows = ember::scatter_add(base, 0, index, src);
+    const Tensor serial = ember::scatter_add(base, 0, index.contiguous(), src);
+    EXPECT_EQ(by_rows.tolist<double>(), serial.tolist<double>());
+    // Along dim 1, with a column index broadcast down the rows.
+    const Tensor columns_index = ember::tensor<int64_t>({4, 0, 4}, {1, 3}).expand({rows, 3});
+    EXPECT_EQ(ember::scatter_add(ember::zeros({rows, 5}, dtype), 1, columns_index, src).tolist<double>(),
+              ember::scatter_add(ember::zeros({rows, 5}, dtype), 1, columns_index.contiguous(), src).tolist<double>());
+  }
+  const Tensor bad = ember::tensor<int64_t>({0, 40}, {2, 1}).expand({2, columns});
+  try {
+    (void)ember::scatter_add(ember::zeros({targets, columns}), 0, bad, ember::ones({2, columns}));
+    ADD_FAILURE() << "an index past the rows was accepted";
+  } catch (const ember::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("index 40 is out of range for dimension 0 with size 37"), std::string::npos)
+        << e.what();
+  }
+}
+
 // The reduction of x (row-major `values` of `shape`) over `dims`, in double.
 std::vector<double> reference_reduce(const std::vector<double>& values, const Shape& shape, const Shape& dims,
                                      bool max) {

@@ -1,7 +1,10 @@
 // Indexing: index_select, gather, scatter_add and cat (ops.md "Indexing").
 // Index values are data, so they are validated here, before any output is
 // written: a bad one is EMBER_STATUS_OUT_OF_RANGE.
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "elementwise.h"
 #include "kernels.h"
@@ -76,10 +79,20 @@ void index_select_kernel(const ember_kernel_call& call) {
     const auto* indices = reinterpret_cast<const I*>(sdk::data_ptr(index));
     const int64_t index_stride = index.ndim == 0 ? 0 : index.strides[0];
     const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(slice_numel, 1));
+    // Rows of row-major tensors (embedding's lookups) are blocks of bytes.
+    const bool whole_rows = dim == 0 && sdk::is_contiguous(x) && sdk::is_contiguous(out);
+    const size_t row_bytes = static_cast<size_t>(slice_numel) * (x.dtype.bits / 8);
+    const char* x_data = static_cast<const char*>(sdk::data_ptr(x));
+    char* out_data = static_cast<char*>(sdk::data_ptr(out));
     parallel_for(0, out.shape[dim], grain, [&](int64_t begin, int64_t end) {
       for (int64_t j = begin; j < end; ++j) {
         const int64_t i = indices[j * index_stride];
-        copy_tensor(shifted_view(x, slice_shape, dim, i), shifted_view(out, slice_shape, dim, j));
+        if (whole_rows) {
+          std::memcpy(out_data + static_cast<size_t>(j) * row_bytes, x_data + static_cast<size_t>(i) * row_bytes,
+                      row_bytes);
+        } else {
+          copy_tensor(shifted_view(x, slice_shape, dim, i), shifted_view(out, slice_shape, dim, j));
+        }
       }
     });
   });
@@ -133,7 +146,93 @@ void gather_kernel(const ember_kernel_call& call) {
   });
 }
 
-// Serial on purpose: two index entries may name the same output element.
+template <class T>
+void add_into(T& dst, T value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    dst = dst || value;
+  } else if constexpr (sdk::is_integer_v<T>) {
+    dst = sdk::wrap_add(dst, value);
+  } else {
+    dst = sdk::convert<T>(sdk::to_compute(dst) + sdk::to_compute(value));
+  }
+}
+
+// Whether `index` holds one entry per position along `dim`, broadcast (stride
+// 0) over its other dims: a row index, as embedding's backward makes it.
+bool is_row_index(const DLTensor& index, int64_t dim) {
+  for (int d = 0; d < index.ndim; ++d) {
+    if (d != dim && index.shape[d] > 1 && index.strides[d] != 0) return false;
+  }
+  return true;
+}
+
+// Note [Scatter of broadcast rows]: with a row index (is_row_index), row j
+// of src goes whole into row index[j] of out. Threads take disjoint ranges
+// of the elements of a row (the other dims' positions) and add every row j
+// into theirs in increasing j, so no element is written by two threads and
+// each element gets its additions in the order the serial walk gives them:
+// the same bits. Only the rows' index values are checked, where the serial
+// walk reads one per element of the broadcast index.
+template <class T, class I>
+void scatter_add_rows(const ember_kernel_call& call, const DLTensor& x, const DLTensor& index, const DLTensor& src,
+                      const DLTensor& out, int64_t dim) {
+  const int64_t rows = index.shape[dim];
+  DLTensor row_index = index;
+  int64_t row_shape[1] = {rows};
+  int64_t row_stride[1] = {index.strides[dim]};
+  row_index.ndim = 1;
+  row_index.shape = row_shape;
+  row_index.strides = row_stride;
+  check_indices<I>(call, row_index, dim, out.shape[dim]);
+  copy_tensor(x, out);
+  int64_t first_row_shape[kMaxDims];
+  std::copy(index.shape, index.shape + index.ndim, first_row_shape);
+  first_row_shape[dim] = 1;
+  DLTensor src_row = src;
+  DLTensor out_row = out;
+  src_row.shape = first_row_shape;
+  out_row.shape = first_row_shape;
+  const sdk::StridedLoop loop{&out_row, &src_row};
+  const char* index_data = static_cast<const char*>(sdk::data_ptr(index));
+  const int64_t index_step = index.strides[dim] * static_cast<int64_t>(sizeof(I));
+  const int64_t out_step = out.strides[dim] * static_cast<int64_t>(sizeof(T));
+  const int64_t src_step = src.strides[dim] * static_cast<int64_t>(sizeof(T));
+  // Each chunk walks every row, so a chunk per thread: more chunks would
+  // repeat the walk over the rows for fewer elements each.
+  const int64_t elements = loop.numel();
+  const int64_t grain =
+      std::max(kElementwiseGrain / std::max<int64_t>(rows, 1), (elements + num_threads() - 1) / num_threads());
+  struct Run {
+    char* out;
+    const char* src;
+    int64_t out_stride, src_stride, length;
+  };
+  parallel_for(0, elements, grain, [&](int64_t begin, int64_t end) {
+    // The chunk's runs are the same in every row: found once, walked per row.
+    std::vector<Run> runs;
+    loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) { runs.push_back({p[0], p[1], s[0], s[1], n}); });
+    for (int64_t j = 0; j < rows; ++j) {
+      const int64_t target = *reinterpret_cast<const I*>(index_data + j * index_step);
+      for (const Run& run : runs) {
+        char* dst = run.out + target * out_step;
+        const char* value = run.src + j * src_step;
+        if (run.out_stride == sizeof(T) && run.src_stride == sizeof(T)) {
+          T* typed_dst = reinterpret_cast<T*>(dst);
+          const T* typed_value = reinterpret_cast<const T*>(value);
+          for (int64_t e = 0; e < run.length; ++e) add_into(typed_dst[e], typed_value[e]);
+        } else {
+          for (int64_t e = 0; e < run.length; ++e) {
+            add_into(*reinterpret_cast<T*>(dst + e * run.out_stride),
+                     *reinterpret_cast<const T*>(value + e * run.src_stride));
+          }
+        }
+      }
+    }
+  });
+}
+
+// Serial on purpose: two index entries may name the same output element
+// (a row index is the exception, Note [Scatter of broadcast rows]).
 template <class T>
 void scatter_add_kernel(const ember_kernel_call& call) {
   const DLTensor& x = call.inputs[0];
@@ -144,6 +243,7 @@ void scatter_add_kernel(const ember_kernel_call& call) {
   const int64_t size = x.shape[dim];
   visit_index_dtype(call, index, [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
+    if (is_row_index(index, dim) && sdk::numel(index) > 0) return scatter_add_rows<T, I>(call, x, index, src, out, dim);
     check_indices<I>(call, index, dim, size);
     copy_tensor(x, out);
     DLTensor src_view = src;
@@ -155,15 +255,7 @@ void scatter_add_kernel(const ember_kernel_call& call) {
     loop.run([&](char* const* p, const int64_t* s, int64_t n) {
       for (int64_t e = 0; e < n; ++e) {
         const int64_t i = *reinterpret_cast<const I*>(p[0] + e * s[0]);
-        T& dst = *reinterpret_cast<T*>(p[2] + e * s[2] + i * dim_stride);
-        const T value = *reinterpret_cast<const T*>(p[1] + e * s[1]);
-        if constexpr (std::is_same_v<T, bool>) {
-          dst = dst || value;
-        } else if constexpr (sdk::is_integer_v<T>) {
-          dst = sdk::wrap_add(dst, value);
-        } else {
-          dst = sdk::convert<T>(sdk::to_compute(dst) + sdk::to_compute(value));
-        }
+        add_into(*reinterpret_cast<T*>(p[2] + e * s[2] + i * dim_stride), *reinterpret_cast<const T*>(p[1] + e * s[1]));
       }
     });
   });
