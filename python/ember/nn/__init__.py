@@ -3,4 +3,4 @@
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F401,F403
 from .parallel import DataParallel
-from .parameter import Parameter
+from .parameter import Buffer, Parameter

@@ -8,7 +8,8 @@ from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_activations, functional_conv, functional_ctc, functional_distance, functional_dropout
 from . import functional_embedding, functional_losses, functional_normalization, functional_pooling
-from . import functional_rearrange, functional_sampling, functional_unpooling, functional_window_pooling
+from . import (functional_lp_pooling, functional_rearrange, functional_sampling, functional_unpooling,
+               functional_window_pooling)
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
 from .functional_ctc import *  # noqa: F401,F403
@@ -22,6 +23,7 @@ from .functional_rearrange import *  # noqa: F401,F403
 from .functional_sampling import *  # noqa: F401,F403
 from .functional_unpooling import *  # noqa: F401,F403
 from .functional_window_pooling import *  # noqa: F401,F403
+from .functional_lp_pooling import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",
@@ -33,7 +35,8 @@ __all__ = [
 ] + (functional_activations.__all__ + functional_conv.__all__ + functional_ctc.__all__ + functional_distance.__all__
      + functional_dropout.__all__ + functional_embedding.__all__ + functional_losses.__all__
      + functional_normalization.__all__ + functional_pooling.__all__ + functional_rearrange.__all__
-     + functional_sampling.__all__ + functional_unpooling.__all__ + functional_window_pooling.__all__)
+     + functional_sampling.__all__ + functional_unpooling.__all__ + functional_window_pooling.__all__
+     + functional_lp_pooling.__all__)
 
 
 def _pair_list(value):

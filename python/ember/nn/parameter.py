@@ -1,5 +1,5 @@
 """nn.Parameter, a tensor that a Module registers as a learnable parameter,
-and the uninitialized placeholders lazy modules hold until their first
+nn.Buffer, one it registers as a buffer, and the uninitialized placeholders lazy modules hold until their first
 forward shows the shapes (torch.nn.parameter.UninitializedParameter and
 UninitializedBuffer)."""
 
@@ -23,6 +23,18 @@ class Parameter(_C.Tensor):
         if id(self) not in memo:
             memo[id(self)] = Parameter(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
+
+
+class Buffer(_C.Tensor):
+    """A tensor that a Module registers as a buffer when it is assigned to
+    one of the module's attributes, persistent (in the state dict) unless
+    told otherwise; the module keeps a plain tensor sharing its memory."""
+
+    def __init__(self, data=None, *, persistent=True):
+        if data is None:
+            data = _C._empty([0], None, _C.device("cpu"))
+        super().__init__(data.detach())
+        self.persistent = persistent
 
 
 # What an uninitialized tensor still answers besides its attributes (dtype,

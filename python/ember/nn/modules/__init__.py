@@ -40,6 +40,8 @@ from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyI
 from .normalization import LocalResponseNorm, RMSNorm
 from .channelshuffle import ChannelShuffle
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
+from .pooling import LPPool1d, LPPool2d, LPPool3d
 
 __all__ = [
     "LazyBatchNorm1d",
@@ -188,4 +190,12 @@ __all__ = [
     "TripletMarginWithDistanceLoss",
     "Unflatten",
     "Unfold",
+    "CircularPad3d",
+    "ConstantPad3d",
+    "ReflectionPad3d",
+    "ReplicationPad3d",
+    "ZeroPad3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from ... import _C
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter, is_lazy
+from ..parameter import Buffer, Parameter, is_lazy
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns: the keys it found missing and unexpected."""
@@ -212,6 +212,9 @@ class Module:
                                 "(nn.Parameter or None expected)")
             params[name] = None
             _note_state_change()
+        elif isinstance(value, Buffer):
+            self._forget(name, keep="_buffers")
+            self.register_buffer(name, value.detach(), value.persistent)
         elif isinstance(value, Module):
             self._forget(name, keep="_modules")
             self.register_module(name, value)

@@ -1,5 +1,5 @@
 """The padding modules: ZeroPad, ConstantPad, ReflectionPad, ReplicationPad
-and CircularPad in 1d and 2d, over F.pad."""
+and CircularPad in 1d, 2d and 3d, over F.pad."""
 
 from .. import functional as F
 from .module import Module
@@ -24,7 +24,7 @@ class _PadNd(Module):
         return F.pad(input, self.padding, self.mode)
 
     def extra_repr(self):
-        return f"{self.padding}, value={self.value}" if self.mode == "constant" else f"{self.padding}"
+        return f"padding={self.padding}, value={self.value}" if self.mode == "constant" else f"{self.padding}"
 
 
 class ConstantPad1d(_PadNd):
@@ -35,14 +35,30 @@ class ConstantPad2d(_PadNd):
     pass
 
 
+class ConstantPad3d(_PadNd):
+    dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
 
 
 class ZeroPad2d(ConstantPad2d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
+
+    extra_repr = ZeroPad1d.extra_repr
+
+
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    extra_repr = ZeroPad1d.extra_repr
 
 
 class ReflectionPad1d(_PadNd):
@@ -67,3 +83,15 @@ class CircularPad1d(_PadNd):
 
 class CircularPad2d(_PadNd):
     mode = "circular"
+
+
+class ReflectionPad3d(_PadNd):
+    mode, dims = "reflect", 3
+
+
+class ReplicationPad3d(_PadNd):
+    mode, dims = "replicate", 3
+
+
+class CircularPad3d(_PadNd):
+    mode, dims = "circular", 3
