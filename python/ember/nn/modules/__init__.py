@@ -42,6 +42,7 @@ from .channelshuffle import ChannelShuffle
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import LPPool1d, LPPool2d, LPPool3d
+from .batchnorm import SyncBatchNorm
 
 __all__ = [
     "LazyBatchNorm1d",
@@ -198,4 +199,5 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
+    "SyncBatchNorm",
 ]
