@@ -83,6 +83,7 @@ adjoint, pinverse = Tensor.adjoint, Tensor.pinverse
 from ._matrix_ops import (addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer,
                           tensordot, vdot)
 from ._histograms import bincount, histc
+from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 Tensor.bincount, Tensor.histc, Tensor.vdot = bincount, histc, vdot
 conj, resolve_conj, resolve_neg = Tensor.conj, Tensor.resolve_conj, Tensor.resolve_neg
 is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Tensor.is_signed
