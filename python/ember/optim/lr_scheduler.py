@@ -16,6 +16,22 @@ def _check_optimizer(optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
+def _lambdas_per_group(optimizer, lr_lambda):
+    groups = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != groups:
+            raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * groups
+
+
+# Note [Chainable schedules]
+# The schedules PyTorch computes from the groups' current rates (StepLR,
+# MultiStepLR, LinearLR, ExponentialLR, ConstantLR, PolynomialLR,
+# MultiplicativeLR) do so here too, step by step, so that two of them
+# chained, or a rate the program changed by hand, move on as in PyTorch, with
+# PyTorch's roundings; step(epoch) with an explicit epoch takes their closed
+# forms (_closed_form_lr), as PyTorch's does.
 class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
         _check_optimizer(optimizer)
@@ -28,12 +44,21 @@ class LRScheduler:
         self.step()
 
     def get_lr(self):
-        """The rates for self.last_epoch, one per parameter group (subclasses)."""
+        """The rates for self.last_epoch, one per parameter group (subclasses;
+        Note [Chainable schedules])."""
         raise NotImplementedError
+
+    def _current(self):
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+    def _scaled(self, factor):
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
 
     def step(self, epoch=None):
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        # An explicit epoch takes the closed form where there is one, as in PyTorch.
+        rates = self._closed_form_lr() if epoch is not None and hasattr(self, "_closed_form_lr") else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, rates):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -53,6 +78,11 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._current()
+        return self._scaled(self.gamma)
+
+    def _closed_form_lr(self):
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
@@ -63,6 +93,9 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        return self._scaled(self.gamma ** self.milestones[self.last_epoch])
+
+    def _closed_form_lr(self):
         passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base * self.gamma ** passed for base in self.base_lrs]
 
@@ -85,9 +118,102 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        if self.last_epoch == 0:
+            return self._scaled(self.start_factor)
+        if self.last_epoch > self.total_iters:
+            return self._current()
+        change = self.end_factor - self.start_factor
+        return self._scaled(1.0 + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change))
+
+    def _closed_form_lr(self):
         progress = min(self.total_iters, self.last_epoch) / self.total_iters
         factor = self.start_factor + (self.end_factor - self.start_factor) * progress
         return [base * factor for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """base lr * factor until total_iters steps have passed, then base lr."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if not 0 <= factor <= 1:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self._scaled(self.factor)
+        return self._scaled(1.0 / self.factor) if self.last_epoch == self.total_iters else self._current()
+
+    def _closed_form_lr(self):
+        factor = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [base * factor for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """base lr * (1 - step / total_iters) ** power, 0 from total_iters on."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+            return self._current()
+        decay = (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        return self._scaled(decay ** self.power)
+
+    def _closed_form_lr(self):
+        remaining = 1.0 - min(self.last_epoch, self.total_iters) / self.total_iters
+        return [base * remaining ** self.power for base in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies every group's current lr by lr_lambda(epoch)
+    (one function, or one per group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch <= 0:
+            return self._current()
+        return [group["lr"] * rate(self.last_epoch)
+                for group, rate in zip(self.optimizer.param_groups, self.lr_lambdas)]
+
+
+class ChainedScheduler:
+    """Steps every scheduler of a list at once, each on the rates the ones
+    before it left, for schedulers that compose (Multiplicative, Exponential,
+    Constant, Linear, ...)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if not schedulers:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")
+        self.optimizer = optimizer or schedulers[0].optimizer
+        for index, scheduler in enumerate(schedulers):
+            if scheduler.optimizer is not self.optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
+                                 f"scheduler {type(scheduler).__name__} at index {index} with a different one")
+        self._schedules = list(schedulers)
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def step(self):
+        for scheduler in self._schedules:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def state_dict(self):
+        return {"_schedules": [scheduler.state_dict() for scheduler in self._schedules], "_last_lr": self._last_lr}
+
+    def load_state_dict(self, state_dict):
+        for scheduler, state in zip(self._schedules, state_dict["_schedules"]):
+            scheduler.load_state_dict(state)
+        self._last_lr = state_dict["_last_lr"]
 
 
 class OneCycleLR(LRScheduler):
@@ -169,13 +295,7 @@ class LambdaLR(LRScheduler):
     """lr = initial lr * lr_lambda(epoch), one function or one per group."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        groups = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != groups:
-                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * groups
+        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -204,6 +324,9 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        return self._current() if self.last_epoch == 0 else self._scaled(self.gamma)
+
+    def _closed_form_lr(self):
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
