@@ -117,6 +117,7 @@ from .random import get_rng_state, seed, set_rng_state
 from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, set_float32_matmul_precision,
                                set_num_interop_threads)
 from . import autograd, linalg, nn, optim, special, utils
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, lu_unpack, slogdet
 from ._linalg_factorizations import svd_reduced_or_full as svd
 from .linalg import householder_product as orgqr, matrix_exp

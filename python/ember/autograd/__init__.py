@@ -5,9 +5,17 @@ from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from . import profiler  # torch.autograd.profiler
+from . import functional  # torch.autograd.functional
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "inference_mode",
-           "set_grad_enabled", "gradcheck", "GradcheckError"]
+           "set_grad_enabled", "gradcheck", "GradcheckError", "Variable", "detect_anomaly", "set_detect_anomaly"]
+
+
+def Variable(data, requires_grad=False, volatile=False):  # noqa: N802  (PyTorch's legacy constructor)
+    """The legacy wrapper: the tensor itself, requiring grad when asked
+    (PyTorch's Variable has been the Tensor since 0.4)."""
+    return data.requires_grad_() if requires_grad else data
 
 
 def _as_list(tensors):
