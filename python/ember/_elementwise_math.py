@@ -123,6 +123,34 @@ def atanh(input):
     return ((x * 2) / (1 - x)).log1p() * 0.5
 
 
+_round_to_integers = _C.round
+_round_in_place = Tensor.round_
+
+
+def _rounded(input, decimals, rounding):
+    if decimals == 0:
+        return rounding(input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"round(): decimals is only supported for floating tensors, not "
+                           f"{str(input.dtype).removeprefix('ember.')}")
+    scale = 10.0 ** abs(decimals)
+    if decimals > 0:
+        return rounding(input * scale) / scale
+    return rounding(input / scale) * scale
+
+
+def round(input, *, decimals=0):  # noqa: A001  (PyTorch's name)
+    """Rounds half to even, at `decimals` places after the point (before it
+    when negative), scaling by 10 ** decimals in the tensor's dtype as PyTorch does."""
+    return _rounded(input, decimals, _round_to_integers)
+
+
+def round_(input, *, decimals=0):
+    if decimals == 0:
+        return _round_in_place(input)
+    return input.copy_(round(input, decimals=decimals))
+
+
 def sinc(input):
     x = _floating(input) * math.pi
     safe = _C.where(x == 0, x + 1, x)

@@ -5,7 +5,8 @@ them, and the few that are short compositions of those."""
 import math
 
 from . import _C
-from ._C import digamma, erf, erfc, erfinv, expm1, log1p, round, sigmoid as expit  # noqa: F401  (re-exported)
+from ._C import digamma, erf, erfc, erfinv, expm1, log1p, sigmoid as expit  # noqa: F401  (re-exported)
+from ._elementwise_math import round  # noqa: F401,A004  (re-exported, with decimals=)
 from ._C import digamma as psi, lgamma as gammaln  # noqa: F401
 from ._elementwise_math import _floating
 from ._elementwise_math import exp2, logit, sinc, xlogy  # noqa: F401

@@ -107,3 +107,89 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
             tensor.copy_(tensor.where(~outside, redraw))
             outside = (tensor < a) | (tensor > b)
         return tensor
+
+
+def eye_(tensor):
+    """The identity in a 2-d tensor (ones on the diagonal)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        tensor.zero_()
+        tensor.diagonal().fill_(1.0)
+        return tensor
+
+
+def dirac_(tensor, groups=1):
+    """A convolution weight (3-, 4- or 5-d) that passes its input channels
+    through: in each group, output channel i reads input channel i at the
+    kernel's centre."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_channels = tensor.shape[0]
+    if out_channels % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = out_channels // groups
+    shared = min(per_group, tensor.shape[1])
+    with no_grad():
+        tensor.zero_()
+        centre = tuple(size // 2 for size in tensor.shape[2:])
+        for group in range(groups):
+            for channel in range(shared):
+                tensor[(group * per_group + channel, channel) + centre] = 1.0
+        return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix from the QR factorization of a normal one,
+    its columns' signs fixed by R's diagonal, as PyTorch makes it; a tensor of
+    more dims is flattened to rows by the rest."""
+    from .. import linalg
+
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    columns = tensor.numel() // rows
+    flat = tensor.new_empty((rows, columns)).normal_(0.0, 1.0)
+    if rows < columns:
+        flat = flat.t()
+    q, r = linalg.qr(flat)
+    q = q * r.diagonal().sign()
+    if rows < columns:
+        q = q.t()
+    with no_grad():
+        return tensor.copy_(q.reshape(tensor.shape)).mul_(gain)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-d tensor of normal values (std) with a `sparsity` fraction of each
+    column set to zero."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, columns = tensor.shape
+    zeros_per_column = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0.0, std)
+        for column in range(columns):
+            order = tensor.new_empty((rows,)).uniform_().argsort()
+            tensor[order[:zeros_per_column], column] = 0.0
+        return tensor
+
+
+def _deprecated(initializer):
+    """PyTorch's old names without the trailing underscore, with its warning."""
+    def call(*args, **kwargs):
+        warnings.warn(f"nn.init.{initializer.__name__[:-1]} is now deprecated in favor of nn.init."
+                      f"{initializer.__name__}.", FutureWarning, stacklevel=2)
+        return initializer(*args, **kwargs)
+
+    call.__name__ = initializer.__name__[:-1]
+    return call
+
+
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse, eye, dirac = _deprecated(orthogonal_), _deprecated(sparse_), _deprecated(eye_), _deprecated(dirac_)
