@@ -1,0 +1,78 @@
+"""kl_divergence(p, q) and register_kl, PyTorch's registry of closed forms:
+the most specific registered pair of types wins."""
+
+import math
+
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .independent import Independent, _sum_rightmost
+from .normal import Normal
+from .uniform import Uniform
+
+_KL_REGISTRY = {}
+
+
+def register_kl(type_p, type_q):
+    """Decorates fn(p, q) as KL(p || q) for distributions of these types."""
+    def decorate(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        return fn
+    return decorate
+
+
+def _lookup(type_p, type_q):
+    matches = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not matches:
+        return None
+    # The pair closest to the arguments' own types (PyTorch picks by MRO distance).
+    best = min(matches, key=lambda pair: (type_p.__mro__.index(pair[0]), type_q.__mro__.index(pair[1])))
+    return _KL_REGISTRY[best]
+
+
+def kl_divergence(p, q):
+    fn = _lookup(type(p), type(q))
+    if fn is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
+                                  f"{type(q).__name__}")
+    return fn(p, q)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    variance_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (variance_ratio + t1 - 1 - variance_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = t.masked_fill(q.probs == 0, math.inf).masked_fill(p.probs == 0, 0.0)
+    return t.sum(-1)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    """p log(p/q) + (1-p) log((1-p)/(1-q)), with log p = -softplus(-logit)
+    and log(1-p) = -softplus(logit); a term whose weight is 0 counts 0, and
+    one whose q side is impossible counts inf."""
+    from ..nn.functional import softplus
+
+    ones_term = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    ones_term = ones_term.masked_fill(q.probs == 0, math.inf).masked_fill(p.probs == 0, 0.0)
+    zeros_term = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    zeros_term = zeros_term.masked_fill(q.probs == 1, math.inf).masked_fill(p.probs == 1, 0.0)
+    return ones_term + zeros_term
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return result.masked_fill((q.low > p.low) | (q.high < p.high), math.inf)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError("KL between Independents with different reinterpreted_batch_ndims")
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

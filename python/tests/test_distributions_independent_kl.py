@@ -1,0 +1,48 @@
+"""Independent and kl_divergence against PyTorch 2.13."""
+
+import pytest
+
+import ember
+
+from helpers import assert_close
+
+
+def _pair(T):
+    base = T.distributions.Normal(T.tensor([[0.5, -1.0, 2.0], [0.0, 0.3, 1.0]]),
+                                  T.tensor([[1.0, 0.5, 2.0], [0.2, 1.5, 0.7]]))
+    return T.distributions.Independent(base, 1)
+
+
+def test_independent_reinterprets_batch_dims(torch):
+    ours, theirs = _pair(ember), _pair(torch)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == (2,)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape) == (3,)
+    value = [[0.1, 0.2, 0.3], [-1.0, 0.0, 2.0]]
+    assert_close(ours.log_prob(ember.tensor(value)), theirs.log_prob(torch.tensor(value)))
+    assert_close(ours.entropy(), theirs.entropy())
+    assert tuple(ours.rsample((4,)).shape) == (4, 2, 3) and ours.has_rsample
+    with pytest.raises(ValueError):
+        ember.distributions.Independent(ember.distributions.Normal(ember.zeros(2), ember.ones(2)), 2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: (T.distributions.Normal(T.tensor([0.0, 1.0]), T.tensor([1.0, 2.0])),
+               T.distributions.Normal(T.tensor([0.5, -1.0]), T.tensor([0.5, 1.0]))),
+    lambda T: (T.distributions.Categorical(probs=T.tensor([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]])),
+               T.distributions.Categorical(probs=T.tensor([[0.4, 0.4, 0.2], [0.3, 0.3, 0.4]]))),
+    lambda T: (T.distributions.Bernoulli(probs=T.tensor([0.3, 0.9, 0.0, 1.0])),
+               T.distributions.Bernoulli(probs=T.tensor([0.5, 0.2, 0.4, 0.7]))),
+    lambda T: (T.distributions.Uniform(T.tensor([0.0, 0.0]), T.tensor([1.0, 2.0])),
+               T.distributions.Uniform(T.tensor([-1.0, 0.5]), T.tensor([2.0, 3.0]))),
+    lambda T: (_pair(T), T.distributions.Independent(
+        T.distributions.Normal(T.zeros(2, 3), T.ones(2, 3)), 1)),
+], ids=["normal", "categorical", "bernoulli", "uniform", "independent"])
+def test_kl_divergence_matches_pytorch(make, torch):
+    assert_close(ember.distributions.kl_divergence(*make(ember)), torch.distributions.kl_divergence(*make(torch)))
+
+
+def test_kl_of_an_unregistered_pair_is_not_implemented(torch):
+    for library in (torch, ember):
+        with pytest.raises(NotImplementedError):
+            library.distributions.kl_divergence(library.distributions.Normal(0.0, 1.0),
+                                                library.distributions.Bernoulli(probs=library.tensor(0.5)))
