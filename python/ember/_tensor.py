@@ -364,7 +364,21 @@ class layout:  # noqa: N801  (PyTorch's name)
 strided = layout("strided")
 
 
+_engine_backward = Tensor.backward
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """The engine's backward; with `inputs`, autograd.backward's, which
+    accumulates into those tensors' .grad only."""
+    if inputs is None:
+        return _engine_backward(self, gradient, retain_graph, create_graph)
+    from .autograd import backward
+
+    return backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 Tensor.to = _to
+Tensor.backward = _backward
 Tensor.type = _type
 Tensor.resize_ = _resize_
 Tensor.cuda = _to_device_type("cuda")

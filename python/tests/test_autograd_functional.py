@@ -87,3 +87,21 @@ def test_variable_and_anomaly_switches(torch):
             with library.autograd.set_detect_anomaly(True):
                 assert library.is_anomaly_enabled()
         assert not library.is_anomaly_enabled()
+
+
+def test_backward_with_inputs_fills_only_their_grads(torch):
+    seen = {}
+    for library in (torch, ember):
+        x = library.tensor([1.0, 2.0], requires_grad=True)
+        y = library.tensor([3.0, 4.0], requires_grad=True)
+        h = x * y
+        loss = (h * h).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch warns about the non-leaf's .grad
+            loss.backward(inputs=[x, h], retain_graph=True)
+            first = (x.grad.tolist(), y.grad, h.grad.tolist())
+            library.autograd.backward((x * y).sum(), inputs=x)
+            seen[library] = first + (x.grad.tolist(), y.grad)
+        with pytest.raises(RuntimeError, match="cannot be empty"):
+            loss.backward(inputs=[])
+    assert seen[ember] == seen[torch]

@@ -27,16 +27,29 @@ def _as_list(tensors):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulates the gradients of ``tensors`` into the .grad of every leaf they depend on."""
-    if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported; use ember.autograd.grad")
+    """Accumulates the gradients of ``tensors`` into the .grad of every leaf
+    they depend on, or, given ``inputs``, of those tensors only (leaves or
+    not), as PyTorch's does."""
     roots = _as_list(tensors)
     grads = _as_list(grad_tensors)
     if grads and len(grads) != len(roots):
         raise RuntimeError(f"backward: got {len(grads)} grad_tensors for {len(roots)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    _C._backward(roots, grads, retain_graph, create_graph)
+    if inputs is None:
+        _C._backward(roots, grads, retain_graph, create_graph)
+        return
+    targets = _as_list(inputs)
+    if not targets:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    found = grad(roots, targets, grads or None, retain_graph=retain_graph, create_graph=create_graph,
+                 allow_unused=True)
+    with set_grad_enabled(create_graph):
+        for target, value in zip(targets, found):
+            if value is None:
+                continue
+            value = value if create_graph else value.detach()
+            target.grad = value if target.grad is None else target.grad + value
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
