@@ -114,6 +114,8 @@ from .serialization import save, load
 from . import random  # noqa: A004  (torch.random)
 from . import multiprocessing  # torch.multiprocessing
 from . import jit  # torch.jit
+from . import func  # torch.func
+from .func import vmap
 from ._C import initial_seed
 from .random import get_rng_state, seed, set_rng_state
 from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, set_float32_matmul_precision,

@@ -1,0 +1,183 @@
+"""torch.func's transforms over Ember's autograd: functional_call, grad,
+grad_and_value, vjp, jacrev, jacfwd, hessian and vmap.
+
+PyTorch's transforms compose as function transforms (functorch). Here
+`grad` and the Jacobians differentiate through the autograd graph with
+ember.autograd.grad (create_graph, so they nest: grad(grad(f)) works), and
+`vmap` calls the function once per slice of the mapped dims and stacks the
+results: the values vmap gives wherever the function is pure, at the cost of
+one call per batch element."""
+
+import contextlib
+
+from .. import _C
+from ..autograd import functional as _functional
+from ..autograd import grad as _grad
+from ..autograd.grad_mode import enable_grad
+
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "vmap"]
+
+
+@contextlib.contextmanager
+def _swapped(module, tensors):
+    """Each named parameter or buffer of `module` replaced by the given
+    tensor while the block runs, then put back."""
+    saved = []
+    try:
+        for name, tensor in tensors.items():
+            owner = module
+            *path, leaf = name.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            registry = owner._parameters if leaf in owner._parameters else owner._buffers
+            if leaf not in registry:
+                raise AttributeError(f"functional_call: {type(module).__name__} has no parameter or buffer {name!r}")
+            saved.append((registry, leaf, registry[leaf]))
+            registry[leaf] = tensor
+        yield
+    finally:
+        for registry, leaf, original in reversed(saved):
+            registry[leaf] = original
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *, tie_weights=True, strict=False):
+    """module(*args, **kwargs) with its parameters and buffers taken from the
+    given dict (or dicts) for this call only."""
+    tensors = {}
+    for mapping in (parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (tuple, list))
+                    else (parameter_and_buffer_dicts,)):
+        for name in mapping:
+            if name in tensors:
+                raise ValueError(f"functional_call: {name!r} appeared in multiple dictionaries")
+        tensors.update(mapping)
+    if strict:
+        expected = {name for name, _ in module.named_parameters()} | {name for name, _ in module.named_buffers()}
+        missing = sorted(expected - set(tensors))
+        if missing:
+            raise RuntimeError(f"functional_call: missing key(s): {', '.join(missing)}")
+    with _swapped(module, tensors):
+        return module(*(args if isinstance(args, tuple) else (args,)), **(kwargs or {}))
+
+
+def _differentiated(args):
+    """Whether an argument is itself differentiated (an outer transform, or
+    the program's own graph): then results keep their graph, so transforms
+    nest; otherwise they are plain tensors, as torch.func gives."""
+    return any(isinstance(arg, _C.Tensor) and arg.requires_grad for arg in args)
+
+
+def _kept(tensor, outer):
+    return tensor if outer else tensor.detach()
+
+
+def _positions(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """A function giving (d func / d args[argnums], func(*args)); func returns
+    a one-element tensor, or (it, aux) with has_aux."""
+    def transformed(*args, **kwargs):
+        positions = _positions(argnums)
+        outer = _differentiated(args)
+        with enable_grad():
+            args = list(args)
+            for position in positions:
+                if not args[position].requires_grad:
+                    args[position] = args[position].detach().requires_grad_()
+            result = func(*args, **kwargs)
+            value, aux = result if has_aux else (result, None)
+            if not isinstance(value, _C.Tensor) or value.numel() != 1:
+                raise RuntimeError("grad: the function must return a tensor with a single element")
+            found = _grad(value, [args[p] for p in positions], create_graph=True, allow_unused=True)
+        found = tuple(_kept(args[p].new_zeros(args[p].shape) if g is None else g, outer)
+                      for p, g in zip(positions, found))
+        gradient = found[0] if isinstance(argnums, int) else found
+        value = _kept(value, outer)
+        return (gradient, (value, aux)) if has_aux else (gradient, value)
+
+    return transformed
+
+
+def grad(func, argnums=0, has_aux=False):
+    """d func / d args[argnums] as a function (with aux when has_aux)."""
+    transformed = grad_and_value(func, argnums, has_aux)
+
+    def gradient(*args, **kwargs):
+        found, value = transformed(*args, **kwargs)
+        return (found, value[1]) if has_aux else found
+
+    return gradient
+
+
+def vjp(func, *primals, has_aux=False):
+    """(func(*primals), vjp_fn): vjp_fn(cotangent) gives the vector-Jacobian products."""
+    with enable_grad():
+        inputs = [p.detach().requires_grad_() for p in primals]
+        result = func(*inputs)
+        output, aux = result if has_aux else (result, None)
+
+    outer = _differentiated(primals)
+
+    def vjp_fn(cotangent):
+        found = _grad(output, inputs, cotangent, retain_graph=True, create_graph=outer, allow_unused=True)
+        return tuple(_kept(x.new_zeros(x.shape) if g is None else g, outer) for x, g in zip(inputs, found))
+
+    return (_kept(output, outer), vjp_fn, aux) if has_aux else (_kept(output, outer), vjp_fn)
+
+
+def _jacobian(func, argnums):
+    def jacobian(*args):
+        positions = _positions(argnums)
+
+        def of_chosen(*chosen):
+            full = list(args)
+            for position, value in zip(positions, chosen):
+                full[position] = value
+            return func(*full)
+
+        outer = _differentiated(args)
+        found = _functional.jacobian(of_chosen, tuple(args[p] for p in positions), create_graph=True)
+        found = tuple(_kept(block, outer) for block in found)
+        return found[0] if isinstance(argnums, int) else found
+
+    return jacobian
+
+
+def jacrev(func, argnums=0, has_aux=False):
+    if has_aux:
+        raise NotImplementedError("jacrev(has_aux=True) is not supported")
+    return _jacobian(func, argnums)
+
+
+def jacfwd(func, argnums=0, has_aux=False, randomness="error"):
+    """The Jacobian, computed by reverse mode here (the same values)."""
+    if has_aux:
+        raise NotImplementedError("jacfwd(has_aux=True) is not supported")
+    return _jacobian(func, argnums)
+
+
+def hessian(func, argnums=0):
+    return _jacobian(_jacobian(func, argnums), argnums)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """func mapped over dim `in_dims` of its arguments (None: not mapped; a
+    tuple: one entry per argument), its results stacked along `out_dims`."""
+    def mapped(*args):
+        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap: in_dims has {len(dims)} entries for {len(args)} arguments")
+        sizes = {arg.shape[dim] for arg, dim in zip(args, dims) if dim is not None}
+        if not sizes:
+            raise ValueError("vmap: at least one argument must be mapped over (in_dims all None)")
+        if len(sizes) != 1:
+            raise ValueError(f"vmap: the mapped dims have different sizes: {sorted(sizes)}")
+        results = [func(*(arg if dim is None else arg.select(dim, index) for arg, dim in zip(args, dims)))
+                   for index in range(sizes.pop())]
+        if isinstance(results[0], _C.Tensor):
+            return _C.stack(results, out_dims)
+        outs = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(results[0])
+        return type(results[0])(_C.stack([r[k] for r in results], outs[k]) for k in range(len(results[0])))
+
+    return mapped
