@@ -46,3 +46,40 @@ def test_kl_of_an_unregistered_pair_is_not_implemented(torch):
         with pytest.raises(NotImplementedError):
             library.distributions.kl_divergence(library.distributions.Normal(0.0, 1.0),
                                                 library.distributions.Bernoulli(probs=library.tensor(0.5)))
+
+
+def _transformed(T):
+    D = T.distributions
+    base = D.Normal(T.tensor([0.2, -0.5]), T.tensor([0.7, 1.3]))
+    return {
+        "tanh": (D.TransformedDistribution(base, [D.TanhTransform(cache_size=1)]), [0.3, -0.9]),
+        "sigmoid-affine": (D.TransformedDistribution(base, [D.SigmoidTransform(), D.AffineTransform(0.0, 2.0)]),
+                           [0.4, 1.5]),
+        "affine-event": (D.TransformedDistribution(D.Independent(base, 1), [D.AffineTransform(
+            T.tensor([1.0, 2.0]), T.tensor([2.0, -3.0]), event_dim=1)]), [0.5, 1.0]),
+        "lognormal": (D.LogNormal(T.tensor([0.1, 0.5]), T.tensor([0.4, 1.0])), [1.2, 0.3]),
+    }
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid-affine", "affine-event", "lognormal"])
+def test_transformed_distributions_match_pytorch(name, torch):
+    (ours, value), (theirs, _) = _transformed(ember)[name], _transformed(torch)[name]
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
+    assert_close(ours.log_prob(ember.tensor(value)), theirs.log_prob(torch.tensor(value)))
+    sample = ours.rsample((3,))
+    assert tuple(sample.shape) == (3,) + tuple(theirs.batch_shape) + tuple(theirs.event_shape)
+    if name == "lognormal":
+        for attribute in ("mean", "mode", "variance"):
+            assert_close(getattr(ours, attribute), getattr(theirs, attribute))
+        assert_close(ours.entropy(), theirs.entropy())
+
+
+def test_a_tanh_squashed_sample_backpropagates_to_the_base_parameters():
+    loc = ember.tensor([0.2, -0.5], requires_grad=True)
+    policy = ember.distributions.TransformedDistribution(
+        ember.distributions.Normal(loc, ember.tensor([0.7, 1.3])), [ember.distributions.TanhTransform(cache_size=1)])
+    action = policy.rsample()
+    assert (action.abs() < 1).all()
+    policy.log_prob(action).sum().backward()
+    assert loc.grad is not None and ember.isfinite(loc.grad).all()

@@ -8,9 +8,13 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from . import transforms
+from .transformed_distribution import LogNormal, TransformedDistribution
+from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExpTransform",
+           "Independent", "LogNormal", "MultivariateNormal", "Normal", "SigmoidTransform", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms"]
