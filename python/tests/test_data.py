@@ -362,3 +362,15 @@ def test_reachable_as_an_attribute_after_import_ember():
     assert ember.utils.data is data and ember.utils.data.DataLoader is data.DataLoader
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         ember.utils.nothing
+
+
+def test_stack_dataset_pairs_samples_as_pytorch(torch):
+    for library in (torch, ember):
+        data = library.utils.data
+        images, labels = data.TensorDataset(library.arange(6.0).reshape(3, 2)), [7, 8, 9]
+        stacked = data.StackDataset(images, labels)
+        assert len(stacked) == 3 and stacked[1][1] == 8 and stacked[1][0][0].tolist() == [2.0, 3.0]
+        named = data.StackDataset(image=images, label=labels)
+        assert named[2]["label"] == 9
+        with pytest.raises(ValueError):
+            data.StackDataset(images, [1])

@@ -40,3 +40,4 @@ def test_bad_arguments_are_refused(torch):
             library.optim.lr_scheduler.ConstantLR(optimizer, factor=2.0)
         with pytest.raises(ValueError):
             library.optim.lr_scheduler.ChainedScheduler([])
+

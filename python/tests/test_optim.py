@@ -34,6 +34,10 @@ OPTIMIZERS = [
     ("RAdam", dict(lr=0.01)),
     ("RAdam", dict(lr=0.01, betas=(0.9, 0.9), weight_decay=0.1)),  # rectified from step 6
     ("RAdam", dict(lr=0.01, betas=(0.9, 0.9), weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
+    ("ASGD", dict(lr=0.05)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1, maximize=True)),
 ]
 
 

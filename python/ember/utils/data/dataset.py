@@ -51,6 +51,32 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
+class StackDataset(Dataset):
+    """Sample i is the tuple of each given dataset's sample i (positional
+    datasets) or the dict of them by name (keyword datasets)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output,"
+                             " but both types are given.")
+        datasets = list(args) or list(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        lengths = {len(dataset) for dataset in datasets}
+        if len(lengths) > 1:
+            raise ValueError("Size mismatch between datasets")
+        self._length = lengths.pop()
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {name: dataset[index] for name, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
 class ConcatDataset(Dataset):
     """The samples of several map-style datasets, one after another."""
 
