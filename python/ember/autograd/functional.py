@@ -65,7 +65,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the function's value and the Jacobian-vector product."""
-    inputs_tuple = not isinstance(inputs, _C.Tensor)
     with enable_grad():
         xs = _prepare(inputs, create_graph)
         if v is None:

@@ -73,3 +73,9 @@ class Distribution:
                               for name, value in ((name, self.__dict__[name]) for name in self.arg_constraints
                                                   if name in self.__dict__))
         return f"{type(self).__name__}({arguments})"
+
+
+def of_base(name):
+    """A property read from the distribution's base_dist (Independent,
+    TransformedDistribution and the distributions built on them)."""
+    return property(lambda self: getattr(self.base_dist, name), doc=f"base_dist.{name}")

@@ -3,7 +3,7 @@ so log_prob and entropy sum over them (a diagonal Gaussian is
 Independent(Normal(loc, scale), 1))."""
 
 from .._tensor import Size
-from .distribution import Distribution
+from .distribution import Distribution, of_base
 
 
 def _sum_rightmost(value, dims):
@@ -24,25 +24,8 @@ class Independent(Distribution):
         super().__init__(Size(batch[:split]), Size(batch[split:] + tuple(base_distribution.event_shape)),
                          validate_args=False if validate_args is None else validate_args)
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
-
-    @property
-    def support(self):
-        return self.base_dist.support
-
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+    has_rsample, support = of_base("has_rsample"), of_base("support")
+    mean, mode, variance = of_base("mean"), of_base("mode"), of_base("variance")
 
     def sample(self, sample_shape=()):
         return self.base_dist.sample(sample_shape)

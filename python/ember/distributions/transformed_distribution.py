@@ -4,7 +4,7 @@ distributions built that way, LogNormal (Normal through exp)."""
 
 from .._tensor import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, of_base
 from .normal import Normal
 from .transforms import ExpTransform, Transform
 
@@ -25,9 +25,7 @@ class TransformedDistribution(Distribution):
         super().__init__(Size(shape[:split]), Size(shape[split:]),
                          validate_args=False if validate_args is None else validate_args)
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = of_base("has_rsample")
 
     @property
     def support(self):
@@ -70,13 +68,7 @@ class LogNormal(TransformedDistribution):
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc, scale = of_base("loc"), of_base("scale")
 
     @property
     def mean(self):

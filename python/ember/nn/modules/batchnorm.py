@@ -223,14 +223,8 @@ class SyncBatchNorm(_BatchNorm):
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             converted = cls(module.num_features, module.eps, module.momentum, module.affine,
                             module.track_running_stats, process_group)
-            if module.affine:
-                with no_grad():
-                    converted.weight = module.weight
-                    converted.bias = module.bias
-            converted.running_mean = module.running_mean
-            converted.running_var = module.running_var
-            converted.num_batches_tracked = module.num_batches_tracked
-            converted.training = module.training
+            for name in ("weight", "bias", "running_mean", "running_var", "num_batches_tracked", "training"):
+                setattr(converted, name, getattr(module, name))
         for name, child in module.named_children():
             converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return converted
