@@ -54,3 +54,23 @@ def test_grads_through_functional_call_reach_the_given_tensors():
     loss.backward()
     assert weights["weight"].grad.tolist() == [[1.0, 2.0]] and weights["bias"].grad.tolist() == [1.0]
     assert model.weight.grad is None
+
+
+def test_grad_takes_a_dict_of_parameters_as_torch_func_does(torch):
+    found = {}
+    for library in (torch, ember):
+        library.manual_seed(0)
+        model = library.nn.Linear(3, 2)
+        with library.no_grad():
+            model.weight.copy_(library.tensor([[1.0, -1.0, 0.5], [0.2, 0.3, -0.4]]))
+            model.bias.copy_(library.tensor([0.1, -0.1]))
+        params = {name: p.detach() for name, p in model.named_parameters()}
+        x = library.tensor([[1.0, 2.0, 3.0]])
+
+        def loss(p, data):
+            return library.func.functional_call(model, p, (data,)).pow(2).sum()
+
+        grads = library.func.grad(loss)(params, x)
+        found[library] = {name: g.tolist() for name, g in grads.items()}
+        assert all(g.grad_fn is None for g in grads.values())
+    assert found[ember] == found[torch]

@@ -74,25 +74,50 @@ def _positions(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
+def _leaves(tree):
+    """The tensors of a nest of dicts, lists and tuples, in order."""
+    if isinstance(tree, _C.Tensor):
+        return [tree]
+    if isinstance(tree, dict):
+        return [leaf for value in tree.values() for leaf in _leaves(value)]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for value in tree for leaf in _leaves(value)]
+    raise TypeError(f"grad: expected tensors, or dicts, lists and tuples of them, but got {type(tree).__name__}")
+
+
+def _rebuilt(tree, leaves):
+    """`tree` with its tensors replaced, in order, by those of `leaves` (an iterator)."""
+    if isinstance(tree, _C.Tensor):
+        return next(leaves)
+    if isinstance(tree, dict):
+        return type(tree)((key, _rebuilt(value, leaves)) for key, value in tree.items())
+    return type(tree)(_rebuilt(value, leaves) for value in tree)
+
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """A function giving (d func / d args[argnums], func(*args)); func returns
-    a one-element tensor, or (it, aux) with has_aux."""
+    a one-element tensor, or (it, aux) with has_aux. An argument may be a
+    nest of dicts, lists and tuples of tensors (a module's parameters for
+    functional_call); its gradient has the same structure."""
     def transformed(*args, **kwargs):
         positions = _positions(argnums)
-        outer = _differentiated(args)
+        outer = any(leaf.requires_grad for p in positions for leaf in _leaves(args[p]))
         with enable_grad():
             args = list(args)
             for position in positions:
-                if not args[position].requires_grad:
-                    args[position] = args[position].detach().requires_grad_()
+                fresh = iter([leaf if leaf.requires_grad else leaf.detach().requires_grad_()
+                              for leaf in _leaves(args[position])])
+                args[position] = _rebuilt(args[position], fresh)
             result = func(*args, **kwargs)
             value, aux = result if has_aux else (result, None)
             if not isinstance(value, _C.Tensor) or value.numel() != 1:
                 raise RuntimeError("grad: the function must return a tensor with a single element")
-            found = _grad(value, [args[p] for p in positions], create_graph=True, allow_unused=True)
-        found = tuple(_kept(args[p].new_zeros(args[p].shape) if g is None else g, outer)
-                      for p, g in zip(positions, found))
-        gradient = found[0] if isinstance(argnums, int) else found
+            leaves = [_leaves(args[p]) for p in positions]
+            found = _grad(value, [leaf for group in leaves for leaf in group], create_graph=True, allow_unused=True)
+        found = iter([_kept(leaf.new_zeros(leaf.shape) if g is None else g, outer)
+                      for leaf, g in zip([leaf for group in leaves for leaf in group], found)])
+        trees = tuple(_rebuilt(args[p], found) for p in positions)
+        gradient = trees[0] if isinstance(argnums, int) else trees
         value = _kept(value, outer)
         return (gradient, (value, aux)) if has_aux else (gradient, value)
 
