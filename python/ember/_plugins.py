@@ -10,6 +10,7 @@ entry point fails, whose ABI major differs, or whose library fails to load is
 reported by plugins() with the reason and never breaks ``import ember``.
 """
 
+import atexit
 import os
 import sys
 import threading
@@ -149,6 +150,27 @@ def is_device_type_available(type):
 
 def synchronize(device="cpu"):
     _C.synchronize(device)
+
+
+# Note [Draining devices at exit]: a plugin may still be running work the
+# program queued (the xpu plugin's OpenCL driver compiles a kernel on its
+# own thread at the kernel's first launch) when the program ends. Python's
+# exit then runs the C++ static destructors of every library while that
+# thread is inside one of them (PoCL's LLVM), which crashes the process
+# after it has done everything it was asked. So at interpreter exit every
+# device of a loaded plugin is synchronized first, as CUDA's runtime drains
+# its streams; an error there is the plugin's, printed to stderr, and exit
+# goes on. A C++ program calls ember::synchronize itself before it returns.
+def _drain_devices_at_exit():
+    for info in _C.devices():
+        if info.plugin and info.plugin != "cpu":
+            try:
+                _C.synchronize(info.device)
+            except Exception as error:  # noqa: BLE001  (reported, exit goes on)
+                print(f"ember: synchronizing {info.device} at exit failed: {error}", file=sys.stderr)
+
+
+atexit.register(_drain_devices_at_exit)
 
 
 def set_kernel_timeout(seconds):
