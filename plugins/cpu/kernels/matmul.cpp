@@ -1,4 +1,4 @@
-// mm and bmm: oneDNN for float32 and bfloat16 (bfloat16 through float32
+// mm, bmm and mm_bias: oneDNN for float32 and bfloat16 (bfloat16 through float32
 // where the CPU lacks AVX-512), a row-wise loop for the other numeric dtypes
 // (ops.md "Matrix products").
 #include <oneapi/dnnl/dnnl.h>
@@ -166,6 +166,24 @@ void matmul_onednn(ember_dtype dtype, const DLTensor* const (&t)[3]) {
   if (plan.contiguous) copy_tensor(views[2], *t[2]);
 }
 
+// The side of the output tiles each single-threaded sgemm writes (Note [mm
+// bits for any thread count]).
+constexpr int64_t kSgemmTile = 256;
+
+// out[r][j] += bias[first_column + j] over a rows x columns tile of a
+// row-major float32 output with leading dimension ld.
+void add_bias_to_tile(const DLTensor& bias, int64_t first_column, float* out, int64_t ld, int64_t rows,
+                      int64_t columns) {
+  const float* values = reinterpret_cast<const float*>(sdk::data_ptr(bias));
+  const int64_t stride = bias.strides[0];
+  float row_of_bias[kSgemmTile];
+  for (int64_t j = 0; j < columns; ++j) row_of_bias[j] = values[(first_column + j) * stride];
+  for (int64_t r = 0; r < rows; ++r) {
+    float* line = out + r * ld;
+    for (int64_t j = 0; j < columns; ++j) line[j] += row_of_bias[j];
+  }
+}
+
 // Note [sgemm for float32 mm]: for a plain float32 product whose operands are
 // row- or column-major, oneDNN's sgemm driver is faster than its matmul
 // primitive (it picks its own blocking and threading per call and needs no
@@ -195,7 +213,11 @@ bool gemm_operand(const Operand& t, GemmOperand* out) {
   return false;
 }
 
-bool try_sgemm(const DLTensor* const (&t)[3]) {
+// `bias` (optional): a vector of the output's columns added to every row of
+// each tile right after its product, while the tile is in cache (Note
+// [mm_bias]); each sum is the rounded product plus the bias, as the
+// decomposition's add gives.
+bool try_sgemm(const DLTensor* const (&t)[3], const DLTensor* bias = nullptr) {
   const Operand a_operand = batched(*t[0]);
   const Operand b_operand = batched(*t[1]);
   const Operand c_operand = batched(*t[2]);
@@ -219,28 +241,31 @@ bool try_sgemm(const DLTensor* const (&t)[3]) {
   // one single-threaded sgemm over the whole of K, and the plugin's threads
   // share the tiles: a tile's bits depend only on its shape. Packing a tile's
   // operands costs under 1% of its multiply-adds at this size.
-  constexpr int64_t kTile = 256;
-  const int64_t row_tiles = (m + kTile - 1) / kTile;
-  const int64_t column_tiles = (n + kTile - 1) / kTile;
+  const int64_t row_tiles = (m + kSgemmTile - 1) / kSgemmTile;
+  const int64_t column_tiles = (n + kSgemmTile - 1) / kSgemmTile;
   const int64_t tiles_per_matrix = row_tiles * column_tiles;
   const int64_t a_row_step = a.trans == 'N' ? a.ld : 1;
   const int64_t b_column_step = b.trans == 'N' ? 1 : b.ld;
-  const int64_t tile_multiply_adds = std::min(m, kTile) * std::min(n, kTile) * std::max<int64_t>(k, 1);
+  const int64_t tile_multiply_adds = std::min(m, kSgemmTile) * std::min(n, kSgemmTile) * std::max<int64_t>(k, 1);
   const int64_t grain = std::max<int64_t>(1, kOneDnnMultiplyAddsPerThread / tile_multiply_adds);
   parallel_for(0, batches * tiles_per_matrix, grain, [&](int64_t begin, int64_t end) {
     use_onednn_threads(1);
     for (int64_t tile = begin; tile < end; ++tile) {
       const int64_t batch = tile / tiles_per_matrix;
-      const int64_t row = tile % tiles_per_matrix / column_tiles * kTile;
-      const int64_t column = tile % column_tiles * kTile;
-      const int64_t rows = std::min(kTile, m - row);
-      const int64_t columns = std::min(kTile, n - column);
+      const int64_t row = tile % tiles_per_matrix / column_tiles * kSgemmTile;
+      const int64_t column = tile % column_tiles * kSgemmTile;
+      const int64_t rows = std::min(kSgemmTile, m - row);
+      const int64_t columns = std::min(kSgemmTile, n - column);
       const dnnl_status_t status =
           dnnl_sgemm(a.trans, b.trans, rows, columns, k, 1.0f, a_data + batch * a_operand.strides[0] + row * a_row_step,
                      a.ld, b_data + batch * b_operand.strides[0] + column * b_column_step, b.ld, 0.0f,
                      c_data + batch * c_operand.strides[0] + row * c.ld + column, c.ld);
       if (status != dnnl_success) {
         sdk::fail(EMBER_STATUS_INTERNAL, "mm/bmm: dnnl_sgemm failed with status " + std::to_string(status));
+      }
+      if (bias != nullptr) {
+        add_bias_to_tile(*bias, column, c_data + batch * c_operand.strides[0] + row * c.ld + column, c.ld, rows,
+                         columns);
       }
     }
   });
@@ -325,9 +350,7 @@ void matmul_bfloat16_through_float32(const DLTensor* const (&t)[3]) {
 }
 
 template <class T>
-void matmul_kernel(const ember_kernel_call& call) {
-  const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
-  if (sdk::numel(*t[2]) == 0) return;
+void multiply(const DLTensor* const (&t)[3]) {
   if (t[0]->shape[t[0]->ndim - 1] == 0) return fill_zeros(*t[2]);
   if constexpr (std::is_same_v<T, float>) {
     matmul_float32(t);
@@ -342,6 +365,48 @@ void matmul_kernel(const ember_kernel_call& call) {
   }
 }
 
+template <class T>
+void matmul_kernel(const ember_kernel_call& call) {
+  const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
+  if (sdk::numel(*t[2]) == 0) return;
+  multiply<T>(t);
+}
+
+// mm_bias (ops.md): inputs (a, b, bias), output a @ b + bias on every row.
+// float32 products that take the sgemm path add the bias tile by tile (Note
+// [mm_bias]); every other path adds it to each row after the product, with
+// the decomposition's rounding: the product rounded to T, plus the bias.
+template <class T>
+void mm_bias_kernel(const ember_kernel_call& call) {
+  const DLTensor* const t[3] = {&call.inputs[0], &call.inputs[1], &call.outputs[0]};
+  const DLTensor& bias = call.inputs[2];
+  const DLTensor& out = call.outputs[0];
+  if (sdk::numel(out) == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (t[0]->shape[1] > 0 && try_sgemm(t, &bias)) return;
+  }
+  multiply<T>(t);
+  const int64_t rows = out.shape[0];
+  const int64_t columns = out.shape[1];
+  const T* bias_data = reinterpret_cast<const T*>(sdk::data_ptr(bias));
+  T* out_data = reinterpret_cast<T*>(sdk::data_ptr(out));
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(columns, 1));
+  parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      T* line = out_data + r * out.strides[0];
+      for (int64_t j = 0; j < columns; ++j) {
+        T& value = line[j * out.strides[1]];
+        const T addend = bias_data[j * bias.strides[0]];
+        if constexpr (sdk::is_integer_v<T>) {
+          value = sdk::wrap_add(value, addend);
+        } else {
+          value = sdk::convert<T>(sdk::to_compute(value) + sdk::to_compute(addend));
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void register_matmul_kernels(const sdk::Registrar& r) {
@@ -350,6 +415,9 @@ void register_matmul_kernels(const sdk::Registrar& r) {
   };
   r.add_each("mm", sdk::NumericTypes{}, make);
   r.add_each("bmm", sdk::NumericTypes{}, make);
+  r.add_each("mm_bias", sdk::NumericTypes{}, [](auto tag) {
+    return &sdk::kernel_entry<&mm_bias_kernel<typename decltype(tag)::type>>;
+  });
 }
 
 }  // namespace ember::cpu

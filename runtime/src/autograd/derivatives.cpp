@@ -133,6 +133,18 @@ EMBER_BINARY_DERIVATIVE(d_mm, mm_shaped_like(a, g, b.t()), mm_shaped_like(b, a.t
 EMBER_BINARY_DERIVATIVE(d_bmm, bmm(g, b.transpose(1, 2)), bmm(a.transpose(1, 2), g))
 #undef EMBER_BINARY_DERIVATIVE
 
+// Inputs (a, b, bias): mm's gradients for a and b, and for the bias the sum
+// of dy over the rows (Note [mm_bias]).
+BackwardFn d_mm_bias(const OpCall& c, std::vector<Tensor>& saved) {
+  const bool need_a = c.inputs[0].requires_grad(), need_b = c.inputs[1].requires_grad();
+  const bool need_bias = c.inputs[2].requires_grad();
+  return over_inputs(c, saved, [need_a, need_b, need_bias](const Tensor& g, const Grads& in) {
+    const int64_t rows[] = {0};
+    return Grads{need_a ? mm_shaped_like(in[0], g, in[1].t()) : Tensor(),
+                 need_b ? mm_shaped_like(in[1], in[0].t(), g) : Tensor(), need_bias ? sum(g, rows) : Tensor()};
+  });
+}
+
 // Only the condition is saved, so the branches may change in place later
 // (index_put_ writes its result over one of them).
 BackwardFn d_where(const OpCall& c, std::vector<Tensor>& saved) {

@@ -67,6 +67,7 @@ BackwardFn d_cumsum(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_sort(const dispatch::OpCall&, std::vector<Tensor>&);
 
 BackwardFn d_mm(const dispatch::OpCall&, std::vector<Tensor>&);
+BackwardFn d_mm_bias(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_bmm(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_index_select(const dispatch::OpCall&, std::vector<Tensor>&);
 BackwardFn d_gather(const dispatch::OpCall&, std::vector<Tensor>&);

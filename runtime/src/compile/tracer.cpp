@@ -601,6 +601,8 @@ bool keeps_composite(const Op& op, const Tensor& x) {
     case OpId::Gelu:
     case OpId::GeluBackward:
       return false;  // pointwise: its decomposition fuses with its neighbours
+    case OpId::MmBias:
+      return false;  // its bias add fuses with the pointwise ops after it (Note [mm_bias])
     case OpId::LstmLayer:
     case OpId::LstmLayerWorkspaceBytes:
     case OpId::LstmLayerBackward: {

@@ -115,6 +115,7 @@ enum class OpId : uint16_t {
   AdamUpdate,
   SgdUpdate,
   RmspropUpdate,
+  MmBias,
   // Linear algebra through LAPACK-style factorizations.
   LinalgCholeskyEx,
   LinalgLuFactorEx,

@@ -86,6 +86,7 @@ Tensor cast_now(const Tensor& t, DType to) {
 std::optional<CastPolicy> policy_of(OpId id, bool accelerator) {
   switch (id) {
     case OpId::Mm:
+    case OpId::MmBias:
     case OpId::Bmm:
     case OpId::Conv2d:
     case OpId::Conv2dBias:

@@ -222,6 +222,7 @@ constexpr OpRecord kComposites[] = {
               kNoGradient, /*abi_minor=*/10),
     composite(OpId::RmspropUpdate, "rmsprop_update", 5, 4, "lr alpha eps weight_decay momentum centered maximize",
               meta_optimizer_update, kNoGradient, /*abi_minor=*/10),
+    composite(OpId::MmBias, "mm_bias", 3, 1, "", meta_mm, d_mm_bias, /*abi_minor=*/11),
 };
 
 // Outputs after the first that are integers (info, pivots) carry no gradient;

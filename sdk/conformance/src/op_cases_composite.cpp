@@ -396,6 +396,22 @@ OpCase rmsprop_update_case() {
           }};
 }
 
+// linear with a bias over 2-d inputs, which is mm_bias where a backend has
+// that kernel: shapes across the CPU plugin's 256-wide tiles, an empty
+// inner dim, and a strided bias.
+OpCase mm_bias_case() {
+  const auto run = [](const Tensors& in, DType, Device) { return Tensors{linear(in[0], in[1], in[2])}; };
+  const auto every_other = [](const Tensor& t) { return t.slice(0, std::nullopt, std::nullopt, 2); };
+  return {"mm_bias",
+          numeric_dtypes(),
+          {
+              {"5x3 by 4x3", {{.shape = {5, 3}}, {.shape = {4, 3}}, {.shape = {4}}}, run, 1, true},
+              {"across tiles", {{.shape = {300, 7}}, {.shape = {260, 7}}, {.shape = {260}}}, run, 4},
+              {"empty inner dim", {{.shape = {3, 0}}, {.shape = {2, 0}}, {.shape = {2}}}, run},
+              {"strided bias", {{.shape = {4, 3}}, {.shape = {5, 3}}, {.shape = {10}, .view = every_other}}, run},
+          }};
+}
+
 }  // namespace
 
 std::vector<OpCase> composite_cases() {
@@ -405,6 +421,7 @@ std::vector<OpCase> composite_cases() {
       convolution_case("conv2d", &conv2d, {6, 5}, false),
       convolution_case("conv3d", &conv3d, {4, 6, 5}, true),
       convolution_case("conv2d_bias", &conv2d, {6, 5}, true),
+      mm_bias_case(),
       lstm_layer_case(),
       lstm_layer_backward_case(),
       lstm_layer_workspace_bytes_case(),

@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 #define EMBER_ABI_VERSION_MAJOR 1
-#define EMBER_ABI_VERSION_MINOR 10
+#define EMBER_ABI_VERSION_MINOR 11
 
 /* Bytes of `type` up to the end of `last_field`: the struct_size of a
  * writer whose struct ends at that field (see the version rules). */

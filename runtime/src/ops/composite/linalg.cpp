@@ -1,8 +1,10 @@
-// matmul with PyTorch's full semantics, linear and embedding, over mm, bmm
-// and index_select.
+// matmul with PyTorch's full semantics, linear and embedding, over mm, bmm,
+// mm_bias and index_select.
 #include <string>
 
 #include "autograd/record.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -51,6 +53,23 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
   return out;
 }
 
+// Note [mm_bias]: a 2-d product plus a bias added to every row, the shape of
+// linear() with a bias (PyTorch's addmm). A backend's mm_bias kernel adds
+// the bias as it writes the product, where the decomposition reads and
+// writes the whole output a second time, and autograd records one node
+// instead of three (mm, the bias's expand, add). Its value is the
+// decomposition's: each output the product rounded to the dtype, plus the
+// bias, rounded. Its derivative is mm's for a and b and the sum of dy over
+// the rows for the bias. Traces decompose it, so that fusion can take the
+// add with the ops after it.
+Tensor mm_bias(const Tensor& a, const Tensor& b, const Tensor& bias) {
+  static const dispatch::Op& fused = dispatch::op(dispatch::OpId::MmBias);
+  const bool fits = bias.dim() == 1 && bias.size(0) == b.size(1) && bias.dtype() == a.dtype() &&
+                    b.dtype() == a.dtype() && bias.device() == a.device() && b.device() == a.device();
+  if (fits && dispatch::use_composite_kernel(fused, a)) return dispatch::call_single(fused, {a, b, bias});
+  return mm(a, b) + bias;
+}
+
 }  // namespace
 
 Tensor matmul(const Tensor& a_given, const Tensor& b_given) {
@@ -72,10 +91,19 @@ Tensor linear(const Tensor& x_given, const Tensor& w_given, const std::optional<
                                         shape_str(w.sizes()) + " (expected last dim " + std::to_string(w.size(1)) +
                                         ")");
   }
+  if (bias && x.dim() >= 2) {
+    // The rows of every batch dim at once, as matmul folds them for mm.
+    DimVector out_shape(IntArrayRef(x.sizes().data(), static_cast<size_t>(x.dim() - 1)));
+    const Tensor rows = x.dim() == 2 ? x : x.reshape({numel_of(out_shape), x.size(-1)});
+    out_shape.push_back(w.size(0));
+    // One addmm in PyTorch, and shown as one (Note [mm_bias]).
+    const Tensor out = autograd::name_history(mm_bias(rows, w.t(), *bias), "AddmmBackward0");
+    return x.dim() == 2 ? out : out.reshape(out_shape);
+  }
   const Tensor out = matmul(x, w.t());
-  // A 2-d input is one addmm (or mm) in PyTorch, and shows as one.
+  // A 2-d input is one mm in PyTorch, and shows as one.
   if (x.dim() != 2) return bias ? out + *bias : out;
-  return bias ? autograd::name_history(out + *bias, "AddmmBackward0") : autograd::name_history(out, "MmBackward0");
+  return autograd::name_history(out, "MmBackward0");
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
