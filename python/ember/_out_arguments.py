@@ -121,7 +121,7 @@ def _call_with_out(fn, name, args, kwargs, out):
         _check_target(name, value, target)
     for value, target in zip(result, out):
         _write(name, value, target)
-    return type(result)(*out) if hasattr(result, "_fields") or hasattr(result, "n_fields") else type(result)(out)
+    return type(result)(*out) if hasattr(result, "_fields") else type(result)(out)
 
 
 def with_out(fn, name):
