@@ -16,13 +16,18 @@ def _check_optimizer(optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
-def _lambdas_per_group(optimizer, lr_lambda):
+def _per_group(name, optimizer, value, mismatch="expected {groups} values for {name}, got {given}"):
+    """`value` once per parameter group: a list or tuple of one per group, or
+    one for all; `mismatch` words the error (PyTorch's words per scheduler)."""
     groups = len(optimizer.param_groups)
-    if isinstance(lr_lambda, (list, tuple)):
-        if len(lr_lambda) != groups:
-            raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-        return list(lr_lambda)
-    return [lr_lambda] * groups
+    if isinstance(value, (list, tuple)):
+        if len(value) != groups:
+            raise ValueError(mismatch.format(groups=groups, name=name, given=len(value)))
+        return list(value)
+    return [value] * groups
+
+
+_LAMBDAS_MISMATCH = "Expected {groups} lr_lambdas, but got {given}"
 
 
 # Note [Chainable schedules]
@@ -173,7 +178,7 @@ class MultiplicativeLR(LRScheduler):
     (one function, or one per group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
+        self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda, _LAMBDAS_MISMATCH)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -295,7 +300,7 @@ class LambdaLR(LRScheduler):
     """lr = initial lr * lr_lambda(epoch), one function or one per group."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
+        self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda, _LAMBDAS_MISMATCH)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -426,15 +431,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-
-def _per_group(name, optimizer, value):
-    groups = len(optimizer.param_groups)
-    if isinstance(value, (list, tuple)):
-        if len(value) != groups:
-            raise ValueError(f"expected {groups} values for {name}, got {len(value)}")
-        return list(value)
-    return [value] * groups
 
 
 class CyclicLR(LRScheduler):
