@@ -239,12 +239,13 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return self.to(device, _TYPE_DTYPES[parts[-1]])
 
 
-def _contiguous_strides(sizes):
+def contiguous_strides(shape):
+    """The row-major strides, in elements, of a tensor of `shape`, as a list."""
     strides, step = [], 1
-    for size in reversed(sizes):
+    for size in reversed(shape):
         strides.append(step)
         step *= max(size, 1)
-    return tuple(reversed(strides))
+    return strides[::-1]
 
 
 def _resize_(self, *sizes, memory_format=None):
@@ -263,7 +264,7 @@ def _resize_(self, *sizes, memory_format=None):
     if sizes == tuple(self.shape) and self.is_contiguous():
         return self
     try:
-        self.data = self.as_strided(sizes, _contiguous_strides(sizes), self.storage_offset())
+        self.data = self.as_strided(sizes, contiguous_strides(sizes), self.storage_offset())
     except RuntimeError:
         grown = self.new_empty(sizes)
         kept = min(self.numel(), grown.numel())

@@ -4,6 +4,7 @@ nodes that write the node's output names."""
 
 import numpy
 
+from .._tensor import contiguous_strides
 from ._graph import FLOATING, OnnxExporterError, is_static
 
 
@@ -388,14 +389,6 @@ def convert_as_strided(g, node):
                                                                                  for i in range(len(sizes))])
     flat = g.add("Reshape", [g.name(source["storage_of"]), g.ints([-1])])
     g.add("Gather", [flat, g.initializer(g.fresh("as_strided_index"), index)], node.outputs, axis=0)
-
-
-def contiguous_strides(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return strides[::-1]
 
 
 def converters():
