@@ -40,6 +40,19 @@ void map_elements(const ember_kernel_call& call, const Fn& fn) {
   detail::map_elements<Out, In...>(call, fn, std::index_sequence_for<In...>{});
 }
 
+// dst += value with the catalogue's add: logical or for bool, wrap-around
+// for integers, and for floats the sum in the compute type rounded once.
+template <class T>
+void add_into(T& dst, T value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    dst = dst || value;
+  } else if constexpr (sdk::is_integer_v<T>) {
+    dst = sdk::wrap_add(dst, value);
+  } else {
+    dst = sdk::convert<T>(sdk::to_compute(dst) + sdk::to_compute(value));
+  }
+}
+
 // True if pred(x) holds for some element of `t` (storage type T, compute
 // values); lets a kernel reject bad data before writing any output.
 template <class T, class Pred>

@@ -146,17 +146,6 @@ void gather_kernel(const ember_kernel_call& call) {
   });
 }
 
-template <class T>
-void add_into(T& dst, T value) {
-  if constexpr (std::is_same_v<T, bool>) {
-    dst = dst || value;
-  } else if constexpr (sdk::is_integer_v<T>) {
-    dst = sdk::wrap_add(dst, value);
-  } else {
-    dst = sdk::convert<T>(sdk::to_compute(dst) + sdk::to_compute(value));
-  }
-}
-
 // Whether `index` holds one entry per position along `dim`, broadcast (stride
 // 0) over its other dims: a row index, as embedding's backward makes it.
 bool is_row_index(const DLTensor& index, int64_t dim) {

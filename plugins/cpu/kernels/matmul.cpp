@@ -394,15 +394,7 @@ void mm_bias_kernel(const ember_kernel_call& call) {
   parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       T* line = out_data + r * out.strides[0];
-      for (int64_t j = 0; j < columns; ++j) {
-        T& value = line[j * out.strides[1]];
-        const T addend = bias_data[j * bias.strides[0]];
-        if constexpr (sdk::is_integer_v<T>) {
-          value = sdk::wrap_add(value, addend);
-        } else {
-          value = sdk::convert<T>(sdk::to_compute(value) + sdk::to_compute(addend));
-        }
-      }
+      for (int64_t j = 0; j < columns; ++j) add_into(line[j * out.strides[1]], bias_data[j * bias.strides[0]]);
     }
   });
 }
