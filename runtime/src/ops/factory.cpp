@@ -9,10 +9,10 @@
 #include "core/shape.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
-#include "ember/random_state.h"
 #include "dispatch/trace_hooks.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/random_state.h"
 #include "ops/random_stream.h"
 #include "plugin/device_registry.h"
 
