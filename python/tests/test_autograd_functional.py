@@ -48,9 +48,11 @@ def _close(ours, theirs):
     lambda T: T.autograd.functional.jacobian(lambda x: x.exp() * x.sum(), T.tensor(_X)),
     lambda T: T.autograd.functional.hessian(_scalar(T), _inputs(T)),
     lambda T: T.autograd.functional.hessian(lambda x: (x.exp() * x).sum(), T.tensor(_X)),
+    lambda T: T.autograd.functional.hessian(lambda x: (x.exp() * x).sum().reshape(1), T.tensor(_X)),
     lambda T: T.autograd.functional.hvp(_scalar(T), _inputs(T), (T.tensor(_V), T.tensor(_Y))),
     lambda T: T.autograd.functional.vhp(_scalar(T), _inputs(T), (T.tensor(_V), T.tensor(_Y))),
-], ids=["vjp", "jvp", "jacobian", "jacobian-one-input", "hessian", "hessian-one-input", "hvp", "vhp"])
+], ids=["vjp", "jvp", "jacobian", "jacobian-one-input", "hessian", "hessian-one-input", "hessian-of-a-1-element-output",
+        "hvp", "vhp"])
 def test_matches_pytorch(call, torch):
     _close(call(ember), call(torch))
 

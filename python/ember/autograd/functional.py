@@ -115,7 +115,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         out = func(*xs)
         if not isinstance(out, _C.Tensor) or out.numel() != 1:
             raise RuntimeError("hessian: the function must return a tensor with a single element")
-        first = jacobian(func, xs, create_graph=True, strict=strict)
+        # The one element as a scalar, as PyTorch squeezes it: each gradient
+        # has its input's shape.
+        first = _grads((out.reshape(()),), xs, (out.new_ones(()),), True, "hessian", strict)
         return first if inputs_tuple else first[0]
 
     return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
