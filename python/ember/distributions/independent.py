@@ -4,10 +4,7 @@ Independent(Normal(loc, scale), 1))."""
 
 from .._tensor import Size
 from .distribution import Distribution, of_base
-
-
-def _sum_rightmost(value, dims):
-    return value.sum(list(range(-dims, 0))) if dims > 0 else value
+from .utils import sum_rightmost
 
 
 class Independent(Distribution):
@@ -34,10 +31,10 @@ class Independent(Distribution):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):
-        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self):
-        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"

@@ -5,9 +5,10 @@ import math
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .independent import Independent, _sum_rightmost
+from .independent import Independent
 from .normal import Normal
 from .uniform import Uniform
+from .utils import sum_rightmost
 
 _KL_REGISTRY = {}
 
@@ -75,4 +76,4 @@ def _kl_uniform_uniform(p, q):
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError("KL between Independents with different reinterpreted_batch_ndims")
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -7,10 +7,7 @@ from . import constraints
 from .distribution import Distribution, of_base
 from .normal import Normal
 from .transforms import ExpTransform, Transform
-
-
-def _sum_rightmost(value, dims):
-    return value.sum(list(range(-dims, 0))) if dims > 0 and hasattr(value, "sum") else value
+from .utils import sum_rightmost
 
 
 class TransformedDistribution(Distribution):
@@ -50,9 +47,9 @@ class TransformedDistribution(Distribution):
         y = value
         for transform in reversed(self.transforms):
             x = transform.inv(y)
-            total = total - _sum_rightmost(transform.log_abs_det_jacobian(x, y), event_dim - transform.event_dim)
+            total = total - sum_rightmost(transform.log_abs_det_jacobian(x, y), event_dim - transform.event_dim)
             y = x
-        base = _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
+        base = sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
         return base + total
 
     def __repr__(self):

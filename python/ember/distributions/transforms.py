@@ -5,6 +5,7 @@ SigmoidTransform, TanhTransform, ComposeTransform)."""
 import math
 
 from . import constraints
+from .utils import sum_rightmost
 
 
 class Transform:
@@ -114,7 +115,7 @@ class AffineTransform(Transform):
         scale = self.scale
         log_scale = scale.abs().log() if hasattr(scale, "abs") else x.new_full(x.shape, math.log(abs(scale)))
         log_scale = log_scale.expand(x.shape) if tuple(log_scale.shape) != tuple(x.shape) else log_scale
-        return log_scale.sum(list(range(-self.event_dim, 0))) if self.event_dim else log_scale
+        return sum_rightmost(log_scale, self.event_dim)
 
 
 class ComposeTransform(Transform):
@@ -140,7 +141,6 @@ class ComposeTransform(Transform):
         for part in self.parts:
             following = part(x)
             term = part.log_abs_det_jacobian(x, following)
-            extra = self.event_dim - part.event_dim
-            total = total + (term.sum(list(range(-extra, 0))) if extra else term)
+            total = total + sum_rightmost(term, self.event_dim - part.event_dim)
             x = following
         return total

@@ -34,6 +34,11 @@ def broadcast_all(*values):
     return tuple(tensor.expand(shape) for tensor in tensors)
 
 
+def sum_rightmost(value, dims):
+    """value summed over its `dims` rightmost dims (a number stays as it is)."""
+    return value.sum(list(range(-dims, 0))) if dims > 0 and hasattr(value, "sum") else value
+
+
 def clamp_probs(probs):
     eps = _EPS[probs.dtype]
     return probs.clamp(min=eps, max=1 - eps)
