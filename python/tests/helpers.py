@@ -45,3 +45,12 @@ def check_with_gradients(torch, ours_fn, theirs_fn, arrays, grad=(True,), rtol=1
     for x, tx, w in zip(ours_inputs, theirs_inputs, wants):
         if w and tx.grad is not None:
             assert_close(x.grad, tx.grad, rtol=rtol, atol=atol)
+
+
+def linear_with(library, weight, bias):
+    """library.nn.Linear holding the given weight (out x in, nested lists) and bias."""
+    layer = library.nn.Linear(len(weight[0]), len(weight))
+    with library.no_grad():
+        layer.weight.copy_(library.tensor(weight))
+        layer.bias.copy_(library.tensor(bias))
+    return layer

@@ -5,7 +5,7 @@ import pytest
 
 import ember
 
-from helpers import assert_close
+from helpers import assert_close, linear_with
 
 
 def _f(T):
@@ -59,11 +59,7 @@ def test_grads_through_functional_call_reach_the_given_tensors():
 def test_grad_takes_a_dict_of_parameters_as_torch_func_does(torch):
     found = {}
     for library in (torch, ember):
-        library.manual_seed(0)
-        model = library.nn.Linear(3, 2)
-        with library.no_grad():
-            model.weight.copy_(library.tensor([[1.0, -1.0, 0.5], [0.2, 0.3, -0.4]]))
-            model.bias.copy_(library.tensor([0.1, -0.1]))
+        model = linear_with(library, [[1.0, -1.0, 0.5], [0.2, 0.3, -0.4]], [0.1, -0.1])
         params = {name: p.detach() for name, p in model.named_parameters()}
         x = library.tensor([[1.0, 2.0, 3.0]])
 

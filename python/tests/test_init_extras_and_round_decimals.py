@@ -9,7 +9,7 @@ import pytest
 
 import ember
 
-from helpers import assert_close
+from helpers import assert_close, linear_with
 
 
 @pytest.mark.parametrize("shape, gain", [((3, 5), 1.0), ((6, 3), 2.0), ((4, 2, 3), 1.0)])
@@ -67,11 +67,7 @@ def test_round_with_decimals_matches_pytorch(values, decimals, torch):
 def test_parameter_vectors_and_split_clipping_match_pytorch(torch):
     results = {}
     for library in (torch, ember):
-        library.manual_seed(0)
-        model = library.nn.Linear(3, 2)
-        with library.no_grad():
-            model.weight.copy_(library.tensor([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]]))
-            model.bias.copy_(library.tensor([0.1, -0.2]))
+        model = linear_with(library, [[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]], [0.1, -0.2])
         vector = library.nn.utils.parameters_to_vector(model.parameters())
         library.nn.utils.vector_to_parameters(vector * 2, model.parameters())
         model(library.ones(4, 3)).pow(2).sum().backward()
