@@ -37,6 +37,7 @@ from ._C import (
     get_num_threads,
 )
 from ._tensor import Size, layout, strided
+from . import _tensor_pickling, _shared_memory  # noqa: F401  (Tensor.__reduce_ex__, Tensor.share_memory_)
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
 from ._factories import (
     tensor,
@@ -63,7 +64,7 @@ from ._factories import (
     randint,
     randperm,
 )
-from ._dlpack import from_dlpack, from_numpy
+from ._dlpack import from_dlpack, from_numpy, frombuffer
 from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
 from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
                                 exp2, float_power, fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex,

@@ -1,6 +1,7 @@
-"""Zero-copy exchange through DLPack: from_dlpack takes anything with
-``__dlpack__`` (NumPy arrays, PyTorch tensors, other Ember tensors) or a raw
-"dltensor" capsule; Tensor.__dlpack__ (C++) goes the other way."""
+"""Tensors over memory that others own, without a copy: from_dlpack takes
+anything with ``__dlpack__`` (NumPy arrays, PyTorch tensors, other Ember
+tensors) or a raw "dltensor" capsule, and Tensor.__dlpack__ (C++) goes the
+other way; frombuffer takes any object with Python's buffer protocol."""
 
 from . import _C
 
@@ -26,3 +27,15 @@ def from_numpy(ndarray):
     if not ndarray.flags.writeable:
         raise ValueError("from_numpy: the array is read-only and a tensor would write to it; pass a copy")
     return from_dlpack(ndarray)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing the memory of ``buffer`` (bytes, bytearray,
+    array.array, mmap, memoryview, ...): ``count`` elements of ``dtype``
+    (all that fit when -1) from byte ``offset`` on. The tensor keeps the
+    buffer alive; a read-only buffer (bytes) gives a tensor that refuses
+    in-place writes, where PyTorch warns and lets them through."""
+    tensor = _C._tensor_sharing_buffer(buffer, dtype, count, offset)
+    if requires_grad:
+        tensor.requires_grad_(True)
+    return tensor

@@ -366,10 +366,11 @@ def test_a_worker_that_cannot_start_stops_those_started_before_it(no_leftovers, 
     assert time.monotonic() - started < 30
 
 
-def test_spawned_workers_take_a_picklable_dataset_and_refuse_tensors(no_leftovers):
+def test_spawned_workers_take_a_dataset_of_tensors_through_shared_memory(no_leftovers):
     loader = data.DataLoader(range(4), batch_size=2, num_workers=1, multiprocessing_context="spawn")
     assert [batch.tolist() for batch in loader] == [[0, 1], [2, 3]]
-    tensors = data.TensorDataset(ember.ones(3))
-    with pytest.raises(TypeError, match=r"worker 0 could not start: cannot pickle 'ember._C.Tensor' object \(the "
-                                        r"'spawn' start method pickles the dataset"):
-        iter(data.DataLoader(tensors, num_workers=1, multiprocessing_context="spawn"))
+    values = ember.arange(6.0).view(3, 2)
+    tensors = data.TensorDataset(values)
+    batches = list(data.DataLoader(tensors, batch_size=2, num_workers=1, multiprocessing_context="spawn"))
+    assert [batch.tolist() for (batch,) in batches] == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0]]]
+    assert values.is_shared()

@@ -6,13 +6,13 @@ Each object is pickled into a uint8 tensor; the byte counts travel first
 (an int64 collective), every rank pads its bytes to the largest count where
 the tensor collective needs equal sizes, and each receiver unpickles a
 rank's bytes trimmed to that rank's count. Tensors inside an object travel
-as their dtype, shape, device and bytes.
+as pickle carries them (ember/_tensor_pickling.py): dtype, shape, device and
+bytes.
 
 Unpickling runs whatever code the pickled bytes name, so these collectives
 are for peers whose objects are trusted, as in PyTorch.
 """
 
-import io
 import pickle
 import warnings
 
@@ -24,61 +24,13 @@ __all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatt
            "send_object_list", "recv_object_list"]
 
 
-class _ObjectPickler(pickle.Pickler):
-    """Takes tensors out of the pickle's object graph (ember tensors do not
-    pickle themselves) and writes each one once, so that a tensor reached
-    twice arrives as one tensor. Autograd history stays behind: a tensor
-    that requires grad arrives as a leaf that requires grad, as torch's
-    pickled tensors do."""
-
-    def __init__(self, stream):
-        super().__init__(stream)
-        self.tensor_numbers = {}
-        self.tensors = []  # keeps each tensor alive, so that its id stays unique while pickling
-
-    def persistent_id(self, value):
-        if not isinstance(value, _C.Tensor):
-            return None
-        if id(value) in self.tensor_numbers:
-            return (self.tensor_numbers[id(value)],)
-        from ..nn import Parameter
-        number = self.tensor_numbers[id(value)] = len(self.tensors)
-        self.tensors.append(value)
-        return (number, value.dtype, list(value.shape), str(value.device), value.requires_grad,
-                isinstance(value, Parameter), _C._tensor_bytes(value.detach().cpu()))
-
-
-class _ObjectUnpickler(pickle.Unpickler):
-    def __init__(self, stream):
-        super().__init__(stream)
-        self.tensors = {}
-
-    def persistent_load(self, persistent_id):
-        number, *description = persistent_id
-        if description:
-            self.tensors[number] = self._rebuild(*description)
-        return self.tensors[number]
-
-    @staticmethod
-    def _rebuild(dtype, shape, device, requires_grad, is_parameter, data):
-        tensor = _C._tensor_from_buffer(data, 0, dtype, shape)
-        if device != "cpu":
-            tensor = tensor.to(_C.device(device))
-        if is_parameter:
-            from ..nn import Parameter
-            return Parameter(tensor, requires_grad=requires_grad)
-        return tensor.requires_grad_() if requires_grad else tensor
-
-
 def _object_to_bytes(obj, device):
-    stream = io.BytesIO()
-    _ObjectPickler(stream).dump(obj)
-    data = stream.getvalue()
+    data = pickle.dumps(obj)
     return _C._tensor_from_buffer(data, 0, _C.uint8, [len(data)]).to(device)
 
 
 def _bytes_to_object(byte_tensor):
-    return _ObjectUnpickler(io.BytesIO(_C._tensor_bytes(byte_tensor.cpu()))).load()
+    return pickle.loads(_C._tensor_bytes(byte_tensor.cpu()))
 
 
 def _padded(byte_tensor, size):

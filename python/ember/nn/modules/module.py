@@ -517,6 +517,15 @@ class Module:
     def cpu(self):
         return self.to("cpu")
 
+    def share_memory(self):
+        """Moves the parameters, their gradients and the buffers into shared
+        memory (Tensor.share_memory_), for processes that train one model
+        in place (Hogwild)."""
+        for param in self.parameters():
+            if param.grad is not None:
+                param.grad.share_memory_()
+        return self._apply_to_tensors(lambda t: t.share_memory_())
+
     def float(self):
         return self.to(_C.float32)
 

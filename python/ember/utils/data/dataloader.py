@@ -252,8 +252,7 @@ class _MultiProcessingIterator(_BaseIterator):
                 # A pickling error (TypeError, AttributeError, PicklingError) takes one message.
                 raise type(error)(f"DataLoader: worker {worker_id} could not start: {error} (the "
                                   f"'{context.get_start_method()}' start method pickles the dataset, collate_fn and "
-                                  f"worker_init_fn for each worker; ember tensors do not pickle, the 'fork' method "
-                                  f"shares them instead)") from error
+                                  f"worker_init_fn for each worker)") from error
             finally:
                 writer.close()  # the worker's copy is the only one left: the pipe ends when the worker does
             self._index_queues.append(index_queue)
