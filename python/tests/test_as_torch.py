@@ -1,0 +1,93 @@
+"""`python -m ember.as_torch`: a PyTorch program runs unchanged, its
+`import torch.nn as nn` lines included, and so do the processes it starts."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+PROGRAM = textwrap.dedent("""
+    import sys
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch.optim.lr_scheduler import StepLR
+    import ember
+
+    assert torch is ember and nn is ember.nn and F is ember.nn.functional
+    assert nn.Linear is ember.nn.Linear and StepLR is ember.optim.lr_scheduler.StepLR
+    assert torch.nn.modules.linear.__name__ == "ember.nn.modules.linear"
+
+
+    def main():
+        torch.manual_seed(0)
+        data = TensorDataset(torch.randn(32, 3), torch.randint(0, 2, (32,)))
+        loader = DataLoader(data, batch_size=8, num_workers=1, multiprocessing_context="spawn")
+        model = nn.Linear(3, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        print("ran", __name__, sys.argv[1:], type(x).__module__)
+
+
+    if __name__ == "__main__":
+        main()
+""")
+
+
+def run_as_torch(*arguments, cwd=None):
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-m", "ember.as_torch", *arguments], capture_output=True, text=True,
+                          timeout=300, env=environment, cwd=cwd)
+
+
+def test_a_pytorch_program_runs_unchanged_with_spawned_workers(tmp_path):
+    program = tmp_path / "train.py"
+    program.write_text(PROGRAM)
+    result = run_as_torch(str(program), "--epochs", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ran __main__ ['--epochs', '1'] ember._C"
+
+
+def test_a_module_runs_with_m(tmp_path):
+    (tmp_path / "trainer.py").write_text(
+        "import sys\nimport torch.nn\nprint(torch.nn.ReLU()(torch.tensor([-1.0, 2.0])).tolist(), sys.argv[1:])\n")
+    result = run_as_torch("-m", "trainer", "x", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[0.0, 2.0] ['x']"
+
+
+def test_a_submodule_ember_lacks_is_named_with_both_names(tmp_path):
+    program = tmp_path / "missing.py"
+    program.write_text("import torch.no_such_module\n")
+    result = run_as_torch(str(program))
+    assert result.returncode != 0
+    assert ("ModuleNotFoundError: No module named 'torch.no_such_module': Ember has no 'ember.no_such_module'"
+            in result.stderr)
+
+
+def test_install_refuses_when_pytorch_is_already_imported(tmp_path):
+    program = tmp_path / "late.py"
+    program.write_text(textwrap.dedent("""
+        import sys, types
+        sys.modules["torch"] = types.ModuleType("torch")
+        import ember.as_torch
+        try:
+            ember.as_torch.install()
+        except RuntimeError as error:
+            print(error)
+    """))
+    result = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert result.returncode == 0, result.stderr
+    assert "PyTorch is already imported in this process" in result.stdout
+
+
+def test_usage_errors_name_what_is_wrong(tmp_path):
+    assert run_as_torch().returncode == 2
+    missing = run_as_torch(str(tmp_path / "absent.py"))
+    assert missing.returncode == 2 and "no such program" in missing.stderr
+    assert run_as_torch("-m").returncode == 2
