@@ -2,6 +2,8 @@
 normalizations of torch.nn.functional that Ember builds from core ops, and
 their modules, against PyTorch: values, gradients and errors."""
 
+import warnings
+
 import numpy
 import pytest
 
@@ -125,6 +127,49 @@ def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(name, shape):
     assert set(numpy.unique(flat)) <= {0.0, 2.0}
     assert all(len(set(channel.tolist())) == 1 for sample in flat for channel in sample)
     assert getattr(F, name)(x, 0.5, training=False) is x
+
+
+def _mask_groups(out):
+    """For an all-ones input dropped out at p=0.5: the sizes of the groups
+    of elements that fall together (each kept as 2 or zeroed as 0)."""
+    values = out.numpy()
+    assert set(numpy.unique(values)) <= {0.0, 2.0}
+    return values
+
+
+# PyTorch 2.13's ranks: dropout1d takes 2-D (C, L) and 3-D (N, C, L); dropout2d
+# reads 3-D as (N, C, L) and 2-D as (N, C) with warnings; dropout3d reads 4-D
+# as one (C, D, H, W) sample and any other rank, warned, as unbatched too.
+@pytest.mark.parametrize("name, shape, mask_shape, warns", [
+    ("dropout1d", (6, 50), (6, 1), False),
+    ("dropout2d", (8, 6, 50), (8, 6, 1), True),
+    ("dropout2d", (40, 30), (40, 30), True),
+    ("dropout2d", (2, 3, 4, 5, 6), (2, 3, 1, 1, 1), True),
+    ("dropout3d", (6, 2, 3, 40), (6, 1, 1, 1), False),
+    ("dropout3d", (40, 30), (40, 1), True),
+])
+def test_channel_dropout_takes_pytorchs_ranks(name, shape, mask_shape, warns):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = _mask_groups(getattr(F, name)(ember.ones(*shape), 0.5, training=True))
+    assert bool(caught) == warns and all(w.filename == __file__ for w in caught)
+    # Every element equals the first of its group: broadcasting the group's
+    # corner over the group gives the output back.
+    corners = out[tuple(slice(0, size) if size > 1 else slice(0, 1) for size in mask_shape)]
+    assert (numpy.broadcast_to(corners, shape) == out).all()
+    assert 0 < out.mean() < 2
+
+
+def test_channel_dropout_refuses_what_pytorch_refuses():
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but received a 4D input"):
+        F.dropout1d(ember.ones(2, 3, 4, 5))
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions in the input"), \
+            pytest.warns(UserWarning, match="Received a 1-D input to dropout2d"):
+        F.dropout2d(ember.ones(5))
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.dropout2d(ember.ones(2, 3, 4), 1.5)
+    inplace = ember.ones(6, 50)
+    assert F.dropout1d(inplace, 0.5, inplace=True) is inplace and inplace.shape == (6, 50)
 
 
 def test_alpha_dropout_keeps_mean_and_variance():
