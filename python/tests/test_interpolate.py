@@ -1,5 +1,6 @@
-"""F.interpolate (nearest; linear, bilinear and trilinear with and without
-align_corners) and nn.Upsample against PyTorch: values, gradients, errors."""
+"""F.interpolate (nearest, nearest-exact and area; linear, bilinear,
+trilinear and bicubic with and without align_corners) and nn.Upsample
+against PyTorch: values, gradients, errors."""
 
 import numpy
 import pytest
@@ -22,6 +23,18 @@ CASES = [
     ((1, 1, 4, 4), dict(scale_factor=1.7, mode="bilinear")),
     ((1, 2, 3, 1), dict(size=(1, 4), mode="bilinear", align_corners=True)),
     ((1, 1, 2, 3, 4), dict(size=(3, 4, 2), mode="trilinear", align_corners=False)),
+    # bicubic reads up to two pixels beyond the edge (clamped) and, unlike
+    # linear, does not clamp the source coordinate at 0 when downsampling
+    ((2, 3, 5, 7), dict(size=(9, 4), mode="bicubic")),
+    ((1, 2, 6, 6), dict(scale_factor=2.5, mode="bicubic", align_corners=True)),
+    ((1, 1, 8, 5), dict(scale_factor=(0.5, 1.7), mode="bicubic", align_corners=False)),
+    ((1, 1, 8, 5), dict(scale_factor=(0.5, 1.7), mode="bicubic", recompute_scale_factor=True)),
+    ((2, 1, 4, 4), dict(size=(4, 4), mode="bicubic", align_corners=True)),
+    ((1, 2, 7), dict(size=3, mode="nearest-exact")),
+    ((1, 2, 3, 9), dict(scale_factor=(2.5, 0.4), mode="nearest-exact")),
+    ((1, 2, 7), dict(size=3, mode="area")),
+    ((1, 2, 5, 9), dict(size=(2, 4), mode="area")),
+    ((1, 1, 4, 6, 5), dict(scale_factor=0.5, mode="area")),
 ]
 
 
@@ -55,6 +68,8 @@ def test_upsample_modules_match_pytorch(torch):
     ("F.interpolate(T.ones(1, 1, 4), size=3, align_corners=True)", ValueError),
     ("F.interpolate(T.ones(1, 1, 4, 4), size=(3,))", ValueError),
     ("F.interpolate(T.ones(1, 1, 4), size=3, mode='bilinear')", NotImplementedError),
+    ("F.interpolate(T.ones(1, 1, 4), size=3, mode='bicubic')", NotImplementedError),
+    ("F.interpolate(T.ones(1, 1, 4, 4), size=3, mode='area', align_corners=False)", ValueError),
 ])
 def test_bad_arguments_raise_what_pytorch_raises(torch, call, error):
     for library in (torch, ember):

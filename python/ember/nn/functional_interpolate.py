@@ -1,13 +1,17 @@
-"""F.interpolate: nearest and (bi/tri)linear resampling as PyTorch computes
-them, one spatial dim at a time (both modes are separable): nearest reads
-index_select at floor(dst * scale), linear blends the two neighbours of
-each source coordinate, so gradients and every device come from
-index_select, mul and add."""
+"""F.interpolate: nearest, nearest-exact, (bi/tri)linear and bicubic
+resampling as PyTorch computes them, one spatial dim at a time (each mode is
+separable): nearest reads index_select at floor(dst * scale), nearest-exact
+at floor((dst + 0.5) * scale), linear blends the two neighbours of each
+source coordinate and bicubic the four around it, so gradients and every
+device come from index_select, mul and add. `area` is adaptive average
+pooling to the output size."""
 
 import math
 import numbers
 
 from .. import _C, _factories
+from .._C import _nn
+from .functional_pooling import adaptive_avg_pool3d
 
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
@@ -60,29 +64,90 @@ def _linear(x, dim, out_size, scale, align_corners):
     return x.index_select(dim, _index(lower, x)) * (1 - weight) + x.index_select(dim, _index(upper, x)) * weight
 
 
+# Keys's cubic convolution with a = -0.75, PyTorch's choice for bicubic:
+# the weights of the neighbours at distances t + 1, t, 1 - t and 2 - t.
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t):
+    a = _CUBIC_A
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _cubic(x, dim, out_size, scale, align_corners):
+    size = x.shape[dim]
+    # Unlike linear's, bicubic's source coordinate is not clamped at 0; the
+    # neighbours' indices are clamped to the edge instead.
+    if align_corners:
+        step = (size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        sources = [j * step for j in range(out_size)]
+    else:
+        sources = [(j + 0.5) * scale - 0.5 for j in range(out_size)]
+    floors = [math.floor(s) for s in sources]
+    weights = list(zip(*[_cubic_weights(s - f) for s, f in zip(sources, floors)]))
+    shape = [1] * x.dim()
+    shape[dim] = out_size
+    result = None
+    for k in range(4):
+        indices = _index([min(max(f - 1 + k, 0), size - 1) for f in floors], x)
+        weight = _factories.tensor(weights[k], dtype=x.dtype, device=x.device).reshape(shape)
+        term = x.index_select(dim, indices) * weight
+        result = term if result is None else result + term
+    return result
+
+
+def _nearest_exact(x, dim, out_size, scale):
+    size = x.shape[dim]
+    return x.index_select(dim, _index([min(math.floor((j + 0.5) * scale), size - 1) for j in range(out_size)], x))
+
+
+def _area(input, sizes):  # noqa: A002
+    if len(sizes) == 1:
+        return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, sizes[0]]).squeeze(-2)
+    if len(sizes) == 2:
+        return _nn.adaptive_avg_pool2d(input, sizes)
+    return adaptive_avg_pool3d(input, sizes)
+
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
                 recompute_scale_factor=None, antialias=False):
-    if mode in ("nearest",) and align_corners is not None:
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
-    if mode not in ("nearest",) + tuple(_LINEAR):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                  f"for the modes: nearest | linear | bilinear | trilinear (got {mode})")
+    spatial = input.dim() - 2
+    unsupported = NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                      f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
+    if mode not in ("nearest", "nearest-exact", "area", "bicubic") + tuple(_LINEAR) or not 1 <= spatial <= 3:
+        raise unsupported
+    if mode in _LINEAR and _LINEAR[mode] != spatial:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
+    if mode == "bicubic" and spatial != 2:
+        raise unsupported
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not implemented")
-    spatial = input.dim() - 2
-    if spatial < 1 or spatial > 3 or (mode in _LINEAR and _LINEAR[mode] != spatial):
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
-                                  f"{_LINEAR.get(mode, spatial) + 2}D input" if mode in _LINEAR else
-                                  f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                  f"for the modes: nearest | linear | bilinear | trilinear (got {mode})")
     sizes, scales = _output_sizes(input, size, scale_factor, spatial)
+    if mode == "area":
+        return _area(input, sizes)
     if recompute_scale_factor:
         scales = [input.shape[2 + d] / sizes[d] if sizes[d] else 0.0 for d in range(spatial)]
     result = input
     for d in range(spatial):
         if mode == "nearest":
             result = _nearest(result, 2 + d, sizes[d], scales[d])
+        elif mode == "nearest-exact":
+            result = _nearest_exact(result, 2 + d, sizes[d], scales[d])
+        elif mode == "bicubic":
+            result = _cubic(result, 2 + d, sizes[d], scales[d], bool(align_corners))
         else:
             result = _linear(result, 2 + d, sizes[d], scales[d], bool(align_corners))
     return result
