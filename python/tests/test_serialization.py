@@ -175,6 +175,15 @@ def test_numpy_arrays_of_ember_dtypes_are_typed_tensors_to_other_readers(tmp_pat
     assert tensors["state"].dtype == np.uint8 and tensors["state"].shape == (12,)  # its bytes
 
 
+def test_weights_only_false_loads_the_same_data():
+    # Programs written for PyTorch 2.6+ pass weights_only=False for their own checkpoints.
+    stream = io.BytesIO()
+    ember.save({"w": ember.ones(2), "epoch": 3}, stream)
+    for weights_only in (True, False):
+        loaded = ember.load(io.BytesIO(stream.getvalue()), weights_only=weights_only)
+        assert loaded["epoch"] == 3 and loaded["w"].tolist() == [1.0, 1.0]
+
+
 def test_modules_optimizers_and_object_arrays_are_refused(np):
     model = ember.nn.Linear(2, 1)
     with pytest.raises(TypeError, match=r"save: the object to save is a Linear, which cannot be saved whole .*"
