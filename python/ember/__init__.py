@@ -38,6 +38,7 @@ from ._C import (
 )
 from ._tensor import Size, layout, strided
 from . import _tensor_pickling, _shared_memory  # noqa: F401  (Tensor.__reduce_ex__, Tensor.share_memory_)
+from ._legacy_constructors import tensor_types as _tensor_types  # also Tensor(2, 3), Tensor([1, 2])
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
 from ._factories import (
     tensor,
@@ -149,6 +150,9 @@ for _alias, _target in _tensor_surface.ALIASES.items():
     if _alias not in globals() and _target in globals():
         globals()[_alias] = globals()[_target]
 del _alias, _target
+
+# torch.FloatTensor, torch.LongTensor, ... (the CPU's; ember.cuda.FloatTensor and so on for the others).
+globals().update(_tensor_types(__name__, "cpu"))
 
 # torch.conv2d, torch.dropout, torch.layer_norm and the other functional ops
 # at the top level, with torch's argument orders.

@@ -12,6 +12,7 @@ import sys
 import types
 
 from . import _C, _plugins, _streams
+from ._legacy_constructors import tensor_types
 
 
 def device_module(device_type):
@@ -130,6 +131,8 @@ def _make_module(name, device_type):
         function.__module__ = name
         setattr(module, function.__name__, function)
     module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
+    for type_name, tensor_type in tensor_types(name, device_type).items():
+        setattr(module, type_name, tensor_type)
     module.amp = sys.modules[f"{name}.amp"] = _make_amp_module(f"{name}.amp", device_type)
     return module
 

@@ -220,14 +220,17 @@ _TYPE_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
-    """type(): the tensor's type name; type(dtype or name): the tensor
-    converted to it (itself when nothing changes); a name with a device type
-    ("torch.cuda.FloatTensor") also moves it there."""
+    """type(): the tensor's type name; type(dtype, name or legacy class such
+    as ember.LongTensor): the tensor converted to it (itself when nothing
+    changes); a name with a device type ("torch.cuda.FloatTensor") also
+    moves it there."""
     if dtype is None:
         device_type = self.device.type
         return f"torch.{'' if device_type == 'cpu' else device_type + '.'}{_TYPE_NAMES[self.dtype]}"
     if isinstance(dtype, _C.dtype):
         return self.to(dtype)
+    if isinstance(getattr(dtype, "device_type", None), str) and isinstance(getattr(dtype, "dtype", None), _C.dtype):
+        dtype = f"torch.{'' if dtype.device_type == 'cpu' else dtype.device_type + '.'}{_TYPE_NAMES[dtype.dtype]}"
     if not isinstance(dtype, str):
         raise TypeError(f"type(): dtype must be a str or an ember.dtype, not {type(dtype).__name__}")
     parts = dtype.split(".")

@@ -82,6 +82,24 @@ def test_grad_and_higher_order(torch):
     assert grads[1].tolist() == [0.0, 0.0]
 
 
+def test_grad_takes_pytorchs_other_arguments(torch):
+    def run(library):
+        x = library.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = library.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        unused = library.ones(2, requires_grad=True)
+        y, z = (x * x * w).sum(), x * w
+        with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+            (plain,) = library.autograd.grad(y, x, only_inputs=False, retain_graph=True)
+        (jacobian,) = library.autograd.grad(z, x, library.eye(3), is_grads_batched=True, retain_graph=True)
+        by_name = library.autograd.grad(y, {"x": x, "w": w}, retain_graph=True)
+        batched = library.autograd.grad(z, [x, unused], library.eye(3), is_grads_batched=True,
+                                        materialize_grads=True)
+        return (plain.tolist(), jacobian.tolist(), sorted(by_name), by_name["w"].tolist(),
+                [list(g.shape) for g in batched])
+
+    assert run(ember) == run(torch)
+
+
 def test_leaf_and_requires_grad_state():
     x = ember.ones(2)
     assert not x.requires_grad and x.is_leaf and x.grad_fn is None

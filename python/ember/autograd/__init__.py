@@ -1,5 +1,7 @@
 """Reverse-mode automatic differentiation (ember.autograd), run by the C++ engine."""
 
+import warnings
+
 from .. import _C
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -52,16 +54,47 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             target.grad = value if target.grad is None else target.grad + value
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (no .grad changes)."""
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple
+    (a dict when ``inputs`` is a dict of tensors); no .grad changes. With
+    ``is_grads_batched``, each grad_output's first dim is a batch of
+    grad_outputs and each gradient gets that first dim (one backward pass
+    per batch entry, where PyTorch vmaps one pass)."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
+    if isinstance(inputs, dict):
+        names = list(inputs)
+        found = grad(outputs, [inputs[name] for name in names], grad_outputs, retain_graph, create_graph,
+                     allow_unused=allow_unused, is_grads_batched=is_grads_batched,
+                     materialize_grads=materialize_grads)
+        return dict(zip(names, found))
     outputs = _as_list(outputs)
     inputs_list = _as_list(inputs)
     if retain_graph is None:
         retain_graph = create_graph
     allow_unused = bool(allow_unused) or materialize_grads
-    grads = _C._grad(outputs, inputs_list, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
+    if is_grads_batched:
+        grads = _batched_grads(outputs, inputs_list, _as_list(grad_outputs), retain_graph, create_graph,
+                               allow_unused)
+    else:
+        grads = _C._grad(outputs, inputs_list, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
     if materialize_grads:
         grads = [g if g is not None else _C._zeros(list(x.shape), x.dtype, x.device)
                  for g, x in zip(grads, inputs_list)]
     return tuple(grads)
+
+
+def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    if len(grad_outputs) != len(outputs) or any(g is None or g.dim() == 0 for g in grad_outputs):
+        raise RuntimeError("grad: is_grads_batched=True needs one grad_output per output, each with a batch dim "
+                           "first")
+    batch = grad_outputs[0].shape[0]
+    if any(g.shape[0] != batch for g in grad_outputs):
+        raise RuntimeError(f"grad: is_grads_batched=True needs grad_outputs of one batch size, got "
+                           f"{[g.shape[0] for g in grad_outputs]}")
+    per_entry = [_C._grad(outputs, inputs, [g[i] for g in grad_outputs], retain_graph or i + 1 < batch,
+                          create_graph, allow_unused) for i in range(batch)]
+    return [None if found[0] is None else _C.stack(list(found)) for found in zip(*per_entry)]
