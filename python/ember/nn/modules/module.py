@@ -11,6 +11,7 @@ from ... import _C
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
+from ._backward_hooks import BackwardHookCall
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns: the keys it found missing and unexpected."""
@@ -80,6 +81,9 @@ class Module:
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_state_dict_pre_hooks", OrderedDict())
         object.__setattr__(self, "_state_dict_hooks", OrderedDict())
         object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
@@ -105,11 +109,20 @@ class Module:
             replaced = hook(self, args)
             if replaced is not None:
                 args = replaced if isinstance(replaced, tuple) else (replaced,)
+        backward_hooks = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hooks = BackwardHookCall(self)
+            args = backward_hooks.wrap_arguments(args)
         result = forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            replaced = hook(self, args, result)
+        for key, hook in list(self._forward_hooks.items()):
+            if key in self._forward_hooks_with_kwargs:
+                replaced = hook(self, args, kwargs, result)
+            else:
+                replaced = hook(self, args, result)
             if replaced is not None:
                 result = replaced
+        if backward_hooks is not None:
+            result = backward_hooks.wrap_outputs(result)
         return result
 
     # --- registration
@@ -153,8 +166,33 @@ class Module:
         hooks[handle.id] = hook
         return handle
 
-    def register_forward_hook(self, hook):
-        return self._add_hook(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args, output) -> None or a new output; with_kwargs,
+        hook(module, args, kwargs, output)."""
+        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or new grad_input,
+        run once the gradients of the module's tensor arguments are known
+        (_backward_hooks.py)."""
+        handle = self._add_hook(self._backward_hooks, hook)
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or new grad_output, run once the
+        gradients of the module's outputs are known."""
+        handle = self._add_hook(self._backward_pre_hooks, hook)
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args; with_kwargs,
