@@ -73,6 +73,7 @@ from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max
                                 logaddexp2, logit, positive, rad2deg, sgn, signbit, sinc, sinh, xlogy, ldexp,
                                 bitwise_left_shift, bitwise_right_shift)
 from ._elementwise_math import acosh as arccosh, asinh as arcsinh, atanh as arctanh  # noqa: F401
+from ._elementwise_math import clamp, clamp as clip  # tensor bounds too, over the C++ clamp
 from ._elementwise_math import round  # noqa: A004  (decimals=, over the catalogue's round)
 Tensor.round, Tensor.round_ = _elementwise_math.round, _elementwise_math.round_
 from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, cumulative_trapezoid, dist, kthvalue,

@@ -16,12 +16,41 @@ def _floating(x):
     return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
+_clamp_to_scalars = Tensor.clamp
+_clamp_to_scalars_ = Tensor.clamp_
+
+
+def _clamp_to_tensors(input, min, max):
+    """clamp with a tensor bound (broadcast with the input), as PyTorch's:
+    the gradient reaches the input where min <= x <= max and a bound where
+    x passes it, NaN stays NaN, and min > max gives max."""
+    # A NaN stays NaN and, as in PyTorch, passes no gradient on.
+    result = _C.where(input != input, input.detach(), input)
+    if min is not None:
+        result = _C.where(input < min, min, result)
+    if max is not None:
+        result = _C.where(result > max, max, result)
+    return result
+
+
+def clamp(input, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_to_tensors(input, min, max)
+    return _clamp_to_scalars(input, min, max)
+
+
+def clamp_(input, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return input.copy_(_clamp_to_tensors(input, min, max))
+    return _clamp_to_scalars_(input, min, max)
+
+
 def clamp_min(input, min):
-    return input.clamp(min=min)
+    return clamp(input, min=min)
 
 
 def clamp_max(input, max):
-    return input.clamp(max=max)
+    return clamp(input, max=max)
 
 
 def exp2(input):

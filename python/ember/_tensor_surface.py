@@ -63,6 +63,9 @@ def install():
     for name in _IN_PLACE_VIEWS:
         if not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", in_place_view(getattr(Tensor, name), name + "_"))
+    # clamp with tensor bounds, over the C++ clamp of scalar bounds.
+    Tensor.clamp = Tensor.clip = math_ops.clamp
+    Tensor.clamp_ = Tensor.clip_ = math_ops.clamp_
     # The conjugate transposes of real tensors are their transposes.
     Tensor.adjoint = lambda self: self.transpose(-2, -1)
     Tensor.mH = property(Tensor.adjoint)

@@ -303,8 +303,8 @@ def _join(path, key):
 
 def load(f, map_location=None, weights_only=True):
     """Reads a state dict written by save(), or a dict of name -> tensor from
-    any safetensors writer. ``map_location`` (a device or its name) moves
-    every tensor there. ``weights_only`` is accepted for torch.load's
+    any safetensors writer. ``map_location`` (a device or its name, a dict
+    of locations or a function, as torch.load takes it) moves every tensor. ``weights_only`` is accepted for torch.load's
     signature: a file holds only data, so both values load the same. A file that is not exactly a safetensors file (see
     Note [What a safetensors file must be]) is a ValueError naming the file
     and what is wrong, and nothing is loaded."""
@@ -315,7 +315,7 @@ def load(f, map_location=None, weights_only=True):
     else:
         tensors, metadata = _safetensors.read(f, source)
     if map_location is not None:
-        tensors = {name: tensor.to(map_location) for name, tensor in tensors.items()}
+        tensors = {name: _mapped(tensor, map_location) for name, tensor in tensors.items()}
     if metadata is None or _STRUCTURE_KEY not in metadata:
         return tensors
     where = f"load: {source}: the saved structure (__metadata__['{_STRUCTURE_KEY}'])"
@@ -327,6 +327,21 @@ def load(f, map_location=None, weights_only=True):
         raise ValueError(f"{where} is not valid JSON: {error}") from None
     except RecursionError:
         raise ValueError(f"{where} nests too deeply") from None
+
+
+def _mapped(tensor, map_location):
+    """torch.load's map_location: a device or its name, a dict from saved
+    locations to new ones, or a function(tensor, location) returning the
+    tensor to use. A file keeps no device, so every location is "cpu"."""
+    if callable(map_location):
+        moved = map_location(tensor, "cpu")
+        if not isinstance(moved, _C.Tensor):
+            raise TypeError(f"load: map_location returned a {type(moved).__name__}, not a tensor")
+        return moved
+    if isinstance(map_location, dict):
+        target = map_location.get("cpu")
+        return tensor if target is None else tensor.to(target)
+    return tensor.to(map_location)
 
 
 def _describe(f):

@@ -174,3 +174,22 @@ def test_python_floats_beside_float64_tensors_keep_their_precision(torch, device
     assert_close(ember.remainder(half, 0.7), torch.remainder(t_half, 0.7))  # still float16
     zero_d, t_zero_d = pair(torch, 2.0, "float32", device)
     assert_close(ember.where(zero_d > 0, zero_d, 0.5), torch.where(t_zero_d > 0, t_zero_d, 0.5))
+
+
+def test_clamp_takes_tensor_bounds_as_pytorch_does(torch):
+    def run(library):
+        x = library.tensor([-2.0, 0.5, float("nan"), 3.0, 1.0], requires_grad=True)
+        low = library.tensor([-1.0, 1.0, 0.0, 0.0, 1.0], requires_grad=True)
+        high = library.tensor(2.0, requires_grad=True)
+        clamped = library.clamp(x, min=low, max=high)
+        clamped.sum().backward()
+        in_place = library.tensor([0.0, 5.0])
+        in_place.clamp_(min=library.tensor([1.0, 6.0]))
+        integers = library.tensor([1, 5])
+        return (str(clamped.tolist()), x.grad.tolist(), low.grad.tolist(), high.grad.item(),
+                integers.clamp(min=library.tensor([2.5, 0.0])).tolist(),
+                str(integers.clip(max=library.tensor(3)).dtype).split(".")[-1],
+                library.clamp(library.ones(3), library.tensor([2.0]), library.tensor([1.5])).tolist(),
+                in_place.tolist(), library.clamp_min(library.tensor([0.0, 5.0]), library.tensor(2.0)).tolist())
+
+    assert run(ember) == run(torch)

@@ -175,6 +175,22 @@ def test_numpy_arrays_of_ember_dtypes_are_typed_tensors_to_other_readers(tmp_pat
     assert tensors["state"].dtype == np.uint8 and tensors["state"].shape == (12,)  # its bytes
 
 
+def test_map_location_takes_what_torch_load_takes():
+    stream = io.BytesIO()
+    ember.save({"w": ember.ones(2)}, stream)
+    seen = []
+
+    def keep(tensor, location):
+        seen.append(location)
+        return tensor
+
+    for map_location in (keep, {"cuda:0": "cpu"}, {"cpu": "cpu"}, "cpu", ember.device("cpu")):
+        assert ember.load(io.BytesIO(stream.getvalue()), map_location=map_location)["w"].tolist() == [1.0, 1.0]
+    assert seen == ["cpu"]
+    with pytest.raises(TypeError, match="map_location returned a str, not a tensor"):
+        ember.load(io.BytesIO(stream.getvalue()), map_location=lambda tensor, location: "cpu")
+
+
 def test_weights_only_false_loads_the_same_data():
     # Programs written for PyTorch 2.6+ pass weights_only=False for their own checkpoints.
     stream = io.BytesIO()
