@@ -17,16 +17,20 @@ from ... import _C
 from ...autograd.function import Function
 
 
+def _replaced(replaced, grads, kind, name):
+    """What a hook returned in place of `grads` (named `name`): `grads` itself for None."""
+    if replaced is None:
+        return grads
+    replaced = tuple(replaced) if isinstance(replaced, (tuple, list)) else (replaced,)
+    if len(replaced) != len(grads):
+        raise RuntimeError(f"{kind} returned an invalid number of {name}, got {len(replaced)}, but expected "
+                           f"{len(grads)}")
+    return replaced
+
+
 def _run_hooks(module, grad_input, grad_output):
     for hook in list(module._backward_hooks.values()):
-        replaced = hook(module, grad_input, grad_output)
-        if replaced is None:
-            continue
-        replaced = tuple(replaced) if isinstance(replaced, (tuple, list)) else (replaced,)
-        if len(replaced) != len(grad_input):
-            raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(replaced)}, but "
-                               f"expected {len(grad_input)}")
-        grad_input = replaced
+        grad_input = _replaced(hook(module, grad_input, grad_output), grad_input, "Backward hook", "grad_input")
     return grad_input
 
 
@@ -41,14 +45,7 @@ class _OutputsNode(Function):
         call = ctx.call
         module = call.module
         for hook in list(module._backward_pre_hooks.values()):
-            replaced = hook(module, grad_outputs)
-            if replaced is None:
-                continue
-            replaced = tuple(replaced) if isinstance(replaced, (tuple, list)) else (replaced,)
-            if len(replaced) != len(grad_outputs):
-                raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                   f"{len(replaced)}, but expected {len(grad_outputs)}")
-            grad_outputs = replaced
+            grad_outputs = _replaced(hook(module, grad_outputs), grad_outputs, "Backward pre hook", "grad_output")
         call.grad_output = grad_outputs
         if not call.inputs_need_grad and module._backward_hooks:
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "

@@ -161,49 +161,38 @@ class Module:
     add_module = register_module
 
     @staticmethod
-    def _add_hook(hooks, hook):
-        handle = RemovableHandle(hooks)
+    def _add_hook(hooks, hook, prepend=False, kwargs_hooks=None, with_kwargs=False):
+        """Registers hook in hooks, first when prepend; kwargs_hooks marks
+        the hooks of that kind that take the call's kwargs."""
+        handle = RemovableHandle(hooks) if kwargs_hooks is None else RemovableHandle(hooks, kwargs_hooks)
         hooks[handle.id] = hook
+        if with_kwargs:
+            kwargs_hooks[handle.id] = True
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args, output) -> None or a new output; with_kwargs,
         hook(module, args, kwargs, output)."""
-        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return self._add_hook(self._forward_hooks, hook, prepend, self._forward_hooks_with_kwargs, with_kwargs)
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) -> None or new args; with_kwargs,
+        hook(module, args, kwargs) -> None or (new args, new kwargs)."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, self._forward_pre_hooks_with_kwargs,
+                              with_kwargs)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input,
         run once the gradients of the module's tensor arguments are known
         (_backward_hooks.py)."""
-        handle = self._add_hook(self._backward_hooks, hook)
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return self._add_hook(self._backward_hooks, hook, prepend)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> None or new grad_output, run once the
         gradients of the module's outputs are known."""
-        handle = self._add_hook(self._backward_pre_hooks, hook)
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """hook(module, args) -> None or new args; with_kwargs,
-        hook(module, args, kwargs) -> None or (new args, new kwargs)."""
-        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars), run before the module saves its entries."""
