@@ -109,6 +109,16 @@ Tensor tensor_sharing_buffer(const py::object& buffer, DType dtype, int64_t coun
   }
   const int64_t elements = count > 0 ? count : (length - offset) / element;
   void* data = static_cast<char*>(held->view.buf) + offset;
+  if (dtype == DType::Bool) {
+    // Kernels read a bool as one byte that is 0 or 1, as the safetensors reader checks too.
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (int64_t i = 0; i < elements; ++i) {
+      if (bytes[i] > 1) {
+        throw_value_error("frombuffer: byte " + std::to_string(offset + i) + " of the buffer is " +
+                          std::to_string(bytes[i]) + ", not 0 or 1 as a bool element must be");
+      }
+    }
+  }
   auto storage = std::make_shared<Storage>(data, static_cast<size_t>(elements * element), Device(kCpuDeviceType, 0),
                                            &release_held_buffer, held.get());
   guard.held = nullptr;

@@ -106,6 +106,9 @@ def test_frombuffer_checks_as_pytorch_does(torch, arguments):
     assert run(ember) == run(torch)
     with pytest.raises(ValueError, match="buffer protocol"):
         ember.frombuffer([1, 2], dtype=ember.int16)
+    assert ember.frombuffer(b"\x00\x01", dtype=ember.bool).tolist() == [False, True]
+    with pytest.raises(ValueError, match="frombuffer: byte 2 of the buffer is 2, not 0 or 1"):
+        ember.frombuffer(b"\x00\x01\x02", dtype=ember.bool)
 
 
 def test_share_memory_keeps_the_tensor_object_and_its_autograd_state():
