@@ -1,15 +1,18 @@
 """Adadelta: steps scaled by running averages of squared gradients and of
 squared updates (PyTorch's update)."""
 
-from .optimizer import Optimizer, check_hyperparameters, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
 
 
 class Adadelta(Optimizer):
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False):
         check_hyperparameters(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      **implementation_choices(
+                                          foreach=foreach, capturable=capturable, differentiable=differentiable)))
 
     def _update_group(self, group, params, grads, states):
         rho, eps = group["rho"], group["eps"]

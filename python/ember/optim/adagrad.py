@@ -2,16 +2,18 @@
 gradients (PyTorch's update, learning-rate decay included)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, step_counter
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter
 
 
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
-                 maximize=False):
+                 maximize=False, foreach=None, differentiable=False, fused=None):
         check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                               initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize,
+                                      **implementation_choices(
+                                          foreach=foreach, differentiable=differentiable, fused=fused)))
         # PyTorch creates Adagrad's state with the optimizer, not at its first step.
         for group in self.param_groups:
             for param in group["params"]:

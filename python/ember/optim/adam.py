@@ -2,20 +2,22 @@
 bias corrections, and amsgrad."""
 
 from .. import _C
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_choices
 
 
 class Adam(Optimizer):
-    _decoupled_weight_decay = False
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         if lr < 0.0 or eps < 0.0 or weight_decay < 0.0:
             raise ValueError(f"Invalid lr ({lr}), eps ({eps}) or weight_decay ({weight_decay})")
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
             raise ValueError(f"Invalid betas: {betas}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      **implementation_choices(foreach=foreach, capturable=capturable,
+                                                               differentiable=differentiable, fused=fused)))
 
     def _update_group(self, group, params, grads, states):
         for param, state in zip(params, states):
@@ -31,12 +33,12 @@ class Adam(Optimizer):
             [state["max_exp_avg_sq"] for state in states] if group["amsgrad"] else [],
             [state["step"] for state in states], lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
             weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
-            decoupled_weight_decay=self._decoupled_weight_decay)
+            decoupled_weight_decay=group.get("decoupled_weight_decay", False))
 
 
 class AdamW(Adam):
-    _decoupled_weight_decay = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

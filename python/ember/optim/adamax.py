@@ -2,14 +2,17 @@
 second moment (PyTorch's update)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, lerp_, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class Adamax(Optimizer):
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
+                 maximize=False, foreach=None, differentiable=False, capturable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_choices(
+                                          foreach=foreach, differentiable=differentiable, capturable=capturable)))
 
     def _update_group(self, group, params, grads, states):
         beta1, beta2 = group["betas"]

@@ -2,14 +2,17 @@
 average of the weights (`ax` in the state) starts after t0 steps
 (PyTorch's update)."""
 
-from .optimizer import Optimizer, check_hyperparameters, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
 
 
 class ASGD(Optimizer):
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *,
+                 maximize=False, foreach=None, differentiable=False, capturable=False):
         check_hyperparameters(lr=lr, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_choices(
+                                          foreach=foreach, differentiable=differentiable, capturable=capturable)))
 
     def _update_group(self, group, params, grads, states):
         lr, lambd = group["lr"], group["lambd"]

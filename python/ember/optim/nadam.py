@@ -2,16 +2,18 @@
 (PyTorch's update, with its decoupled weight decay option)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, lerp_, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, maximize=False):
+                 decoupled_weight_decay=False, *, maximize=False, foreach=None, capturable=False, differentiable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_choices(
+                                          foreach=foreach, capturable=capturable, differentiable=differentiable)))
 
     def _update_group(self, group, params, grads, states):
         lr, (beta1, beta2), momentum_decay = group["lr"], group["betas"], group["momentum_decay"]

@@ -27,6 +27,16 @@ def check_hyperparameters(**values):
             raise ValueError(f"Invalid {labels.get(name, name + ' value')}: {value}")
 
 
+def implementation_choices(**choices):
+    """PyTorch's choices of how a step runs (foreach, fused, capturable,
+    differentiable), kept in the defaults and so in state dicts as PyTorch
+    keeps them. Ember has one implementation of each update, which serves
+    every choice but a differentiable step."""
+    if choices.get("differentiable"):
+        raise NotImplementedError("differentiable=True: Ember's optimizer steps are not differentiable")
+    return choices
+
+
 def lerp_(tensor, end, weight):
     """tensor += weight * (end - tensor), in place, computed as PyTorch's
     lerp is (from the nearer end, for exactness at both)."""

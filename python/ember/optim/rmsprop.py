@@ -1,17 +1,19 @@
 """RMSprop, centered or not, with momentum (PyTorch's update)."""
 
 from .. import _C
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_choices
 
 
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 maximize=False):
+                 maximize=False, capturable=False, foreach=None, differentiable=False):
         if lr < 0.0 or eps < 0.0 or momentum < 0.0 or weight_decay < 0.0 or alpha < 0.0:
             raise ValueError(f"Invalid RMSprop hyperparameters: lr={lr}, alpha={alpha}, eps={eps}, "
                              f"weight_decay={weight_decay}, momentum={momentum}")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize))
+                                      centered=centered, maximize=maximize,
+                                      **implementation_choices(
+                                          capturable=capturable, foreach=foreach, differentiable=differentiable)))
 
     def _update_group(self, group, params, grads, states):
         momentum, centered = group["momentum"], group["centered"]

@@ -3,15 +3,18 @@ keeps its sign and shrunk by etas[0] when the sign flips (when the step is
 skipped), within step_sizes (PyTorch's update)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
 
 
 class Rprop(Optimizer):
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, maximize=False):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
+                 maximize=False, capturable=False, foreach=None, differentiable=False):
         check_hyperparameters(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize))
+        super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize,
+                                      **implementation_choices(
+                                          capturable=capturable, foreach=foreach, differentiable=differentiable)))
 
     def _update_group(self, group, params, grads, states):
         shrink, grow = group["etas"]
