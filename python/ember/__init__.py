@@ -44,6 +44,7 @@ from ._factories import (
     tensor,
     as_tensor,
     empty,
+    empty_strided,
     zeros,
     ones,
     full,
@@ -66,7 +67,7 @@ from ._factories import (
     randperm,
 )
 from ._dlpack import from_dlpack, from_numpy, frombuffer
-from ._elementwise_ops import count_nonzero, fmod, lerp, nan_to_num
+from ._elementwise_ops import count_nonzero, div, div as divide, fmod, lerp, nan_to_num
 from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
                                 exp2, float_power, fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex,
                                 is_floating_point, isneginf, isposinf, isreal, lcm, log2, log10, logaddexp,
@@ -95,7 +96,8 @@ is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Te
 from ._matrix_ops import outer as ger
 from ._einsum import einsum
 from ._scatter import (argwhere, diagonal_scatter, index_add, index_copy, index_fill, index_reduce, isin,
-                       masked_scatter, masked_select, put, scatter, scatter_reduce, select_scatter, slice_scatter)
+                       masked_scatter, masked_select, nonzero, put, scatter, scatter_reduce, select_scatter,
+                       slice_scatter, where)
 from ._shape_ops import (
     broadcast_shapes,
     broadcast_tensors,

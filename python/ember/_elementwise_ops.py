@@ -1,5 +1,6 @@
 """Elementwise composites over the core's primitives: lerp, fmod,
-nan_to_num, and count_nonzero (a count of the elementwise test x != 0)."""
+nan_to_num, div with a rounding mode, and count_nonzero (a count of the
+elementwise test x != 0)."""
 
 import numbers
 
@@ -35,6 +36,36 @@ def fmod(input, other):
             raise RuntimeError(f"fmod: ZeroDivisionError (integer division by zero, {_dtype_name(input.dtype)})")
     magnitude = _C.remainder(input.abs(), abs(other))
     return _C.where(input < 0, -magnitude, magnitude)
+
+
+_true_divide = Tensor.div
+_true_divide_ = Tensor.div_
+
+
+def _is_integral(value):
+    return (not value.dtype.is_floating_point) if isinstance(value, Tensor) else isinstance(value, numbers.Integral)
+
+
+def div(input, other, *, rounding_mode=None):
+    """input / other; rounding_mode "trunc" rounds the quotient toward zero
+    and "floor" down, integers staying integers, as PyTorch's div."""
+    if rounding_mode is None:
+        return _true_divide(input, other)
+    if rounding_mode == "floor":
+        return input.floor_divide(other)
+    if rounding_mode != "trunc":
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                         f"'{rounding_mode}'")
+    if _is_integral(input) and _is_integral(other):
+        # Exact: input - fmod(input, other) is a multiple of other.
+        return (input - fmod(input, other)).floor_divide(other)
+    return _true_divide(input, other).trunc()
+
+
+def div_(input, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _true_divide_(input, other)
+    return input.copy_(div(input, other, rounding_mode=rounding_mode))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):

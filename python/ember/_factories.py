@@ -94,6 +94,19 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
     return _finish(_C._empty(_shape(size), dtype, _device(device)), requires_grad)
 
 
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of `size` with `stride` over just enough memory, not set."""
+    size, stride = [int(n) for n in size], [int(n) for n in stride]
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    if any(n < 0 for n in size) or any(n < 0 for n in stride):
+        raise RuntimeError(f"empty_strided: sizes and strides must not be negative, got {size} and {stride}")
+    elements = 0 if 0 in size else 1 + sum((n - 1) * step for n, step in zip(size, stride))
+    storage = _C._empty([elements], dtype, _device(device))
+    return _finish(storage.as_strided(size, stride), requires_grad)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     return _finish(_C._zeros(_shape(size), dtype, _device(device)), requires_grad)
 

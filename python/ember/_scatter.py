@@ -319,8 +319,30 @@ def masked_select(input, mask):
     return values[keep]
 
 
+_nonzero_indices = Tensor.nonzero
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the nonzero elements: an (n, dims) tensor, or with
+    as_tuple one 1-d tensor per dim (a 0-d input counts as 1-d)."""
+    indices = _nonzero_indices(input)
+    if not as_tuple:
+        return indices
+    if input.dim() == 0:
+        return (_C._zeros([indices.shape[0]], _C.int64, input.device),)
+    return tuple(indices.unbind(1))
+
+
+def where(condition, input=None, other=None):
+    """where(condition, input, other) picks elementwise; where(condition)
+    alone is nonzero(condition, as_tuple=True), as in PyTorch."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return _C.where(condition, input, other)
+
+
 def argwhere(input):
-    return input.nonzero()
+    return _nonzero_indices(input)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):

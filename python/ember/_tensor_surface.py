@@ -5,6 +5,7 @@ and torch's aliases of existing methods."""
 from ._C import Tensor
 from . import linalg
 from . import _elementwise_math as math_ops
+from . import _elementwise_ops as elementwise_ops
 from . import _matrix_ops as matrix_ops
 from . import _ops as ops
 from . import _reductions as reductions
@@ -63,6 +64,10 @@ def install():
     for name in _IN_PLACE_VIEWS:
         if not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", in_place_view(getattr(Tensor, name), name + "_"))
+    Tensor.nonzero = scatter_ops.nonzero
+    # div with a rounding mode, over the C++ true division.
+    Tensor.div = Tensor.divide = elementwise_ops.div
+    Tensor.div_ = Tensor.divide_ = elementwise_ops.div_
     # clamp with tensor bounds, over the C++ clamp of scalar bounds.
     Tensor.clamp = Tensor.clip = math_ops.clamp
     Tensor.clamp_ = Tensor.clip_ = math_ops.clamp_

@@ -84,3 +84,13 @@ def test_tensor_copies_its_input(np, torch):
     assert not c.requires_grad and not c.is_alias_of(e)
     assert ember.as_tensor(e) is not None and ember.as_tensor(e).is_alias_of(e)
     assert ember.scalar_tensor(2).dtype is ember.int64 and ember.tensor(2.0).dim() == 0
+
+
+def test_empty_strided_gives_the_strides_asked_for(torch):
+    for size, stride in (((2, 3), (1, 2)), ((2, 0), (1, 2)), ((), ()), ((3,), (0,)), ((2, 2, 2), (4, 1, 2))):
+        ours, theirs = ember.empty_strided(size, stride), torch.empty_strided(size, stride)
+        assert (tuple(ours.shape), ours.stride()) == (tuple(theirs.shape), theirs.stride())
+    assert ember.empty_strided((2,), (1,), dtype=ember.int64, requires_grad=False).dtype == ember.int64
+    with pytest.raises(RuntimeError, match=r"dimensionality of sizes \(2\) must match dimensionality of strides "
+                                           r"\(1\)"):
+        ember.empty_strided((2, 3), (1,))

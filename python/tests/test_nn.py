@@ -373,3 +373,38 @@ def test_clip_grad_norm_matches_pytorch(torch):
         assert_close(actual, expected, rtol=1e-5)
         for t, e in zip(theirs, ours):
             assert_close(e.grad, t.grad, rtol=1e-5, atol=1e-7)
+
+
+def module_lookup_and_conversion_report(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1, 1))
+    out = []
+    for t in ['', '0', '1', '0.weight', '0.nope']:
+        try:
+            out.append((t, type(m.get_submodule(t)).__name__))
+        except AttributeError as e:
+            out.append((t, str(e)))
+    for t in ['0.weight', '0.bias', '0.nope', 'x.weight', '0', 'weight']:
+        try:
+            out.append((t, list(m.get_parameter(t).shape)))
+        except AttributeError as e:
+            out.append((t, str(e)))
+    b = nn.BatchNorm1d(2)
+    for t in ['running_mean', 'weight', 'nope']:
+        try:
+            out.append((t, list(b.get_buffer(t).shape)))
+        except AttributeError as e:
+            out.append((t, str(e)))
+    out.append(str(nn.BatchNorm1d(2).type(torch.float64).num_batches_tracked.dtype).split('.')[-1])
+    out.append(str(nn.Linear(2, 2).bfloat16().weight.dtype).split('.')[-1])
+    meta = nn.Sequential(nn.Linear(2, 3, device="meta"), nn.Sequential(nn.Linear(3, 1, device="meta")))
+    meta.to_empty(device="cpu", recurse=True)
+    out.append([p.device.type for p in meta.parameters()] + [type(p).__name__ for p in meta.parameters()])
+    meta2 = nn.Linear(2, 3, device="meta")
+    meta2.to_empty(device="cpu", recurse=False)
+    out.append(meta2.weight.device.type)
+    return out
+
+
+def test_module_lookups_conversions_and_to_empty_match_pytorch(torch):
+    assert module_lookup_and_conversion_report(ember) == module_lookup_and_conversion_report(torch)

@@ -193,3 +193,38 @@ def test_clamp_takes_tensor_bounds_as_pytorch_does(torch):
                 in_place.tolist(), library.clamp_min(library.tensor([0.0, 5.0]), library.tensor(2.0)).tolist())
 
     assert run(ember) == run(torch)
+
+
+def test_div_takes_pytorchs_rounding_modes(torch):
+    def run(library):
+        a, b = library.tensor([-7, 7, -8, 9]), library.tensor([2, -2, 3, 3])
+        report = []
+        for mode in (None, "trunc", "floor"):
+            quotient = library.div(a, b, rounding_mode=mode)
+            report.append((quotient.tolist(), str(quotient.dtype).split(".")[-1],
+                           library.div(a.float(), 2, rounding_mode=mode).tolist(),
+                           a.div(3, rounding_mode=mode).tolist(), library.divide(a, b, rounding_mode=mode).tolist()))
+        in_place = library.tensor([-7, 7])
+        in_place.div_(2, rounding_mode="trunc")
+        floats = library.tensor([-7.0, 7.0])
+        floats.divide_(library.tensor(2.0), rounding_mode="floor")
+        mixed = library.tensor([5, -5]).div(library.tensor([2.5, 2.0]), rounding_mode="trunc")
+        with pytest.raises(RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                                               "but found 'round'"):
+            library.div(a, b, rounding_mode="round")
+        return report, in_place.tolist(), floats.tolist(), mixed.tolist()
+
+    assert run(ember) == run(torch)
+
+
+def test_nonzero_as_tuple_and_where_of_a_condition_alone(torch):
+    def run(library):
+        grid = library.arange(6).view(2, 3)
+        return ([t.tolist() for t in library.nonzero(library.tensor([[0, 1], [2, 0]]), as_tuple=True)],
+                [t.tolist() for t in library.tensor([0, 3, 0, 4]).nonzero(as_tuple=True)],
+                library.nonzero(library.tensor(3), as_tuple=True)[0].tolist(),
+                library.nonzero(library.tensor(0), as_tuple=True)[0].tolist(),
+                len(library.nonzero(library.zeros(2, 0), as_tuple=True)),
+                grid[grid.nonzero(as_tuple=True)].tolist(), [t.tolist() for t in library.where(grid > 2)])
+
+    assert run(ember) == run(torch)

@@ -513,10 +513,11 @@ class Module:
             else:
                 param.grad.zero_()
 
-    def _apply_to_tensors(self, convert):
-        """Replaces every parameter and buffer by convert(tensor), keeping
-        requires_grad; an uninitialized one stays so, on the new device and dtype."""
-        for module in self.modules():
+    def _apply_to_tensors(self, convert, recurse=True):
+        """Replaces every parameter and buffer (this module's own only, unless
+        recurse) by convert(tensor), keeping requires_grad; an uninitialized
+        one stays so, on the new device and dtype."""
+        for module in self.modules() if recurse else [self]:
             for tensor in list(module._parameters.values()) + list(module._buffers.values()):
                 if is_lazy(tensor):
                     tensor.data = convert(tensor.data)
@@ -524,7 +525,8 @@ class Module:
                 if param is not None and not is_lazy(param):
                     with no_grad():
                         moved = convert(param)
-                    if moved.data_ptr() != param.data_ptr() or moved.dtype != param.dtype:
+                    if (moved.data_ptr() != param.data_ptr() or moved.dtype != param.dtype
+                            or moved.device != param.device):
                         module._parameters[name] = Parameter(moved, param.requires_grad)
             for name, buffer in module._buffers.items():
                 if buffer is not None and not is_lazy(buffer):
@@ -561,6 +563,57 @@ class Module:
 
     def half(self):
         return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
+    def type(self, dst_type):
+        """Every parameter and buffer converted to dst_type (a dtype or a
+        tensor type), integer buffers included, as PyTorch's Module.type."""
+        return self._apply_to_tensors(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers on `device` with memory not set, as after
+        building a module on the meta device; recurse=False moves this
+        module's own only."""
+        from ... import _factories
+
+        def empty_on_device(t):
+            return _factories.empty_like(t, device=device)
+
+        return self._apply_to_tensors(empty_on_device, recurse)
+
+    def get_submodule(self, target):
+        """The module at dotted path `target` ("" is this module)."""
+        module = self
+        if target == "":
+            return module
+        for name in target.split("."):
+            if not hasattr(module, name):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+            module = getattr(module, name)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        parameter = getattr(module, name)
+        if not isinstance(parameter, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return parameter
+
+    def get_buffer(self, target):
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
 
     # --- printing
     def extra_repr(self):
