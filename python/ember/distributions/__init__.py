@@ -6,15 +6,21 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .exponential import Exponential
+from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .mixture_same_family import MixtureSameFamily
 from . import transforms
 from .transformed_distribution import LogNormal, TransformedDistribution
 from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 __all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExpTransform",
-           "Independent", "LogNormal", "MultivariateNormal", "Normal", "SigmoidTransform", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms"]
+           "Exponential", "Geometric", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal",
+           "Normal", "OneHotCategorical", "SigmoidTransform", "TanhTransform", "Transform", "TransformedDistribution",
+           "Uniform", "constraints", "kl_divergence", "register_kl", "transforms"]

@@ -28,6 +28,35 @@ class _GreaterThan(Constraint):
         return f"GreaterThan(lower_bound={self.lower_bound})"
 
 
+class _GreaterThanEq(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+    def __repr__(self):
+        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+
+
+class _IntegerGreaterThan(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+
+
+class _OneHot(Constraint):
+    """0s and 1s along the last dim, one 1."""
+
+    def check(self, value):
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class _LessThan(Constraint):
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
@@ -105,12 +134,16 @@ def _eye_like(value):
 real = _Real()
 real_vector = _RealVector()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+one_hot = _OneHot()
 unit_interval = _Interval(0.0, 1.0)
 boolean = _Boolean()
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
 greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 interval = _Interval
 integer_interval = _IntegerInterval
