@@ -133,6 +133,7 @@ def test_group_by_input_shape_separates_shapes():
     assert sorted((avg.count, str(avg.input_shapes)) for avg in grouped) == [
         (2, "[[4, 5], [4, 5]]"), (3, "[[2, 3], [2, 3]]")]
     assert averages_by_key(prof)["mul"].count == 5
+    assert averages_by_key(prof, group_by_overload_name=True)["mul"].count == 5  # one overload per op
     table = prof.key_averages(group_by_input_shape=True).table(sort_by="count")
     assert table.splitlines()[1].rstrip().endswith("Input Shapes")
     assert "[[2, 3], [2, 3]]" in table and "[[4, 5], [4, 5]]" in table

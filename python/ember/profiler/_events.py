@@ -240,9 +240,10 @@ class EventList(list):
     def __str__(self):
         return self.table()
 
-    def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0):
+    def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0, group_by_overload_name=False):
         """One FunctionEventAvg per name (and input shapes, and the top group_by_stack_n frames), in the
-        order each key first appears."""
+        order each key first appears. Ember's ops have one overload each, so group_by_overload_name
+        changes nothing."""
         if not isinstance(group_by_stack_n, int) or isinstance(group_by_stack_n, bool) or group_by_stack_n < 0:
             raise ValueError(f"key_averages: group_by_stack_n must be an int >= 0, got {group_by_stack_n!r}")
         stats = OrderedDict()

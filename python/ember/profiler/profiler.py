@@ -221,7 +221,7 @@ class profile:
         """Every FunctionEvent of the last recorded cycle."""
         return self._recorded("events()")
 
-    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
         """The events summed per name (and input shapes, and top stack frames), as an EventList of
         FunctionEventAvg whose table() prints as PyTorch's."""
         return self._recorded("key_averages()").key_averages(group_by_input_shape, group_by_stack_n)
