@@ -195,3 +195,15 @@ def test_a_tensor_put_on_a_queue_is_the_same_memory_in_the_receiver():
     child.join(120)
     assert child.exitcode == 0
     assert tensor.is_shared() and tensor.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_sharing_strategies_are_pytorchs_names(torch):
+    assert mp.get_all_sharing_strategies() == torch.multiprocessing.get_all_sharing_strategies()
+    assert mp.get_sharing_strategy() == "file_descriptor"
+    mp.set_sharing_strategy("file_system")
+    try:
+        assert mp.get_sharing_strategy() == "file_system"
+        with pytest.raises(AssertionError, match="invalid sharing strategy 'x'"):
+            mp.set_sharing_strategy("x")
+    finally:
+        mp.set_sharing_strategy("file_descriptor")

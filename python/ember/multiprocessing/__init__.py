@@ -15,6 +15,28 @@ from . import reductions
 from .spawn import (ProcessContext, ProcessExitedException, ProcessException, ProcessRaisedException,  # noqa: F401
                     spawn, start_processes)
 
+# PyTorch's two ways of passing shared memory. Ember always passes the
+# mapping's descriptor (Note [Shared tensors]); "file_system" is accepted so
+# that programs which pick it run, and changes nothing.
+_SHARING_STRATEGIES = {"file_descriptor", "file_system"}
+_sharing_strategy = "file_descriptor"
+
+
+def get_all_sharing_strategies():
+    return set(_SHARING_STRATEGIES)
+
+
+def get_sharing_strategy():
+    return _sharing_strategy
+
+
+def set_sharing_strategy(new_strategy):
+    global _sharing_strategy
+    if new_strategy not in _SHARING_STRATEGIES:
+        raise AssertionError(f"invalid sharing strategy '{new_strategy}', expected one of {_SHARING_STRATEGIES}")
+    _sharing_strategy = new_strategy
+
+
 get_context = multiprocessing.get_context
 set_start_method = multiprocessing.set_start_method
 get_start_method = multiprocessing.get_start_method
