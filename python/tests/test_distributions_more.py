@@ -1,6 +1,7 @@
-"""Exponential, Laplace, Geometric, OneHotCategorical and
-MixtureSameFamily against torch.distributions: scores, moments, cdf and
-icdf, shapes, sample statistics, gradients through rsample, validation."""
+"""Exponential, Laplace, Geometric, OneHotCategorical, MixtureSameFamily
+and the distributions built on Gamma draws (Gamma, Chi2, Beta, Dirichlet,
+StudentT) against torch.distributions: scores, moments, cdf and icdf,
+shapes, sample statistics, gradients through rsample, validation."""
 
 import pytest
 
@@ -22,6 +23,11 @@ def build(library, name):
             d.Categorical(logits=t([[0.0, 1.0], [2.0, -1.0]])),
             d.Independent(d.Normal(t([[[0.0, 1.0], [2.0, 3.0]], [[-1.0, 0.0], [1.0, 1.0]]]), t(0.5).expand(2, 2, 2)),
                           1)),
+        "Gamma": lambda: d.Gamma(t([0.5, 2.0, 7.0]), t([1.0, 3.0, 0.5])),
+        "Chi2": lambda: d.Chi2(t([1.0, 4.0, 9.0])),
+        "Beta": lambda: d.Beta(t([0.5, 2.0, 5.0]), t([1.5, 3.0, 0.8])),
+        "Dirichlet": lambda: d.Dirichlet(t([[0.5, 2.0, 1.0], [3.0, 3.0, 3.0]])),
+        "StudentT": lambda: d.StudentT(t([1.5, 3.0, 5.0]), t([0.0, 1.0, -1.0]), t([1.0, 2.0, 0.5])),
     }[name]()
 
 
@@ -33,11 +39,18 @@ VALUES = {
     "OneHotCategorical": [[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]],
     "MixtureSameFamily": [[-1.0], [0.5], [3.0]],
     "Mixture of vectors": [[0.0, 1.0], [1.0, 1.0]],
+    "Gamma": [[0.3, 1.2, 10.0], [0.0, 0.5, 2.0]],
+    "Chi2": [[0.5, 3.0, 9.0]],
+    "Beta": [[0.2, 0.7, 0.99], [0.5, 0.5, 0.5]],
+    "Dirichlet": [[[0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]],
+    "StudentT": [[0.0, 2.0, -3.0], [10.0, -1.0, 0.5]],
 }
 MOMENTS = {"Exponential": ("mean", "variance", "stddev", "mode"), "Laplace": ("mean", "variance", "stddev", "mode"),
            "Geometric": ("mean", "variance", "mode"), "Geometric logits": ("mean", "variance", "probs"),
            "OneHotCategorical": ("mean", "variance", "mode", "probs"), "MixtureSameFamily": ("mean", "variance"),
-           "Mixture of vectors": ("mean", "variance")}
+           "Mixture of vectors": ("mean", "variance"), "Gamma": ("mean", "variance", "mode"),
+           "Chi2": ("mean", "variance", "mode", "df"), "Beta": ("mean", "variance", "mode"),
+           "Dirichlet": ("mean", "variance", "mode"), "StudentT": ("mean", "variance", "mode")}
 
 
 @pytest.mark.parametrize("name", list(VALUES))
@@ -51,7 +64,7 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
         assert_close(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-6)
     for moment in MOMENTS[name]:
         assert_close(getattr(ours, moment), getattr(theirs, moment), rtol=1e-5, atol=1e-6)
-    if name in ("Exponential", "Laplace", "MixtureSameFamily"):
+    if name in ("Exponential", "Laplace", "MixtureSameFamily", "Gamma"):
         assert_close(ours.cdf(ember.tensor(value)), theirs.cdf(torch.tensor(value)), rtol=1e-5, atol=1e-6)
     if name in ("Exponential", "Laplace"):
         quantiles = [[0.1, 0.5, 0.9]]
@@ -64,12 +77,20 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
     ("Laplace", [0.0, 1.0, -2.0], [2.0, 0.5, 18.0]),
     ("Geometric", [4.0, 1.0, 1 / 9], [20.0, 2.0, 0.1 / 0.81]),
     ("MixtureSameFamily", [1.1], [0.3 * 0.25 + 0.7 * 2.25 + 0.3 * 2.1 ** 2 + 0.7 * 0.9 ** 2]),
+    ("Gamma", [0.5, 2 / 3, 14.0], [0.5, 2 / 9, 28.0]),
+    ("Beta", [0.25, 0.4, 5 / 5.8], [0.25 * 0.75 / 3, 6 / 150, 4 / (5.8 ** 2 * 6.8)]),
+    ("Dirichlet", [1 / 7, 4 / 7, 2 / 7, 1 / 3, 1 / 3, 1 / 3],
+     [0.5 * 3 / (3.5 ** 2 * 4.5), 2 * 1.5 / (3.5 ** 2 * 4.5), 2.5 / (3.5 ** 2 * 4.5), 2 / 90, 2 / 90, 2 / 90]),
+    ("StudentT", [0.0, 1.0, -1.0], [None, 12.0, 0.25 * 5 / 3]),
 ])
 def test_samples_follow_the_distribution(name, mean, variance):
     ember.manual_seed(0)
     samples = build(ember, name).sample((40000,))
-    assert samples.mean(0).reshape(-1).tolist() == pytest.approx(mean, rel=0.05, abs=0.02)
-    assert samples.var(0).reshape(-1).tolist() == pytest.approx(variance, rel=0.08, abs=0.02)
+    # StudentT with 1.5 degrees of freedom has no variance: its column is left out.
+    kept = [i for i, v in enumerate(variance) if v is not None]
+    assert samples.mean(0).reshape(-1).tolist()[kept[0]:] == pytest.approx(mean[kept[0]:], rel=0.05, abs=0.02)
+    assert [samples.var(0).reshape(-1).tolist()[i] for i in kept] == pytest.approx(
+        [variance[i] for i in kept], rel=0.08, abs=0.02)
 
 
 def test_one_hot_samples_are_one_hot_with_the_probabilities():
@@ -91,6 +112,24 @@ def test_rsample_is_differentiable_in_the_parameters():
     assert loc.grad.tolist() == [5.0] and scale.grad is not None
 
 
+def test_gamma_draws_have_pytorchs_reparameterized_gradient(torch):
+    # The implicit gradient dz/da of each draw matches PyTorch's formula for the same (a, z),
+    # and its average over draws is d E[z] / da = 1.
+    concentration = ember.tensor([0.05, 0.5, 2.0, 7.0, 50.0], dtype=ember.float64, requires_grad=True)
+    draws = ember.distributions.Gamma(concentration, 1.0).rsample()
+    draws.sum().backward()
+    expected = torch._standard_gamma_grad(torch.tensor(concentration.tolist(), dtype=torch.float64),
+                                          torch.tensor(draws.tolist(), dtype=torch.float64))
+    assert_close(concentration.grad, expected, rtol=1e-4, atol=1e-8)
+    ember.manual_seed(3)
+    shape = ember.full((50000,), 2.5, requires_grad=True)
+    ember.distributions.Gamma(shape, 1.0).rsample().sum().backward()
+    assert shape.grad.mean().item() == pytest.approx(1.0, abs=0.02)
+    alpha = ember.tensor([2.0, 3.0], requires_grad=True)
+    ember.distributions.Beta(alpha[0], alpha[1]).rsample((4,)).sum().backward()
+    assert alpha.grad is not None and bool((alpha.grad != 0).all())
+
+
 def test_validation_errors_match_pytorch(torch):
     def messages(library):
         d, t = library.distributions, library.tensor
@@ -102,7 +141,10 @@ def test_validation_errors_match_pytorch(torch):
                  lambda: d.MixtureSameFamily(d.Categorical(t([0.5, 0.5])), 3),
                  lambda: d.MixtureSameFamily(d.Categorical(t([0.5, 0.5])), d.Normal(t([0.0] * 3), t([1.0] * 3))),
                  lambda: d.MixtureSameFamily(d.Categorical(library.ones(2, 2)),
-                                             d.Normal(library.zeros(3, 2), library.ones(3, 2)))]
+                                             d.Normal(library.zeros(3, 2), library.ones(3, 2))),
+                 lambda: d.Gamma(t([1.0]), t([-1.0])), lambda: d.Gamma(t([1.0]), t([1.0])).log_prob(t([-1.0])),
+                 lambda: d.Dirichlet(t(1.0)), lambda: d.Dirichlet(t([1.0, -1.0])),
+                 lambda: d.Beta(t([0.5]), t([0.5])).log_prob(t([1.5])), lambda: d.StudentT(t([0.0]))]
         found = []
         for call in calls:
             with pytest.raises(ValueError) as caught:

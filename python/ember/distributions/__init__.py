@@ -4,9 +4,12 @@ gradients flow to the parameters), log_prob, entropy, mean, variance."""
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -18,9 +21,11 @@ from .transforms import AffineTransform, ComposeTransform, ExpTransform, Sigmoid
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .studentT import StudentT
 from .uniform import Uniform
 
-__all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExpTransform",
-           "Exponential", "Geometric", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal",
-           "Normal", "OneHotCategorical", "SigmoidTransform", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "constraints", "kl_divergence", "register_kl", "transforms"]
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "Chi2", "ComposeTransform", "Dirichlet",
+           "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal",
+           "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical", "SigmoidTransform", "StudentT",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
+           "register_kl", "transforms"]

@@ -22,7 +22,7 @@ class Distribution:
         if not self._validate_args:
             return
         for name, constraint in self.arg_constraints.items():
-            if name not in self.__dict__:
+            if name not in self.__dict__ and not isinstance(getattr(type(self), name, None), property):
                 continue  # a lazy parameter, computed from a checked one
             value = getattr(self, name)
             if not constraints.all_true(constraint.check(value)):
