@@ -1,24 +1,25 @@
 """Draws from Gamma(concentration, 1) with a pathwise gradient in the
-concentration: the sampler Gamma, Chi2, Beta, Dirichlet and StudentT share.
-
-Note [Gamma samples and their gradient]: samples come from Marsaglia and
-Tsang's squeeze method (a cubed normal draw accepted against a uniform
-one), every element drawn again until accepted (more than 95% are, the
-first time); a concentration a below 1 takes a Gamma(a + 1) draw times
-U ** (1 / a). The draw is made in float64 and rounded once. Its gradient
-is the implicit one, dz/da = -(dP(a, z)/da) / p(z; a), P the regularized
-lower incomplete gamma function (igamma) and p the density: PyTorch's
-rsample has the same gradient, from series expansions of that derivative;
-here dP/da is a central difference in float64 with the step a * 1e-4 (its
-error is near 1e-8 relative, below float32 rounding). Samples are clamped
-to the dtype's smallest normal number, as PyTorch clamps them.
-"""
+concentration: the sampler Gamma, Chi2, Beta, Dirichlet and StudentT
+share. Note [Gamma samples and their gradient] says how."""
 
 from .. import _C, _factories
+from .._special_functions import igamma
 from .._type_info import finfo
 from ..autograd.function import Function
-from .._special_functions import igamma
 from ..autograd.grad_mode import no_grad
+
+# Note [Gamma samples and their gradient]
+# Samples come from Marsaglia and Tsang's squeeze method (a cubed normal draw
+# accepted against a uniform one), every element drawn again until accepted
+# (more than 95% are, the first time); a concentration a below 1 takes a
+# Gamma(a + 1) draw times U ** (1 / a). The draw is made in float64 and
+# rounded once. Its gradient is the implicit one, dz/da = -(dP(a, z)/da) /
+# p(z; a), P the regularized lower incomplete gamma function (igamma) and p
+# the density: PyTorch's rsample has the same gradient, from series expansions
+# of that derivative; here dP/da is a central difference in float64 with the
+# step a * 1e-4 (its error is near 1e-8 relative, below float32 rounding).
+# Samples are clamped to the dtype's smallest normal number, as PyTorch clamps
+# them.
 
 
 def _draw(concentration):
