@@ -54,3 +54,16 @@ def linear_with(library, weight, bias):
         layer.weight.copy_(library.tensor(weight))
         layer.bias.copy_(library.tensor(bias))
     return layer
+
+
+def value_error_messages(calls):
+    """The ValueError message each call raises, with torch's module prefix
+    read as ember's (for comparing both libraries' messages)."""
+    import pytest
+
+    messages = []
+    for call in calls:
+        with pytest.raises(ValueError) as caught:
+            call()
+        messages.append(str(caught.value).replace("torch.", "ember."))
+    return messages

@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember import distributions
-from helpers import assert_close
+from helpers import assert_close, value_error_messages
 
 
 def both(torch, build):
@@ -121,12 +121,7 @@ def test_validation_errors_match_pytorch(torch):
             lambda: d.Bernoulli(lib.tensor([0.5])).log_prob(lib.tensor([0.5])),
             lambda: d.Categorical(logits=lib.zeros(3)).log_prob(lib.tensor([3])),
         ]
-        messages = []
-        for call in calls:
-            with pytest.raises(ValueError) as caught:
-                call()
-            messages.append(str(caught.value).replace("torch.", "ember."))
-        return messages
+        return value_error_messages(calls)
 
     ours, theirs = both(torch, build)
     for our_message, their_message in zip(ours, theirs):

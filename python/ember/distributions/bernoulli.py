@@ -1,14 +1,11 @@
 """Bernoulli(probs or logits): 1 with probability probs, else 0."""
 
-import numbers
-
 from .. import _factories
-from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import batch_shape_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 class Bernoulli(Distribution):
@@ -22,7 +19,7 @@ class Bernoulli(Distribution):
         (param,) = broadcast_all(given)
         self.__dict__["probs" if probs is not None else "logits"] = param
         self._param = param
-        super().__init__(Size() if isinstance(given, numbers.Number) else param.shape, validate_args=validate_args)
+        super().__init__(batch_shape_of([given], param), validate_args=validate_args)
 
     @lazy_property
     def logits(self):

@@ -1,11 +1,8 @@
 """Exponential(rate), on [0, inf)."""
 
-import numbers
-
-from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 
 class Exponential(Distribution):
@@ -15,8 +12,7 @@ class Exponential(Distribution):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        super().__init__(Size() if isinstance(rate, numbers.Number) else self.rate.shape,
-                         validate_args=validate_args)
+        super().__init__(batch_shape_of([rate], self.rate), validate_args=validate_args)
 
     @property
     def mean(self):

@@ -1,15 +1,12 @@
 """Gamma(concentration, rate) and Chi2(df), Gamma(df / 2, 1 / 2)."""
 
-import numbers
-
 from .. import _factories
 from .._elementwise_math import xlogy
 from .._special_functions import igamma
-from .._tensor import Size
 from . import constraints
 from ._standard_gamma import standard_gamma
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 
 class Gamma(Distribution):
@@ -19,8 +16,7 @@ class Gamma(Distribution):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalars = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalars else self.concentration.shape, validate_args=validate_args)
+        super().__init__(batch_shape_of([concentration, rate], self.concentration), validate_args=validate_args)
 
     @property
     def mean(self):

@@ -1,15 +1,12 @@
 """Geometric(probs or logits): the number of failures before the first
 success of Bernoulli(probs) trials."""
 
-import numbers
-
 from .. import _factories
-from .._tensor import Size
 from .._type_info import finfo
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import batch_shape_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 class Geometric(Distribution):
@@ -22,8 +19,7 @@ class Geometric(Distribution):
         given = probs if probs is not None else logits
         (parameter,) = broadcast_all(given)
         self.__dict__["probs" if probs is not None else "logits"] = parameter
-        super().__init__(Size() if isinstance(given, numbers.Number) else parameter.shape,
-                         validate_args=validate_args)
+        super().__init__(batch_shape_of([given], parameter), validate_args=validate_args)
 
     @lazy_property
     def probs(self):

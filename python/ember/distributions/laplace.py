@@ -1,34 +1,13 @@
 """Laplace(loc, scale)."""
 
 import math
-import numbers
 
 from .. import _factories
 from .._type_info import finfo
-from .._tensor import Size
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .location_scale import LocationScale
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalars = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalars else self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
+class Laplace(LocationScale):
     @property
     def stddev(self):
         return math.sqrt(2) * self.scale

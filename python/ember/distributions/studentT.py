@@ -1,14 +1,12 @@
 """StudentT(df, loc, scale): loc + scale * Normal / sqrt(Chi2(df) / df)."""
 
 import math
-import numbers
 
 from .. import _factories
-from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .gamma import Chi2
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 
 class StudentT(Distribution):
@@ -19,8 +17,7 @@ class StudentT(Distribution):
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)
-        scalars = all(isinstance(v, numbers.Number) for v in (df, loc, scale))
-        super().__init__(Size() if scalars else self.df.shape, validate_args=validate_args)
+        super().__init__(batch_shape_of([df, loc, scale], self.df), validate_args=validate_args)
 
     @property
     def mean(self):

@@ -2,13 +2,11 @@
 states it, is the closed interval (log_prob(high) is -inf)."""
 
 import math
-import numbers
 
 from .. import _factories
-from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 
 class Uniform(Distribution):
@@ -16,8 +14,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        scalars = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(Size() if scalars else self.low.shape, validate_args=validate_args)
+        super().__init__(batch_shape_of([low, high], self.low), validate_args=validate_args)
 
     @property
     def arg_constraints(self):

@@ -4,6 +4,7 @@ conversions between probabilities and logits."""
 import numbers
 
 from .. import _C, _factories
+from .._tensor import Size
 
 # finfo(dtype).eps of the floating dtypes, to keep probabilities off 0 and 1.
 _EPS = {_C.float16: 2.0 ** -10, _C.bfloat16: 2.0 ** -7, _C.float32: 2.0 ** -23, _C.float64: 2.0 ** -52}
@@ -32,6 +33,12 @@ def broadcast_all(*values):
     tensors = [value if isinstance(value, _C.Tensor) else _factories.tensor(value, **options) for value in values]
     shape = broadcast_shape(*(tuple(tensor.shape) for tensor in tensors))
     return tuple(tensor.expand(shape) for tensor in tensors)
+
+
+def batch_shape_of(given, broadcast):
+    """The batch shape of a distribution built from the parameters `given`
+    and broadcast to the tensor `broadcast`: () when all were numbers."""
+    return Size() if all(isinstance(value, numbers.Number) for value in given) else broadcast.shape
 
 
 def sum_rightmost(value, dims):

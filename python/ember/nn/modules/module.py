@@ -596,21 +596,23 @@ class Module:
                 raise AttributeError(f"`{name}` is not an nn.Module")
         return module
 
-    def get_parameter(self, target):
+    def _get_member(self, target):
+        """(module, name) of the attribute at dotted path `target`, which must exist."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if not hasattr(module, name):
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        return module, name
+
+    def get_parameter(self, target):
+        module, name = self._get_member(target)
         parameter = getattr(module, name)
         if not isinstance(parameter, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return parameter
 
     def get_buffer(self, target):
-        module_path, _, name = target.rpartition(".")
-        module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        module, name = self._get_member(target)
         if name not in module._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(module, name)
