@@ -114,7 +114,7 @@ from ._searching import bucketize, searchsorted, unique, unique_consecutive, unr
 from ._type_info import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._generator import Generator
-from .autograd.grad_mode import no_grad, enable_grad, inference_mode, set_grad_enabled
+from .autograd.grad_mode import no_grad, enable_grad, inference_mode, is_inference_mode_enabled, set_grad_enabled
 from .serialization import save, load
 from . import random  # noqa: A004  (torch.random)
 from . import multiprocessing  # torch.multiprocessing

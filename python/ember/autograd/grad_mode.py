@@ -3,8 +3,16 @@ managers that also decorate functions, as in PyTorch. Each saves the
 thread's grad mode on entry and restores it on exit."""
 
 import functools
+import threading
 
 from .. import _C
+
+# Whether the thread is inside inference_mode(True), for is_inference_mode_enabled().
+_inference = threading.local()
+
+
+def is_inference_mode_enabled():
+    return getattr(_inference, "enabled", False)
 
 
 class _GradMode:
@@ -48,6 +56,15 @@ class inference_mode(_GradMode):
     def __init__(self, mode=True):
         self._mode = mode
         self._enabled = not mode
+
+    def __enter__(self):
+        self._previous_inference = is_inference_mode_enabled()
+        _inference.enabled = bool(self._mode)
+        return super().__enter__()
+
+    def __exit__(self, *exc_info):
+        _inference.enabled = self._previous_inference
+        return super().__exit__(*exc_info)
 
     def clone(self):
         return inference_mode(self._mode)

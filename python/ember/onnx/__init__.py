@@ -7,7 +7,14 @@ import tempfile
 
 from ._capture import dynamic_shapes_of, named_axes, read_program
 
-__all__ = ["export", "OnnxExporterError"]
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError"]
+
+_exports_running = [0]
+
+
+def is_in_onnx_export():
+    """Whether an export is capturing the model now (models may branch on it, as under torch.onnx.export)."""
+    return _exports_running[0] > 0
 
 
 # The graph writer needs NumPy, which `import ember` must not load: NumPy's
@@ -85,7 +92,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         names = _given_names(input_names, _input_names(model, args, kwargs), "input_names")
         if dynamic_axes:
             dynamic_shapes, axis_names = dynamic_shapes_of(dynamic_axes, names)
-        ep = _export.export(model, args, kwargs or None, dynamic_shapes=dynamic_shapes)
+        _exports_running[0] += 1
+        try:
+            ep = _export.export(model, args, kwargs or None, dynamic_shapes=dynamic_shapes)
+        finally:
+            _exports_running[0] -= 1
     program, weights = read_program(ep)
     outputs = _given_names(output_names, [spec["name"] for spec in ep.output_specs], "output_names")
     for key, axes in (dynamic_axes or {}).items():
