@@ -37,6 +37,7 @@ from ._C import (
     get_num_threads,
 )
 from ._tensor import Size, layout, strided
+from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from . import _tensor_pickling, _shared_memory  # noqa: F401  (Tensor.__reduce_ex__, Tensor.share_memory_)
 from ._legacy_constructors import tensor_types as _tensor_types  # also Tensor(2, 3), Tensor([1, 2])
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)

@@ -3,7 +3,7 @@
 
 import threading
 
-from . import _C
+from . import _C, _memory_format
 from ._C import Tensor
 from ._generator import host_rng
 from ._plugins import autoload
@@ -90,8 +90,14 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(_C._empty(_shape(size), dtype, _device(device)), requires_grad)
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=_memory_format.contiguous_format):
+    shape = _shape(size)
+    if memory_format is _memory_format.contiguous_format:
+        return _finish(_C._empty(shape, dtype, _device(device)), requires_grad)
+    if memory_format is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    strides = _memory_format.strides_for(shape, memory_format)
+    return empty_strided(shape, strides, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -198,10 +204,17 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(order.to(dtype or _C.int64), requires_grad)
 
 
+def _in_format_of(input, made, memory_format, requires_grad):
+    """`made` laid out as memory_format says (preserve_format: as `input`), then requiring grad if asked."""
+    fmt = _memory_format.format_of(input) if memory_format is _memory_format.preserve_format else memory_format
+    return _finish(_memory_format.in_format(made, fmt, "empty_like"), requires_grad)
+
+
 def _like(factory):
-    def make_like(input, *, dtype=None, device=None, requires_grad=False):
-        return factory(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                       requires_grad=requires_grad)
+    def make_like(input, *, dtype=None, device=None, requires_grad=False,
+                  memory_format=_memory_format.preserve_format):
+        made = factory(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+        return _in_format_of(input, made, memory_format, requires_grad)
 
     make_like.__name__ = f"{factory.__name__}_like"
     return make_like
@@ -214,16 +227,18 @@ rand_like = _like(rand)
 randn_like = _like(randn)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=_memory_format.preserve_format):
+    made = full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device)
+    return _in_format_of(input, made, memory_format, requires_grad)
 
 
-def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=_memory_format.preserve_format):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                   requires_grad=requires_grad)
+    made = randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    return _in_format_of(input, made, memory_format, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

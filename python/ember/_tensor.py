@@ -7,9 +7,11 @@ import builtins
 import warnings
 import weakref
 
-from . import _C
+from . import _C, _memory_format
 from ._C import Tensor
 from ._plugins import autoload
+
+_tensor_clone = Tensor.clone
 
 
 class Size(tuple):
@@ -31,10 +33,11 @@ _C._set_size_type(Size)
 
 
 def parse_to_arguments(args, kwargs):
-    """(device, dtype, copy) from to()'s arguments, shared with Module.to."""
+    """(device, dtype, copy, memory_format) from to()'s arguments, shared with Module.to."""
     target_device = kwargs.pop("device", None)
     target_dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
+    target_format = kwargs.pop("memory_format", _memory_format.preserve_format)
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
@@ -50,13 +53,31 @@ def parse_to_arguments(args, kwargs):
     if isinstance(target_device, str):
         autoload()  # the device's plugin may come from an installed wheel
         target_device = _C.device(target_device)
-    return target_device, target_dtype, copy
+    return target_device, target_dtype, copy, target_format
 
 
 def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(device, dtype), to(other); a new tensor only when something changes."""
-    target_device, target_dtype, copy = parse_to_arguments(args, dict(kwargs))
-    return self._to(target_device, target_dtype, copy)
+    """to(dtype), to(device), to(device, dtype), to(other), each with
+    memory_format; a new tensor only when something changes."""
+    target_device, target_dtype, copy, target_format = parse_to_arguments(args, dict(kwargs))
+    return _memory_format.in_format(self._to(target_device, target_dtype, copy), target_format, "to")
+
+
+def _contiguous(self, memory_format=_memory_format.contiguous_format):
+    return _memory_format.in_format(self, memory_format)
+
+
+def _is_contiguous(self, memory_format=_memory_format.contiguous_format):
+    return _memory_format.is_contiguous_in(self, memory_format)
+
+
+def _clone(self, *, memory_format=_memory_format.preserve_format):
+    """A copy in the tensor's own format (preserve_format: channels_last
+    stays so) or the one asked for."""
+    target = _memory_format.format_of(self) if memory_format is _memory_format.preserve_format else memory_format
+    if target is _memory_format.contiguous_format:
+        return _tensor_clone(self)
+    return _memory_format.cloned_in(self, target, _tensor_clone)
 
 
 def _numpy(self, *, force=False):
@@ -382,6 +403,9 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 
 Tensor.to = _to
+Tensor.contiguous = _contiguous
+Tensor.is_contiguous = _is_contiguous
+Tensor.clone = _clone
 Tensor.backward = _backward
 Tensor.type = _type
 Tensor.resize_ = _resize_

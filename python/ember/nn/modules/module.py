@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
+from ..._memory_format import channels_last, channels_last_3d, in_format
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
@@ -514,32 +515,44 @@ class Module:
                 param.grad.zero_()
 
     def _apply_to_tensors(self, convert, recurse=True):
-        """Replaces every parameter and buffer (this module's own only, unless
-        recurse) by convert(tensor), keeping requires_grad; an uninitialized
-        one stays so, on the new device and dtype."""
+        """Converts every parameter, its gradient and every buffer (this
+        module's own only, unless recurse) by convert(tensor). A parameter
+        stays the same object, its data replaced (`param.data = ...`), so an
+        optimizer built before the conversion still holds it, as in
+        PyTorch; an uninitialized one stays so, on the new device and dtype."""
         for module in self.modules() if recurse else [self]:
             for tensor in list(module._parameters.values()) + list(module._buffers.values()):
                 if is_lazy(tensor):
                     tensor.data = convert(tensor.data)
-            for name, param in module._parameters.items():
-                if param is not None and not is_lazy(param):
-                    with no_grad():
-                        moved = convert(param)
-                    if (moved.data_ptr() != param.data_ptr() or moved.dtype != param.dtype
-                            or moved.device != param.device):
-                        module._parameters[name] = Parameter(moved, param.requires_grad)
+            for param in module._parameters.values():
+                if param is None or is_lazy(param):
+                    continue
+                with no_grad():
+                    moved = convert(param)
+                    if moved is not param:
+                        param.data = moved
+                    if param.grad is not None:
+                        moved_grad = convert(param.grad)
+                        if moved_grad is not param.grad:
+                            param.grad = moved_grad
             for name, buffer in module._buffers.items():
                 if buffer is not None and not is_lazy(buffer):
                     module._buffers[name] = convert(buffer)
         return self
 
     def to(self, *args, **kwargs):
-        """to(device), to(dtype), to(device, dtype): floating parameters and buffers take the dtype."""
-        target_device, target_dtype, _ = parse_to_arguments(args, dict(kwargs))
+        """to(device), to(dtype), to(device, dtype): floating parameters and
+        buffers take the dtype; memory_format=channels_last(_3d) lays out
+        the 4-d (5-d) ones in that format, as PyTorch's."""
+        target_device, target_dtype, _, target_format = parse_to_arguments(args, dict(kwargs))
 
         def convert(t):
             dtype = target_dtype if target_dtype is not None and t.is_floating_point() else None
-            return t._to(target_device, dtype, False)
+            moved = t._to(target_device, dtype, False)
+            if target_format in (channels_last, channels_last_3d) and t.dim() == (4 if target_format is channels_last
+                                                                                 else 5):
+                moved = in_format(moved, target_format, "Module.to")
+            return moved
 
         return self._apply_to_tensors(convert)
 
@@ -550,9 +563,6 @@ class Module:
         """Moves the parameters, their gradients and the buffers into shared
         memory (Tensor.share_memory_), for processes that train one model
         in place (Hogwild)."""
-        for param in self.parameters():
-            if param.grad is not None:
-                param.grad.share_memory_()
         return self._apply_to_tensors(lambda t: t.share_memory_())
 
     def float(self):
