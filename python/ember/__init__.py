@@ -118,6 +118,7 @@ from ._generator import Generator
 from .autograd.grad_mode import no_grad, enable_grad, inference_mode, is_inference_mode_enabled, set_grad_enabled
 from .serialization import save, load
 from . import random  # noqa: A004  (torch.random)
+from . import version  # torch.version
 from . import multiprocessing  # torch.multiprocessing
 from . import jit  # torch.jit
 from . import func  # torch.func

@@ -55,3 +55,10 @@ def test_a_model_sees_that_onnx_export_captures_it():
 
     ember.onnx.export(Branching(), (ember.ones(2),), io.BytesIO())
     assert True in seen and not ember.onnx.is_in_onnx_export()
+
+
+def test_version_module_says_no_toolkit_is_built_in():
+    # A CPU-only PyTorch's answers: the GPU plugins are not built into the core.
+    assert ember.version.__version__ == ember.__version__
+    assert (ember.version.cuda, ember.version.hip, ember.version.rocm, ember.version.xpu) == (None,) * 4
+    assert ember.version.debug is False
