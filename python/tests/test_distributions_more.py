@@ -1,7 +1,9 @@
-"""Exponential, Laplace, Geometric, OneHotCategorical, MixtureSameFamily
-and the distributions built on Gamma draws (Gamma, Chi2, Beta, Dirichlet,
-StudentT) against torch.distributions: scores, moments, cdf and icdf,
+"""Exponential, Laplace, Geometric, OneHotCategorical, MixtureSameFamily,
+Poisson and the distributions built on Gamma draws (Gamma, Chi2, Beta,
+Dirichlet, StudentT) against torch.distributions: scores, moments, cdf and icdf,
 shapes, sample statistics, gradients through rsample, validation."""
+
+import math
 
 import pytest
 
@@ -28,6 +30,7 @@ def build(library, name):
         "Beta": lambda: d.Beta(t([0.5, 2.0, 5.0]), t([1.5, 3.0, 0.8])),
         "Dirichlet": lambda: d.Dirichlet(t([[0.5, 2.0, 1.0], [3.0, 3.0, 3.0]])),
         "StudentT": lambda: d.StudentT(t([1.5, 3.0, 5.0]), t([0.0, 1.0, -1.0]), t([1.0, 2.0, 0.5])),
+        "Poisson": lambda: d.Poisson(t([0.5, 4.0, 30.0])),
     }[name]()
 
 
@@ -44,13 +47,15 @@ VALUES = {
     "Beta": [[0.2, 0.7, 0.99], [0.5, 0.5, 0.5]],
     "Dirichlet": [[[0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]],
     "StudentT": [[0.0, 2.0, -3.0], [10.0, -1.0, 0.5]],
+    "Poisson": [[0.0, 3.0, 28.0], [2.0, 0.0, 40.0]],
 }
 MOMENTS = {"Exponential": ("mean", "variance", "stddev", "mode"), "Laplace": ("mean", "variance", "stddev", "mode"),
            "Geometric": ("mean", "variance", "mode"), "Geometric logits": ("mean", "variance", "probs"),
            "OneHotCategorical": ("mean", "variance", "mode", "probs"), "MixtureSameFamily": ("mean", "variance"),
            "Mixture of vectors": ("mean", "variance"), "Gamma": ("mean", "variance", "mode"),
            "Chi2": ("mean", "variance", "mode", "df"), "Beta": ("mean", "variance", "mode"),
-           "Dirichlet": ("mean", "variance", "mode"), "StudentT": ("mean", "variance", "mode")}
+           "Dirichlet": ("mean", "variance", "mode"), "StudentT": ("mean", "variance", "mode"),
+           "Poisson": ("mean", "variance", "mode")}
 
 
 @pytest.mark.parametrize("name", list(VALUES))
@@ -60,7 +65,7 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
     assert ours.has_rsample == theirs.has_rsample
     value = VALUES[name]
     assert_close(ours.log_prob(ember.tensor(value)), theirs.log_prob(torch.tensor(value)), rtol=1e-5, atol=1e-6)
-    if not name.startswith("Mixture"):
+    if not name.startswith("Mixture") and name != "Poisson":
         assert_close(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-6)
     for moment in MOMENTS[name]:
         assert_close(getattr(ours, moment), getattr(theirs, moment), rtol=1e-5, atol=1e-6)
@@ -82,6 +87,7 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
     ("Dirichlet", [1 / 7, 4 / 7, 2 / 7, 1 / 3, 1 / 3, 1 / 3],
      [0.5 * 3 / (3.5 ** 2 * 4.5), 2 * 1.5 / (3.5 ** 2 * 4.5), 2.5 / (3.5 ** 2 * 4.5), 2 / 90, 2 / 90, 2 / 90]),
     ("StudentT", [0.0, 1.0, -1.0], [None, 12.0, 0.25 * 5 / 3]),
+    ("Poisson", [0.5, 4.0, 30.0], [0.5, 4.0, 30.0]),
 ])
 def test_samples_follow_the_distribution(name, mean, variance):
     ember.manual_seed(0)
@@ -91,6 +97,20 @@ def test_samples_follow_the_distribution(name, mean, variance):
     assert samples.mean(0).reshape(-1).tolist()[kept[0]:] == pytest.approx(mean[kept[0]:], rel=0.05, abs=0.02)
     assert [samples.var(0).reshape(-1).tolist()[i] for i in kept] == pytest.approx(
         [variance[i] for i in kept], rel=0.08, abs=0.02)
+
+
+@pytest.mark.parametrize("rate", [3.0, 40.0])  # Knuth's method below 10, transformed rejection above
+def test_poisson_draws_follow_the_probabilities(rate):
+    ember.manual_seed(1)
+    draws = ember.poisson(ember.full((100000,), rate))
+    assert draws.dtype == ember.float32 and bool((draws == draws.floor()).all()) and bool((draws >= 0).all())
+    for k in range(int(rate - 2 * math.sqrt(rate)), int(rate + 2 * math.sqrt(rate)) + 1):
+        probability = math.exp(k * math.log(rate) - rate - math.lgamma(k + 1))
+        frequency = (draws == k).float().mean().item()
+        assert abs(frequency - probability) < 5 * math.sqrt(probability / 100000)
+    assert ember.poisson(ember.zeros(3)).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        ember.poisson(ember.tensor([1.0, -1.0]))
 
 
 def test_one_hot_samples_are_one_hot_with_the_probabilities():

@@ -21,11 +21,12 @@ from .transforms import AffineTransform, ComposeTransform, ExpTransform, Sigmoid
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .studentT import StudentT
 from .uniform import Uniform
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "Chi2", "ComposeTransform", "Dirichlet",
            "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal",
-           "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical", "SigmoidTransform", "StudentT",
-           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
-           "register_kl", "transforms"]
+           "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "SigmoidTransform",
+           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
+           "kl_divergence", "register_kl", "transforms"]
