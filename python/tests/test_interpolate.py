@@ -35,6 +35,12 @@ CASES = [
     ((1, 2, 7), dict(size=3, mode="area")),
     ((1, 2, 5, 9), dict(size=(2, 4), mode="area")),
     ((1, 1, 4, 6, 5), dict(scale_factor=0.5, mode="area")),
+    # antialias: the filter widened by the downsampling factor, normalized at the edges
+    ((2, 2, 17, 23), dict(size=(5, 7), mode="bilinear", antialias=True)),
+    ((1, 2, 8, 8), dict(size=(16, 12), mode="bicubic", antialias=True)),
+    ((1, 1, 13, 13), dict(scale_factor=0.3, mode="bilinear", antialias=True, align_corners=True)),
+    ((1, 1, 9, 9), dict(scale_factor=2.5, mode="bicubic", antialias=True, align_corners=False)),
+    ((1, 1, 6, 5), dict(size=(1, 5), mode="bicubic", antialias=True, align_corners=True)),
 ]
 
 
@@ -70,6 +76,8 @@ def test_upsample_modules_match_pytorch(torch):
     ("F.interpolate(T.ones(1, 1, 4), size=3, mode='bilinear')", NotImplementedError),
     ("F.interpolate(T.ones(1, 1, 4), size=3, mode='bicubic')", NotImplementedError),
     ("F.interpolate(T.ones(1, 1, 4, 4), size=3, mode='area', align_corners=False)", ValueError),
+    ("F.interpolate(T.ones(1, 1, 4, 4), size=3, mode='nearest', antialias=True)", ValueError),
+    ("F.interpolate(T.ones(1, 1, 4), size=3, mode='linear', antialias=True)", ValueError),
 ])
 def test_bad_arguments_raise_what_pytorch_raises(torch, call, error):
     for library in (torch, ember):

@@ -4,7 +4,8 @@ separable): nearest reads index_select at floor(dst * scale), nearest-exact
 at floor((dst + 0.5) * scale), linear blends the two neighbours of each
 source coordinate and bicubic the four around it, so gradients and every
 device come from index_select, mul and add. `area` is adaptive average
-pooling to the output size."""
+pooling to the output size, and antialias=True resamples by a product with
+each dim's filter taps (Note [Antialiased resampling])."""
 
 import math
 import numbers
@@ -103,6 +104,45 @@ def _cubic(x, dim, out_size, scale, align_corners):
     return result
 
 
+# Note [Antialiased resampling]: with antialias=True (bilinear and bicubic,
+# 4-d input), each output pixel averages the input pixels its filter covers
+# once the filter is widened by the downsampling factor, as PIL and PyTorch
+# resample: for output i, center = scale * (i + 0.5), the filter (the
+# triangle, or the cubic with a = -0.5) spans interp_size / 2 * scale input
+# pixels each side when scale > 1 (the plain filter when upsampling), the
+# taps are read at (j - center + 0.5) / scale, cut at the edges and
+# normalized to sum to 1. scale is in / out, 1 / scale_factor, or
+# (in - 1) / (out - 1) with align_corners. The taps of one dim form an
+# (out, in) matrix, and the dim is resampled by a product with it.
+def _antialias_filter(distance, cubic):
+    x = abs(distance)
+    if not cubic:
+        return max(0.0, 1.0 - x)
+    a = -0.5
+    if x < 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    return (((x - 5) * x + 8) * x - 4) * a if x < 2 else 0.0
+
+
+def _antialiased(x, dim, out_size, scale, cubic):
+    size = x.shape[dim]
+    support = (2.0 if cubic else 1.0) * max(scale, 1.0)
+    stretch = 1.0 / scale if scale >= 1.0 else 1.0
+    rows = []
+    for i in range(out_size):
+        center = scale * (i + 0.5)
+        first = max(int(center - support + 0.5), 0)
+        last = min(int(center + support + 0.5), size)
+        taps = [_antialias_filter((j - center + 0.5) * stretch, cubic) for j in range(first, last)]
+        total = sum(taps)
+        row = [0.0] * size
+        for j, tap in zip(range(first, last), taps):
+            row[j] = tap / total if total else 0.0
+        rows.append(row)
+    weights = _factories.tensor(rows, dtype=x.dtype, device=x.device)
+    return (x.movedim(dim, -1) @ weights.t()).movedim(-1, dim)
+
+
 def _nearest_exact(x, dim, out_size, scale):
     size = x.shape[dim]
     return x.index_select(dim, _index([min(math.floor((j + 0.5) * scale), size - 1) for j in range(out_size)], x))
@@ -133,8 +173,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
     if mode == "bicubic" and spatial != 2:
         raise unsupported
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.dim() != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
     sizes, scales = _output_sizes(input, size, scale_factor, spatial)
     if mode == "area":
         return _area(input, sizes)
@@ -142,7 +183,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = [input.shape[2 + d] / sizes[d] if sizes[d] else 0.0 for d in range(spatial)]
     result = input
     for d in range(spatial):
-        if mode == "nearest":
+        if antialias:
+            scale = (input.shape[2 + d] - 1) / (sizes[d] - 1) if align_corners and sizes[d] > 1 else \
+                0.0 if align_corners else scales[d]
+            result = _antialiased(result, 2 + d, sizes[d], scale, mode == "bicubic")
+        elif mode == "nearest":
             result = _nearest(result, 2 + d, sizes[d], scales[d])
         elif mode == "nearest-exact":
             result = _nearest_exact(result, 2 + d, sizes[d], scales[d])
