@@ -2,6 +2,7 @@
 
     python -m ember.as_torch train.py --epochs 3
     python -m ember.as_torch -m package.trainer --epochs 3
+    ember-run --nproc-per-node 2 -m ember.as_torch train.py   (a torchrun program)
 
 or, inside a program, before its first `import torch`:
 

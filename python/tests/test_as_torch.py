@@ -91,3 +91,32 @@ def test_usage_errors_name_what_is_wrong(tmp_path):
     missing = run_as_torch(str(tmp_path / "absent.py"))
     assert missing.returncode == 2 and "no such program" in missing.stderr
     assert run_as_torch("-m").returncode == 2
+
+
+DDP_PROGRAM = textwrap.dedent("""
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DDP(nn.Linear(4, 2))
+    torch.manual_seed(dist.get_rank())
+    model(torch.randn(8, 4)).pow(2).mean().backward()
+    torch.optim.SGD(model.parameters(), lr=0.1).step()
+    weight = model.module.weight.detach().clone()
+    dist.all_reduce(weight)
+    print(dist.get_rank(), float((weight / 2 - model.module.weight).abs().max()))
+    dist.destroy_process_group()
+""")
+
+
+def test_a_torchrun_program_runs_under_ember_run(tmp_path):
+    program = tmp_path / "ddp.py"
+    program.write_text(DDP_PROGRAM)
+    result = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", "2", "-m",
+                             "ember.as_torch", str(program)], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split("\n")[:2]) == ["0 0.0", "1 0.0"]
