@@ -38,8 +38,9 @@ from ._C import (
 )
 from ._tensor import Size, layout, strided
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
-from . import _tensor_pickling, _shared_memory  # noqa: F401  (Tensor.__reduce_ex__, Tensor.share_memory_)
+from . import _tensor_pickling, _shared_memory, _storage  # noqa: F401  (Tensor.__reduce_ex__, share_memory_, storage)
 from ._legacy_constructors import tensor_types as _tensor_types  # also Tensor(2, 3), Tensor([1, 2])
+from ._storage import TypedStorage, UntypedStorage
 from ._ops import *  # noqa: F401,F403  (ember.add, ember.sum, ...)
 from ._factories import (
     tensor,

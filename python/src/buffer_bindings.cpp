@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -130,6 +131,12 @@ Tensor tensor_sharing_buffer(const py::object& buffer, DType dtype, int64_t coun
                                              std::vector<int64_t>{1}, 0));
 }
 
+// (address of the storage's first byte, its bytes): what Tensor.untyped_storage() reports.
+std::pair<uintptr_t, size_t> storage_extent(const Tensor& t) {
+  const Storage& storage = *t.impl()->storage();
+  return {reinterpret_cast<uintptr_t>(storage.data()), storage.nbytes()};
+}
+
 py::object buffer_owner(const Tensor& t) {
   const auto found = buffer_owners().find(t.impl()->storage().get());
   if (found == buffer_owners().end()) return py::none();
@@ -142,6 +149,7 @@ void bind_buffers(py::module_& m) {
   m.def("_tensor_sharing_buffer", &tensor_sharing_buffer, py::arg("buffer"), py::arg("dtype"), py::arg("count"),
         py::arg("offset"));
   m.def("_buffer_owner", &buffer_owner, py::arg("tensor"));
+  m.def("_storage_extent", &storage_extent, py::arg("tensor"));
   m.def("_tensor_bytes", &tensor_bytes, py::arg("tensor"));
   m.def("_tensor_from_buffer", &tensor_from_buffer, py::arg("buffer"), py::arg("offset"), py::arg("dtype"),
         py::arg("shape"));
