@@ -18,12 +18,18 @@ _row_major = _C.Tensor.contiguous
 _is_row_major = _C.Tensor.is_contiguous
 
 
-class memory_format:  # noqa: N801  (PyTorch's name)
+class NamedConstant:
+    """A constant that prints as ember.<name> (memory formats, layouts)."""
+
     def __init__(self, name):
         self._name = name
 
     def __repr__(self):
         return f"ember.{self._name}"
+
+
+class memory_format(NamedConstant):  # noqa: N801  (PyTorch's name)
+    pass
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -376,14 +376,8 @@ def _pin_memory(self, device=None):
 _pin_memory.warned = False
 
 
-class layout:  # noqa: N801  (PyTorch's name)
+class layout(_memory_format.NamedConstant):  # noqa: N801  (PyTorch's name)
     """A tensor's memory layout; Ember has only ember.strided."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"ember.{self._name}"
 
 
 strided = layout("strided")

@@ -304,10 +304,11 @@ def _join(path, key):
 def load(f, map_location=None, weights_only=True):
     """Reads a state dict written by save(), or a dict of name -> tensor from
     any safetensors writer. ``map_location`` (a device or its name, a dict
-    of locations or a function, as torch.load takes it) moves every tensor. ``weights_only`` is accepted for torch.load's
-    signature: a file holds only data, so both values load the same. A file that is not exactly a safetensors file (see
-    Note [What a safetensors file must be]) is a ValueError naming the file
-    and what is wrong, and nothing is loaded."""
+    of locations or a function, as torch.load takes it) moves every tensor.
+    ``weights_only`` is accepted for torch.load's signature: a file holds
+    only data, so both values load the same. A file that is not exactly a
+    safetensors file (see Note [What a safetensors file must be]) is a
+    ValueError naming the file and what is wrong, and nothing is loaded."""
     source = _describe(f)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:

@@ -451,25 +451,36 @@ def test_a_scaled_in_place_add_outside_autograd_is_one_update_with_the_two_ops_b
 
 def implementation_choices_report(torch):
     nn = torch.nn
-    out = []
-    for name in ['SGD','Adam','AdamW','RMSprop','Adagrad','Adadelta','Adamax','NAdam','RAdam','ASGD','Rprop']:
-        cls = getattr(torch.optim, name)
-        kw = dict(foreach=False)
-        if name in ('SGD','Adam','AdamW','Adagrad'): kw['fused'] = None
-        if name not in ('SGD','Adagrad'): kw['capturable'] = False
-        m = nn.Linear(2, 2)
+
+    def layer():
+        linear = nn.Linear(2, 2)
         with torch.no_grad():
-            m.weight.copy_(torch.tensor([[0.5, -0.2], [0.1, 0.3]])); m.bias.copy_(torch.tensor([0.1, -0.1]))
-        o = cls(m.parameters(), lr=0.1, **kw)
+            linear.weight.copy_(torch.tensor([[0.5, -0.2], [0.1, 0.3]]))
+            linear.bias.copy_(torch.tensor([0.1, -0.1]))
+        return linear
+
+    report = []
+    for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
+                 "Rprop"]:
+        choices = dict(foreach=False)
+        if name in ("SGD", "Adam", "AdamW", "Adagrad"):
+            choices["fused"] = None
+        if name not in ("SGD", "Adagrad"):
+            choices["capturable"] = False
+        model = layer()
+        optimizer = getattr(torch.optim, name)(model.parameters(), lr=0.1, **choices)
         for _ in range(2):
-            o.zero_grad(); m(torch.tensor([[1.0, 2.0]])).pow(2).sum().backward(); o.step()
-        out.append((name, sorted(k for k in o.state_dict()["param_groups"][0] if k != "params"), [round(v, 5) for v in m.weight.detach().flatten().tolist()]))
-    m = nn.Linear(2, 2)
-    with torch.no_grad():
-        m.weight.copy_(torch.tensor([[0.5, -0.2], [0.1, 0.3]])); m.bias.zero_()
-    o = torch.optim.Adam(m.parameters(), lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)
-    m(torch.ones(1, 2)).sum().backward(); o.step(); out.append([round(v, 6) for v in m.weight.detach().flatten().tolist()])
-    return out
+            optimizer.zero_grad()
+            model(torch.tensor([[1.0, 2.0]])).pow(2).sum().backward()
+            optimizer.step()
+        keys = sorted(k for k in optimizer.state_dict()["param_groups"][0] if k != "params")
+        report.append((name, keys, [round(v, 5) for v in model.weight.detach().flatten().tolist()]))
+    model = layer()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)
+    model(torch.ones(1, 2)).sum().backward()
+    optimizer.step()
+    report.append([round(v, 6) for v in model.weight.detach().flatten().tolist()])
+    return report
 
 
 def test_every_optimizer_takes_pytorchs_implementation_choices(torch):

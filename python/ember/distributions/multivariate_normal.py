@@ -7,6 +7,7 @@ import math
 from .. import _factories, linalg
 from . import constraints
 from .distribution import Distribution
+from .location_scale import LocationScale
 from .utils import broadcast_shape
 
 
@@ -69,13 +70,8 @@ class MultivariateNormal(Distribution):
         self.__dict__[name] = value
         return value
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = LocationScale.mean
+    mode = LocationScale.mode
 
     @property
     def variance(self):

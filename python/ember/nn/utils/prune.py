@@ -188,7 +188,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
+class _Unstructured(BasePruningMethod):
+    """Prunes the `amount` entries that _chosen picks, anywhere in the tensor."""
+
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -201,38 +203,31 @@ class RandomUnstructured(BasePruningMethod):
         _check_count(count, size)
         mask = default_mask.clone()
         if count:
-            drawn = _factories.rand_like(t).reshape(-1).topk(count).indices
-            mask.view(-1)[drawn] = 0
+            mask.view(-1)[self._chosen(t.reshape(-1), count)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    def _chosen(self, flat, count):
+        return _factories.rand_like(flat).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        size = t.numel()
-        count = _count_to_prune(self.amount, size)
-        _check_count(count, size)
-        mask = default_mask.clone()
-        if count:
-            smallest = t.abs().reshape(-1).topk(count, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+class L1Unstructured(_Unstructured):
+    def _chosen(self, flat, count):
+        return flat.abs().topk(count, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
+class _Structured(BasePruningMethod):
+    """Prunes the `amount` slices along `dim` that _kept leaves out."""
+
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, dim=-1):
@@ -245,29 +240,26 @@ class RandomStructured(BasePruningMethod):
         _check_count(count, channels)
         if count == 0:
             return default_mask
-        kept = _factories.rand(channels).topk(channels - count).indices
-        return _channels_mask(t, self.dim if self.dim >= 0 else t.dim() + self.dim, kept) * default_mask
+        dim = self.dim if self.dim >= 0 else t.dim() + self.dim
+        return _channels_mask(t, dim, self._kept(t, channels - count)) * default_mask.to(t.dtype)
+
+
+class RandomStructured(_Structured):
+    def _kept(self, t, count):
+        return _factories.rand(t.shape[self.dim]).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
-    PRUNING_TYPE = "structured"
-
+class LnStructured(_Structured):
     def __init__(self, amount, n, dim=-1):
-        _check_amount(amount)
-        self.amount, self.n, self.dim = amount, n, dim
+        super().__init__(amount, dim)
+        self.n = n
 
-    def compute_mask(self, t, default_mask):
-        channels = t.shape[self.dim]
-        count = _count_to_prune(self.amount, channels)
-        _check_count(count, channels)
-        if count == 0:
-            return default_mask
-        kept = _norm_over_other_dims(t, self.n, self.dim).topk(channels - count).indices
-        return _channels_mask(t, self.dim if self.dim >= 0 else t.dim() + self.dim, kept) * default_mask.to(t.dtype)
+    def _kept(self, t, count):
+        return _norm_over_other_dims(t, self.n, self.dim).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
