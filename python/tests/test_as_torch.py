@@ -94,6 +94,7 @@ def test_usage_errors_name_what_is_wrong(tmp_path):
 
 
 DDP_PROGRAM = textwrap.dedent("""
+    import sys
     import torch
     import torch.distributed as dist
     import torch.nn as nn
@@ -107,7 +108,8 @@ DDP_PROGRAM = textwrap.dedent("""
     torch.optim.SGD(model.parameters(), lr=0.1).step()
     weight = model.module.weight.detach().clone()
     dist.all_reduce(weight)
-    print(dist.get_rank(), float((weight / 2 - model.module.weight).abs().max()))
+    with open(f"{sys.argv[1]}/rank{dist.get_rank()}", "w") as out:  # the workers share one stdout
+        out.write(str(float((weight / 2 - model.module.weight).abs().max())))
     dist.destroy_process_group()
 """)
 
@@ -116,7 +118,8 @@ def test_a_torchrun_program_runs_under_ember_run(tmp_path):
     program = tmp_path / "ddp.py"
     program.write_text(DDP_PROGRAM)
     result = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", "2", "-m",
-                             "ember.as_torch", str(program)], capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+                             "ember.as_torch", str(program), str(tmp_path)], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert result.returncode == 0, result.stderr
-    assert sorted(result.stdout.split("\n")[:2]) == ["0 0.0", "1 0.0"]
+    # Both ranks hold the average of their updates: the gradients were all-reduced.
+    assert [(tmp_path / f"rank{rank}").read_text() for rank in (0, 1)] == ["0.0", "0.0"]
