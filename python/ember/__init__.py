@@ -29,7 +29,6 @@ from ._C import (
     get_default_dtype,
     set_default_dtype,
     promote_types,
-    manual_seed,
     is_grad_enabled,
     scalar_tensor,
     OutOfMemoryError,
@@ -68,7 +67,7 @@ from ._factories import (
     randint,
     randperm,
 )
-from ._dlpack import from_dlpack, from_numpy, frombuffer
+from ._dlpack import asarray, from_dlpack, from_numpy, frombuffer
 from ._elementwise_ops import count_nonzero, div, div as divide, fmod, lerp, nan_to_num
 from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
                                 exp2, float_power, fmax, fmin, frac, fix, gcd, heaviside, hypot, is_complex,
@@ -80,7 +79,7 @@ from ._elementwise_math import clamp, clamp as clip  # tensor bounds too, over t
 from ._elementwise_math import round  # noqa: A004  (decimals=, over the catalogue's round)
 Tensor.round, Tensor.round_ = _elementwise_math.round, _elementwise_math.round_
 from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, cumulative_trapezoid, dist, kthvalue,
-                          logcumsumexp, median, mode, msort, nanmean, nanmedian, nansum, quantile, renorm, std_mean,
+                          logcumsumexp, median, mode, msort, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean,
                           trace, trapezoid, trapz, var_mean)
 from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, diff, dot, dsplit, fliplr, flipud,
                          hsplit, inner, kron, mv, ravel, rot90, swapaxes, swapdims, take, take_along_dim, tensor_split,
@@ -126,9 +125,10 @@ from . import jit  # torch.jit
 from . import func  # torch.func
 from .func import vmap
 from ._C import initial_seed
-from .random import get_rng_state, seed, set_rng_state
-from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, set_float32_matmul_precision,
-                               set_num_interop_threads)
+from .random import default_generator, get_rng_state, manual_seed, seed, set_rng_state
+from ._global_settings import (get_float32_matmul_precision, get_num_interop_threads, is_warn_always_enabled,
+                               set_default_tensor_type, set_float32_matmul_precision, set_flush_denormal,
+                               set_num_interop_threads, set_warn_always)
 from . import autograd, linalg, nn, optim, special, utils
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ._linalg_factorizations import cholesky_solve, det, inv as inverse, logdet, lu_unpack, slogdet
@@ -140,6 +140,8 @@ from ._determinism import (
     use_deterministic_algorithms,
     are_deterministic_algorithms_enabled,
     is_deterministic_algorithms_warn_only_enabled,
+    get_deterministic_debug_mode,
+    set_deterministic_debug_mode,
 )
 from . import compiler
 from . import profiler  # torch.profiler
@@ -181,8 +183,45 @@ long = int64
 __version__ = _C.__version__
 
 
+# PyTorch's constants.
+import math as _math  # noqa: E402
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    return isinstance(obj, (UntypedStorage, TypedStorage))
+
+
+def typename(obj):
+    """The tensor's legacy type name ("torch.FloatTensor"), or the object's class name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", "")
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "", None) else f"{module}.{name}"
+
+
+def get_device(input):
+    """The tensor's device index, -1 on the CPU (Tensor.get_device)."""
+    return input.get_device()
+
+
+def angle(input):
+    return input.angle()
+
+
+def real(input):
+    return input.real
+
+
+def imag(input):
+    return input.imag
 
 from ._streams import Stream, Event
 

@@ -39,3 +39,42 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     if requires_grad:
         tensor.requires_grad_(True)
     return tensor
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """obj as a tensor, sharing its memory where it can (a tensor, a NumPy
+    array, a DLPack producer, a buffer: Python's buffer protocol, read as
+    dtype or the default dtype), copying where it must (sequences, numbers,
+    or another dtype or device) or where copy=True; copy=False refuses to
+    copy, as PyTorch's asarray does."""
+    from . import _factories
+
+    if isinstance(obj, _C.Tensor):
+        shared = obj
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (bytes, bytearray, memoryview)):
+        shared = from_dlpack(obj)
+    elif _is_buffer(obj):
+        shared = frombuffer(obj, dtype=dtype or _C.get_default_dtype())
+    else:
+        if copy is False:
+            raise ValueError(f"asarray: a {type(obj).__name__} cannot be used without a copy (copy=False)")
+        result = _factories.tensor(obj, dtype=dtype, device=device)
+        return result.requires_grad_() if requires_grad else result
+    changes = (dtype is not None and dtype != shared.dtype) or (device is not None and
+                                                               _C.device(device) != shared.device)
+    converted = shared.to(device=device, dtype=dtype) if changes else shared
+    if converted is not shared and copy is False:
+        raise ValueError("asarray: the dtype or device asked for needs a copy, and copy=False refuses one")
+    if copy and converted is shared:
+        converted = shared.clone()
+    return converted.requires_grad_() if requires_grad else converted
+
+
+def _is_buffer(obj):
+    if isinstance(obj, (str, int, float, complex, list, tuple)):
+        return False
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True

@@ -1,7 +1,9 @@
 """torch's own names for functional ops (torch.conv2d, torch.dropout,
 torch.layer_norm, ...), with torch's argument orders where they differ from
-torch.nn.functional's."""
+torch.nn.functional's, and the Tensor methods PyTorch gives some of them
+(x.prelu, x.hardshrink)."""
 
+from ._C import Tensor
 from .nn import functional as F
 
 # Same arguments as their torch.nn.functional namesakes (less `inplace`).
@@ -72,3 +74,5 @@ def install(namespace):
                  "instance_norm", "embedding", "max_pool1d", "max_pool2d", "max_pool3d", "adaptive_max_pool1d",
                  "rsub"):
         namespace.setdefault(name, globals()[name])
+    Tensor.prelu = lambda self, weight: F.prelu(self, weight)
+    Tensor.hardshrink = lambda self, lambd=0.5: F.hardshrink(self, lambd)

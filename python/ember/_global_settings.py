@@ -1,5 +1,6 @@
 """Process-wide settings PyTorch programs make at their start:
-set_float32_matmul_precision and the inter-op thread count."""
+set_float32_matmul_precision, the inter-op thread count, the warn-always
+switch, flush-denormal and the legacy set_default_tensor_type."""
 
 import os
 
@@ -38,3 +39,46 @@ def set_num_interop_threads(count):
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise RuntimeError(f"set_num_interop_threads(): expected a positive number of threads, but got {count!r}")
     _interop_threads = count
+
+
+_warn_always = [False]
+
+
+def set_warn_always(enabled):
+    """Kept and reported: Ember's warnings that PyTorch gives once are given once."""
+    _warn_always[0] = bool(enabled)
+
+
+def is_warn_always_enabled():
+    return _warn_always[0]
+
+
+def set_flush_denormal(mode):
+    """PyTorch's answer on x86 with SSE3: True, the switch is there. Ember's
+    CPU kernels keep denormals whatever is set."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' must be bool, not {type(mode).__name__}")
+    return True
+
+
+def set_default_tensor_type(t):
+    """The legacy form of set_default_dtype (and, for a device type's
+    tensor type, set_default_device): t is a legacy tensor type or its name."""
+    import warnings
+
+    from . import _C, _factories
+
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                  stacklevel=2)
+    from ._tensor import _TYPE_DTYPES
+
+    name = t if isinstance(t, str) else f"torch.{'' if t.device_type == 'cpu' else t.device_type + '.'}{t.__name__}"
+    parts = name.split(".")
+    if len(parts) not in (2, 3) or parts[0] not in ("torch", "ember") or parts[-1] not in _TYPE_DTYPES:
+        raise TypeError(f"invalid type: '{name}'")
+    dtype = _TYPE_DTYPES[parts[-1]]
+    if not dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _C.set_default_dtype(dtype)
+    _factories.set_default_device(parts[1] if len(parts) == 3 else None)

@@ -184,41 +184,62 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """PyTorch's quantile: one result per q (a leading dim when q is a
-    tensor), between the sorted values at floor and ceil of q (n - 1)."""
+def _quantiles(input, q, dim, keepdim, interpolation, ignore_nan, name):
+    """quantile and nanquantile: one result per q (a leading dim when q is a
+    tensor), between the sorted values at floor and ceil of q (n - 1), n the
+    count of the slice's values (its non-NaN ones for nanquantile). A NaN in
+    a slice makes quantile's result NaN, and a slice of NaNs only makes
+    nanquantile's NaN, as in PyTorch (sort puts NaN last)."""
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                          f"Got {interpolation}")
     values = [float(q)] if not isinstance(q, Tensor) else [float(v) for v in q.reshape([-1]).tolist()]
     if any(not 0 <= v <= 1 for v in values):
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     x = input.reshape([-1]) if dim is None else input
     d = 0 if dim is None else dim % input.dim()
     ordered = x.sort(d).values
-    n = ordered.shape[d]
+    missing = x.isnan()
+    if ignore_nan:
+        count = (~missing).sum(d, keepdim=True).to(x.dtype)
+    else:
+        count = _C._full([1] * x.dim(), float(x.shape[d]), x.dtype, x.device)
+    slice_shape = list(x.shape)
+    slice_shape[d] = 1
+    last = (count - 1).clamp(min=0).expand(slice_shape)
+    empty = count == 0 if ignore_nan else missing.any(d, keepdim=True)
     results = []
     for value in values:
-        position = value * (n - 1)
-        low, high = int(position // 1), min(int(position // 1) + 1, n - 1)
+        position = last * value
+        low = position.floor()
+        high = (low + 1).minimum(last)
         fraction = position - low
         if interpolation == "lower":
-            high, fraction = low, 0.0
+            high, fraction = low, fraction * 0
         elif interpolation == "higher":
-            low, fraction = (high if fraction > 0 else low), 0.0
+            low, fraction = _C.where(fraction > 0, high, low), fraction * 0
         elif interpolation == "nearest":
-            low = high = round(position)
-            fraction = 0.0
+            low = high = position.round()
+            fraction = fraction * 0
         elif interpolation == "midpoint":
-            fraction = 0.5 if high != low and fraction > 0 else 0.0
-        a, b = ordered.narrow(d, low, 1), ordered.narrow(d, high, 1)
-        result = a + (b - a) * fraction
+            fraction = _C.where((high != low) & (fraction > 0), fraction * 0 + 0.5, fraction * 0)
+        a = ordered.gather(d, low.to(_C.int64))
+        b = ordered.gather(d, high.to(_C.int64))
+        result = _C.where(empty, a.detach() * float("nan"), a + (b - a) * fraction)
         if dim is None:
             result = result.reshape([1] * input.dim()) if keepdim else result.reshape([])
         elif not keepdim:
             result = result.squeeze(d)
         results.append(result)
     return results[0] if not isinstance(q, Tensor) or q.dim() == 0 else _C.stack(results, 0)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantiles(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantiles(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):

@@ -396,7 +396,43 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     return backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _as_subclass(self, cls):
+    """The tensor, sharing its memory and history, as an instance of cls (a Tensor subclass)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass(): cls must be a subclass of ember.Tensor, not {cls!r}")
+    result = cls.__new__(cls)
+    Tensor.__init__(result, self)
+    return result
+
+
+def _imag(self):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _angle(self):
+    """The angle of each real number: pi below 0, 0 otherwise, NaN kept."""
+    floating = self if self.dtype.is_floating_point else self.to(_C.get_default_dtype())
+    return _C.where(floating < 0, floating * 0 + 3.141592653589793, floating * 0)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    from ._factories import empty_strided
+
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
 Tensor.to = _to
+Tensor.as_subclass = _as_subclass
+Tensor.real = property(lambda self: self)
+Tensor.imag = property(_imag)
+Tensor.angle = _angle
+Tensor.new_empty_strided = _new_empty_strided
+Tensor.narrow_copy = lambda self, dim, start, length: self.narrow(dim, start, length).clone()
+Tensor.unsafe_chunk = lambda self, chunks, dim=0: self.chunk(chunks, dim)
+Tensor.unsafe_split = lambda self, split_size, dim=0: self.split(split_size, dim)
+Tensor.is_inference = lambda self: False
+Tensor.is_mps = property(lambda self: self.device.type == "mps")
 Tensor.contiguous = _contiguous
 Tensor.is_contiguous = _is_contiguous
 Tensor.clone = _clone

@@ -27,7 +27,8 @@ _IN_PLACE = ["square", "clamp_min", "clamp_max", "exp2", "log2", "log10", "xlogy
              "sgn", "heaviside", "gcd", "lcm", "addcmul", "addcdiv", "ldexp", "bitwise_left_shift",
              "bitwise_right_shift"]
 _REDUCTIONS = ["nansum", "nanmean", "aminmax", "trace", "cumprod", "cummax", "cummin", "logcumsumexp", "dist",
-               "median", "nanmedian", "mode", "kthvalue", "quantile", "msort", "renorm"]
+               "median", "nanmedian", "mode", "kthvalue", "quantile", "nanquantile", "msort", "renorm", "corrcoef",
+               "cov"]
 _OPS = ["isnan", "isinf", "isfinite", "square", "isclose", "allclose", "equal"]
 _SHAPES = ["diagonal", "tile", "ravel", "swapdims", "swapaxes", "unflatten", "diff", "rot90", "flipud", "fliplr",
            "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "take", "kron", "dot", "inner", "mv",

@@ -11,7 +11,8 @@ import contextlib
 import os
 
 from . import _C
-from ._C import initial_seed, manual_seed  # noqa: F401  (torch.random's names)
+from ._C import initial_seed  # noqa: F401  (torch.random's name)
+from ._generator import Generator
 
 _STATE_BYTES = 16
 
@@ -33,6 +34,50 @@ def set_rng_state(new_state):
                            f"get_rng_state() gives, but got {new_state.dtype} of shape {list(new_state.shape)}")
     data = bytes(new_state.tolist())
     _C._set_random_state(int.from_bytes(data[:8], "little"), int.from_bytes(data[8:], "little"))
+
+
+class _DefaultGenerator(Generator):
+    """torch.default_generator: the global stream itself, which ember.manual_seed
+    seeds. A call given it draws from a host stream seeded from the global
+    one, as a call given no generator does (Note [Host generators])."""
+
+    def __init__(self):
+        self.device = _C.device("cpu")
+
+    def manual_seed(self, seed):
+        _C.manual_seed(seed)
+        return self
+
+    def seed(self):
+        return seed()
+
+    def initial_seed(self):
+        return _C.initial_seed()
+
+    def get_state(self):
+        return get_rng_state()
+
+    def set_state(self, new_state):
+        set_rng_state(new_state)
+        return self
+
+    @property
+    def _rng(self):
+        from ._generator import host_rng
+
+        return host_rng(None, "default_generator")
+
+    def __repr__(self):
+        return "<ember.Generator: the default generator (the global stream)>"
+
+
+default_generator = _DefaultGenerator()
+
+
+def manual_seed(seed):
+    """Seeds the global stream of every device; returns default_generator, as torch.manual_seed does."""
+    _C.manual_seed(seed)
+    return default_generator
 
 
 def seed():
