@@ -111,6 +111,7 @@ from ._shape_ops import (
 from ._shape_ops import movedim as moveaxis
 from ._random_ops import bernoulli, multinomial, normal
 from ._poisson import poisson
+from ._binomial import binomial
 from ._special_functions import i0, igamma, igammac, mvlgamma, nextafter, polygamma
 from ._searching import bucketize, searchsorted, unique, unique_consecutive, unravel_index
 from ._type_info import finfo, iinfo

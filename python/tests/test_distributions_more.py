@@ -31,6 +31,14 @@ def build(library, name):
         "Dirichlet": lambda: d.Dirichlet(t([[0.5, 2.0, 1.0], [3.0, 3.0, 3.0]])),
         "StudentT": lambda: d.StudentT(t([1.5, 3.0, 5.0]), t([0.0, 1.0, -1.0]), t([1.0, 2.0, 0.5])),
         "Poisson": lambda: d.Poisson(t([0.5, 4.0, 30.0])),
+        "Binomial": lambda: d.Binomial(t([5.0, 10.0, 3.0]), t([0.3, 0.5, 0.99])),
+        "Binomial logits": lambda: d.Binomial(10, logits=t([-2.0, 0.0, 3.0])),
+        "Multinomial": lambda: d.Multinomial(6, t([[0.2, 0.3, 0.5], [0.1, 0.0, 0.9]])),
+        "Cauchy": lambda: d.Cauchy(t([0.0, 1.0]), t([1.0, 2.0])),
+        "HalfNormal": lambda: d.HalfNormal(t([1.0, 2.0])),
+        "Gumbel": lambda: d.Gumbel(t([0.0, 1.0]), t([1.0, 2.0])),
+        "RelaxedBernoulli": lambda: d.RelaxedBernoulli(t(0.5), probs=t([0.2, 0.7])),
+        "RelaxedOneHotCategorical": lambda: d.RelaxedOneHotCategorical(t(0.7), probs=t([0.2, 0.3, 0.5])),
     }[name]()
 
 
@@ -48,6 +56,14 @@ VALUES = {
     "Dirichlet": [[[0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]],
     "StudentT": [[0.0, 2.0, -3.0], [10.0, -1.0, 0.5]],
     "Poisson": [[0.0, 3.0, 28.0], [2.0, 0.0, 40.0]],
+    "Binomial": [[2.0, 5.0, 3.0], [0.0, 10.0, 1.0]],
+    "Binomial logits": [[1.0, 5.0, 9.0]],
+    "Multinomial": [[1.0, 2.0, 3.0], [0.0, 0.0, 6.0]],
+    "Cauchy": [[0.5, 2.0], [-3.0, 1.0]],
+    "HalfNormal": [[0.5, 2.0], [0.0, 1.0]],
+    "Gumbel": [[0.5, 2.0], [-1.0, 4.0]],
+    "RelaxedBernoulli": [[0.3, 0.9]],
+    "RelaxedOneHotCategorical": [[0.1, 0.3, 0.6]],
 }
 MOMENTS = {"Exponential": ("mean", "variance", "stddev", "mode"), "Laplace": ("mean", "variance", "stddev", "mode"),
            "Geometric": ("mean", "variance", "mode"), "Geometric logits": ("mean", "variance", "probs"),
@@ -55,7 +71,11 @@ MOMENTS = {"Exponential": ("mean", "variance", "stddev", "mode"), "Laplace": ("m
            "Mixture of vectors": ("mean", "variance"), "Gamma": ("mean", "variance", "mode"),
            "Chi2": ("mean", "variance", "mode", "df"), "Beta": ("mean", "variance", "mode"),
            "Dirichlet": ("mean", "variance", "mode"), "StudentT": ("mean", "variance", "mode"),
-           "Poisson": ("mean", "variance", "mode")}
+           "Poisson": ("mean", "variance", "mode"), "Binomial": ("mean", "variance", "mode"),
+           "Binomial logits": ("mean", "variance", "probs"), "Multinomial": ("mean", "variance"),
+           "Cauchy": ("mean", "variance", "mode"), "HalfNormal": ("mean", "variance", "mode"),
+           "Gumbel": ("mean", "variance", "stddev", "mode"), "RelaxedBernoulli": ("probs",),
+           "RelaxedOneHotCategorical": ("probs",)}
 
 
 @pytest.mark.parametrize("name", list(VALUES))
@@ -65,14 +85,14 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
     assert ours.has_rsample == theirs.has_rsample
     value = VALUES[name]
     assert_close(ours.log_prob(ember.tensor(value)), theirs.log_prob(torch.tensor(value)), rtol=1e-5, atol=1e-6)
-    if not name.startswith("Mixture") and name != "Poisson":
+    if not name.startswith(("Mixture", "Relaxed")) and name not in ("Poisson", "Binomial"):
         assert_close(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-6)
     for moment in MOMENTS[name]:
         assert_close(getattr(ours, moment), getattr(theirs, moment), rtol=1e-5, atol=1e-6)
-    if name in ("Exponential", "Laplace", "MixtureSameFamily", "Gamma"):
+    if name in ("Exponential", "Laplace", "MixtureSameFamily", "Gamma", "Cauchy", "HalfNormal", "Gumbel"):
         assert_close(ours.cdf(ember.tensor(value)), theirs.cdf(torch.tensor(value)), rtol=1e-5, atol=1e-6)
-    if name in ("Exponential", "Laplace"):
-        quantiles = [[0.1, 0.5, 0.9]]
+    if name in ("Exponential", "Laplace", "Cauchy", "HalfNormal", "Gumbel"):
+        quantiles = [[0.1, 0.5, 0.9]] if ours.batch_shape == (3,) else [[0.3, 0.8]]
         assert_close(ours.icdf(ember.tensor(quantiles)), theirs.icdf(torch.tensor(quantiles)), rtol=1e-5, atol=1e-6)
     assert tuple(ours.sample((4, 5)).shape) == tuple(theirs.sample((4, 5)).shape)
 
@@ -88,6 +108,9 @@ def test_scores_moments_and_shapes_match_pytorch(torch, name):
      [0.5 * 3 / (3.5 ** 2 * 4.5), 2 * 1.5 / (3.5 ** 2 * 4.5), 2.5 / (3.5 ** 2 * 4.5), 2 / 90, 2 / 90, 2 / 90]),
     ("StudentT", [0.0, 1.0, -1.0], [None, 12.0, 0.25 * 5 / 3]),
     ("Poisson", [0.5, 4.0, 30.0], [0.5, 4.0, 30.0]),
+    ("Binomial", [1.5, 5.0, 2.97], [1.05, 2.5, 0.0297]),
+    ("HalfNormal", [0.79788, 1.59577], [0.36338, 1.45352]),
+    ("Gumbel", [0.57722, 2.15443], [1.64493, 6.57974]),
 ])
 def test_samples_follow_the_distribution(name, mean, variance):
     ember.manual_seed(0)
@@ -111,6 +134,21 @@ def test_poisson_draws_follow_the_probabilities(rate):
     assert ember.poisson(ember.zeros(3)).tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
         ember.poisson(ember.tensor([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("count, probability", [(30, 0.25), (1000, 0.4), (200, 0.97)])  # inversion, then BTRS
+def test_binomial_draws_follow_the_probabilities(count, probability):
+    ember.manual_seed(2)
+    draws = ember.binomial(ember.full((100000,), float(count)), ember.full((100000,), probability))
+    mean, spread = count * probability, math.sqrt(count * probability * (1 - probability))
+    for k in range(int(mean - 2 * spread), int(mean + 2 * spread) + 1):
+        log_pmf = (math.lgamma(count + 1) - math.lgamma(k + 1) - math.lgamma(count - k + 1)
+                   + k * math.log(probability) + (count - k) * math.log(1 - probability))
+        frequency = (draws == k).float().mean().item()
+        assert abs(frequency - math.exp(log_pmf)) < 5 * math.sqrt(math.exp(log_pmf) / 100000)
+    multinomial = ember.distributions.Multinomial(6, ember.tensor([0.2, 0.3, 0.5])).sample((20000,))
+    assert bool((multinomial.sum(-1) == 6).all())
+    assert multinomial.mean(0).tolist() == pytest.approx([1.2, 1.8, 3.0], abs=0.05)
 
 
 def test_one_hot_samples_are_one_hot_with_the_probabilities():
