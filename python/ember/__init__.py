@@ -79,8 +79,8 @@ from ._elementwise_math import clamp, clamp as clip  # tensor bounds too, over t
 from ._elementwise_math import round  # noqa: A004  (decimals=, over the catalogue's round)
 Tensor.round, Tensor.round_ = _elementwise_math.round, _elementwise_math.round_
 from ._reductions import (aminmax, corrcoef, cov, cummax, cummin, cumprod, cumulative_trapezoid, dist, kthvalue,
-                          logcumsumexp, median, mode, msort, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean,
-                          trace, trapezoid, trapz, var_mean)
+                          logcumsumexp, median, mode, msort, nanmean, nanmedian, nanquantile, nansum, quantile, renorm,
+                          std_mean, trace, trapezoid, trapz, var_mean)
 from ._shape_ops import (atleast_1d, atleast_2d, atleast_3d, cross, diagonal, diff, dot, dsplit, fliplr, flipud,
                          hsplit, inner, kron, mv, ravel, rot90, swapaxes, swapdims, take, take_along_dim, tensor_split,
                          tile, unflatten, vsplit, hstack, vstack, dstack, column_stack, tril_indices, triu_indices,

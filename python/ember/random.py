@@ -11,7 +11,6 @@ import contextlib
 import os
 
 from . import _C
-from ._C import initial_seed  # noqa: F401  (torch.random's name)
 from ._generator import Generator
 
 _STATE_BYTES = 16
@@ -34,6 +33,11 @@ def set_rng_state(new_state):
                            f"get_rng_state() gives, but got {new_state.dtype} of shape {list(new_state.shape)}")
     data = bytes(new_state.tolist())
     _C._set_random_state(int.from_bytes(data[:8], "little"), int.from_bytes(data[8:], "little"))
+
+
+def initial_seed():
+    """The seed the global stream was last seeded with."""
+    return _C.initial_seed()
 
 
 class _DefaultGenerator(Generator):

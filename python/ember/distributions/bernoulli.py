@@ -5,29 +5,19 @@ from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
-from .utils import batch_shape_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, batch_shape_of, broadcast_all
 
 
-class Bernoulli(Distribution):
+class Bernoulli(BinaryParameters, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        given = self._given(probs, logits)
         (param,) = broadcast_all(given)
-        self.__dict__["probs" if probs is not None else "logits"] = param
+        self._keep("probs" if probs is not None else "logits", param)
         self._param = param
         super().__init__(batch_shape_of([given], param), validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self):

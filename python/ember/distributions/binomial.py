@@ -6,33 +6,23 @@ from .._binomial import binomial
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameters, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        given = self._given(probs, logits)
         self.total_count, parameter = broadcast_all(total_count, given)
         self.total_count = self.total_count.type_as(parameter)
-        self.__dict__["probs" if probs is not None else "logits"] = parameter
+        self._keep("probs" if probs is not None else "logits", parameter)
         super().__init__(parameter.shape, validate_args=validate_args)
 
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
 
     @property
     def mean(self):

@@ -6,28 +6,18 @@ from .._type_info import finfo
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import batch_shape_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, batch_shape_of, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        given = self._given(probs, logits)
         (parameter,) = broadcast_all(given)
-        self.__dict__["probs" if probs is not None else "logits"] = parameter
+        self._keep("probs" if probs is not None else "logits", parameter)
         super().__init__(batch_shape_of([given], parameter), validate_args=validate_args)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
 
     @property
     def mean(self):

@@ -9,7 +9,7 @@ from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import CategoricalParameters, broadcast_all
 
 
 class _Multinomial(constraints.Constraint):
@@ -22,7 +22,7 @@ class _Multinomial(constraints.Constraint):
         return (value >= 0).all(-1) & (value.sum(-1) <= self.total_count)
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalParameters, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -37,18 +37,6 @@ class Multinomial(Distribution):
     @property
     def support(self):
         return _Multinomial(self.total_count)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

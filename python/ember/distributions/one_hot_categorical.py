@@ -5,9 +5,10 @@ from .. import _factories
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import CategoricalParameters
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(CategoricalParameters, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
@@ -16,18 +17,6 @@ class OneHotCategorical(Distribution):
         self._categorical = Categorical(probs, logits)
         shape = self._categorical.param_shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

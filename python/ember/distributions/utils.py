@@ -76,3 +76,45 @@ class lazy_property:
         value = self.compute(instance)
         instance.__dict__[self.compute.__name__] = value
         return value
+
+
+class BinaryParameters:
+    """probs and logits of a two-outcome distribution, either given and the
+    other computed from it on first use (Bernoulli, Binomial, Geometric,
+    LogitRelaxedBernoulli)."""
+
+    @staticmethod
+    def _given(probs, logits):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        return probs if probs is not None else logits
+
+    def _keep(self, name, parameter):
+        """Stores the given parameter under its name, as the lazy properties expect."""
+        self.__dict__[name] = parameter
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
+class CategoricalParameters:
+    """probs, logits and param_shape of a distribution built on a Categorical
+    in self._categorical (OneHotCategorical, Multinomial,
+    ExpRelaxedCategorical)."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
