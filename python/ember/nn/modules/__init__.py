@@ -43,6 +43,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import LPPool1d, LPPool2d, LPPool3d
 from .batchnorm import SyncBatchNorm
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 
 __all__ = [
     "LazyBatchNorm1d",
@@ -200,4 +201,5 @@ __all__ = [
     "LPPool2d",
     "LPPool3d",
     "SyncBatchNorm",
+    "AdaptiveLogSoftmaxWithLoss",
 ]
