@@ -74,6 +74,8 @@ def _is_contiguous(self, memory_format=_memory_format.contiguous_format):
 def _clone(self, *, memory_format=_memory_format.preserve_format):
     """A copy in the tensor's own format (preserve_format: channels_last
     stays so) or the one asked for."""
+    if memory_format is _memory_format.preserve_format and self.dim() not in (4, 5):
+        return _tensor_clone(self)  # only 4-d and 5-d tensors have another format to keep
     target = _memory_format.format_of(self) if memory_format is _memory_format.preserve_format else memory_format
     if target is _memory_format.contiguous_format:
         return _tensor_clone(self)
