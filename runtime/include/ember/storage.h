@@ -53,16 +53,17 @@ class Storage {
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
-  // Memory its owner lent for reading only (a read-only DLPack producer):
-  // in-place writes into any view of it are refused.
+  // Memory its owner lent for reading only (a read-only DLPack producer, a
+  // read-only Python buffer): in-place writes into any view of it are refused.
   bool read_only() const { return read_only_; }
   void set_read_only() { read_only_ = true; }
   // Throws, naming the in-place `op`, when the memory is read-only.
   void check_writable(std::string_view op) const {
     if (read_only_) {
       throw_error(ErrorKind::Runtime, "in-place " + std::string(op) +
-                                          ": cannot write into a read-only tensor (its memory was lent read-only "
-                                          "through DLPack, as by a read-only NumPy array); write into a clone()");
+                                          ": cannot write into a read-only tensor (its memory was lent read-only, "
+                                          "as by a read-only NumPy array through DLPack or bytes through "
+                                          "frombuffer); write into a clone()");
     }
   }
 
