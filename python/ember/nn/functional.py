@@ -8,8 +8,8 @@ from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_activations, functional_conv, functional_ctc, functional_distance, functional_dropout
 from . import functional_embedding, functional_losses, functional_normalization, functional_pooling
-from . import (functional_lp_pooling, functional_rearrange, functional_sampling, functional_unpooling,
-               functional_window_pooling)
+from . import (functional_fractional_pooling, functional_lp_pooling, functional_rearrange, functional_sampling,
+               functional_unpooling, functional_window_pooling)
 from .functional_activations import *  # noqa: F401,F403
 from .functional_conv import *  # noqa: F401,F403
 from .functional_ctc import *  # noqa: F401,F403
@@ -24,6 +24,7 @@ from .functional_sampling import *  # noqa: F401,F403
 from .functional_unpooling import *  # noqa: F401,F403
 from .functional_window_pooling import *  # noqa: F401,F403
 from .functional_lp_pooling import *  # noqa: F401,F403
+from .functional_fractional_pooling import *  # noqa: F401,F403
 
 __all__ = [
     "interpolate",

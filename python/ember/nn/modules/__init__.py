@@ -41,7 +41,7 @@ from .normalization import LocalResponseNorm, RMSNorm
 from .channelshuffle import ChannelShuffle
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
-from .pooling import LPPool1d, LPPool2d, LPPool3d
+from .pooling import FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d
 from .batchnorm import SyncBatchNorm
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 
@@ -202,4 +202,6 @@ __all__ = [
     "LPPool3d",
     "SyncBatchNorm",
     "AdaptiveLogSoftmaxWithLoss",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
 ]

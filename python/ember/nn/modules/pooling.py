@@ -175,3 +175,33 @@ class LPPool2d(_LPPoolNd):
 class LPPool3d(_LPPoolNd):
     def forward(self, input):
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling (F.fractional_max_pool2d/3d): windows at
+    pseudo-random steps, drawn anew each call unless _random_samples is given."""
+
+    _function = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+
+    def forward(self, input):
+        return type(self)._function(input, self.kernel_size, self.output_size, self.output_ratio,
+                                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _function = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _function = staticmethod(F.fractional_max_pool3d)
