@@ -97,27 +97,22 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, samples,
     return output, indices
 
 
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
-    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2,
-                                "fractional_max_pool2d")
+def _pool_functions(dims):
+    """fractional_max_pool{dims}d and its _with_indices form, PyTorch's signatures."""
+    name = f"fractional_max_pool{dims}d"
+
+    def with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                     _random_samples=None):
+        return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, dims, name)
+
+    def pool(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        output, indices = with_indices(input, kernel_size, output_size, output_ratio,
+                                       _random_samples=_random_samples)
+        return (output, indices) if return_indices else output
+
+    with_indices.__name__, pool.__name__ = f"{name}_with_indices", name
+    return pool, with_indices
 
 
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
-    output, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
-                                                         _random_samples=_random_samples)
-    return (output, indices) if return_indices else output
-
-
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
-    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3,
-                                "fractional_max_pool3d")
-
-
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
-    output, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
-                                                         _random_samples=_random_samples)
-    return (output, indices) if return_indices else output
+fractional_max_pool2d, fractional_max_pool2d_with_indices = _pool_functions(2)
+fractional_max_pool3d, fractional_max_pool3d_with_indices = _pool_functions(3)
