@@ -3,8 +3,10 @@ set_float32_matmul_precision, the inter-op thread count, the warn-always
 switch, flush-denormal and the legacy set_default_tensor_type."""
 
 import os
+import warnings
 
-from . import backends
+from . import _C, _factories, backends
+from ._tensor import parse_type
 
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
 _PRECISION_VARIABLE = "EMBER_FLOAT32_MATMUL_PRECISION"
@@ -64,21 +66,11 @@ def set_flush_denormal(mode):
 def set_default_tensor_type(t):
     """The legacy form of set_default_dtype (and, for a device type's
     tensor type, set_default_device): t is a legacy tensor type or its name."""
-    import warnings
-
-    from . import _C, _factories
-
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
                   stacklevel=2)
-    from ._tensor import _TYPE_DTYPES
-
-    name = t if isinstance(t, str) else f"torch.{'' if t.device_type == 'cpu' else t.device_type + '.'}{t.__name__}"
-    parts = name.split(".")
-    if len(parts) not in (2, 3) or parts[0] not in ("torch", "ember") or parts[-1] not in _TYPE_DTYPES:
-        raise TypeError(f"invalid type: '{name}'")
-    dtype = _TYPE_DTYPES[parts[-1]]
+    device_type, dtype = parse_type(t, TypeError)
     if not dtype.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _C.set_default_dtype(dtype)
-    _factories.set_default_device(parts[1] if len(parts) == 3 else None)
+    _factories.set_default_device(None if device_type == "cpu" else device_type)

@@ -242,27 +242,39 @@ _TYPE_NAMES = {
 _TYPE_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 
+def type_name(device_type, dtype):
+    """The legacy type name of dtype on device_type: "torch.FloatTensor", "torch.cuda.LongTensor"."""
+    return f"torch.{'' if device_type == 'cpu' else device_type + '.'}{_TYPE_NAMES[dtype]}"
+
+
+def parse_type(t, error):
+    """(device type, dtype) of a legacy tensor type (ember.FloatTensor) or
+    its name ("torch.cuda.FloatTensor"); a name that is neither raises
+    `error` (the caller's exception class, as PyTorch's callers differ)."""
+    if isinstance(getattr(t, "device_type", None), str) and isinstance(getattr(t, "dtype", None), _C.dtype):
+        return t.device_type, t.dtype
+    parts = t.split(".")
+    if len(parts) not in (2, 3) or parts[0] not in ("torch", "ember") or parts[-1] not in _TYPE_DTYPES:
+        raise error(f"invalid type: '{t}'")
+    return (parts[1] if len(parts) == 3 else "cpu"), _TYPE_DTYPES[parts[-1]]
+
+
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """type(): the tensor's type name; type(dtype, name or legacy class such
     as ember.LongTensor): the tensor converted to it (itself when nothing
     changes); a name with a device type ("torch.cuda.FloatTensor") also
     moves it there."""
     if dtype is None:
-        device_type = self.device.type
-        return f"torch.{'' if device_type == 'cpu' else device_type + '.'}{_TYPE_NAMES[self.dtype]}"
+        return type_name(self.device.type, self.dtype)
     if isinstance(dtype, _C.dtype):
         return self.to(dtype)
-    if isinstance(getattr(dtype, "device_type", None), str) and isinstance(getattr(dtype, "dtype", None), _C.dtype):
-        dtype = f"torch.{'' if dtype.device_type == 'cpu' else dtype.device_type + '.'}{_TYPE_NAMES[dtype.dtype]}"
-    if not isinstance(dtype, str):
+    if not isinstance(dtype, str) and not isinstance(getattr(dtype, "device_type", None), str):
         raise TypeError(f"type(): dtype must be a str or an ember.dtype, not {type(dtype).__name__}")
-    parts = dtype.split(".")
-    if len(parts) not in (2, 3) or parts[0] not in ("torch", "ember") or parts[-1] not in _TYPE_DTYPES:
-        raise ValueError(f"invalid type: '{dtype}'")
-    device = _C.device(parts[1] if len(parts) == 3 else "cpu")
+    device_type, target = parse_type(dtype, ValueError)
+    device = _C.device(device_type)
     if self.device.type == device.type:
         device = self.device
-    return self.to(device, _TYPE_DTYPES[parts[-1]])
+    return self.to(device, target)
 
 
 def contiguous_strides(shape):
