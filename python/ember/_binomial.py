@@ -4,6 +4,7 @@ says how."""
 
 from . import _C, _factories
 from ._dtype_names import dtype_name as _dtype_name
+from ._random_ops import accepted_draws, uniform_float64
 from ._shape_ops import broadcast_tensors
 
 # Note [Binomial draws]
@@ -17,16 +18,12 @@ from ._shape_ops import broadcast_tensors
 _SMALL_MEAN = 10.0
 
 
-def _uniform(like, generator):
-    return _factories.rand(*like.shape, dtype=_C.float64, device=like.device, generator=generator)
-
-
 def _inversion(n, p, generator):
     q = 1 - p
     ratio = p / q
     probability = q.pow(n)  # of k = 0
     cumulative = probability.clone()
-    target = _uniform(n, generator)
+    target = uniform_float64(list(n.shape), n.device, generator)
     k = _factories.zeros_like(n)
     running = (target > cumulative) & (n > 0)
     while bool(running.any()):
@@ -48,11 +45,10 @@ def _btrs(n, p, generator):
     log_odds = (p / q).log()
     m = ((n + 1) * p).floor()
     h = (m + 1).lgamma() + (n - m + 1).lgamma()
-    result = _factories.zeros_like(n)
-    pending = _factories.ones_like(n, dtype=_C.bool)
-    while bool(pending.any()):
-        u = _uniform(n, generator) - 0.5
-        v = _uniform(n, generator)
+
+    def propose():
+        u = uniform_float64(list(n.shape), n.device, generator) - 0.5
+        v = uniform_float64(list(n.shape), n.device, generator)
         us = 0.5 - u.abs()
         k = ((2 * a / us + b) * u + c).floor()
         inside = (k >= 0) & (k <= n)
@@ -60,10 +56,9 @@ def _btrs(n, p, generator):
         bound = (v * alpha / (a / (us * us) + b)).log()
         k_safe = k.clamp(min=0).minimum(n)
         exact = inside & (bound <= h - (k_safe + 1).lgamma() - (n - k_safe + 1).lgamma() + (k_safe - m) * log_odds)
-        accepted = quick | exact
-        result = _C.where(pending & accepted, k, result)
-        pending = pending & ~accepted
-    return result
+        return k, quick | exact
+
+    return accepted_draws(n, propose)
 
 
 def binomial(count, prob, generator=None):

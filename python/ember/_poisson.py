@@ -4,6 +4,7 @@ says how."""
 
 from . import _C, _factories
 from ._dtype_names import dtype_name as _dtype_name
+from ._random_ops import accepted_draws, uniform_float64
 
 # Note [Poisson draws]
 # Rates below 10 count the uniform draws whose running product stays above
@@ -22,8 +23,7 @@ def _knuth(rates, generator):
     count = _factories.zeros_like(rates)
     running = rates > 0
     while bool(running.any()):
-        product = _C.where(running, product * _factories.rand(*rates.shape, dtype=_C.float64, device=rates.device,
-                                                               generator=generator), product)
+        product = _C.where(running, product * uniform_float64(list(rates.shape), rates.device, generator), product)
         running = running & (product > limit)
         count = count + running.to(_C.float64)
     return count
@@ -36,21 +36,19 @@ def _transformed_rejection(rates, generator):
     a = -0.059 + 0.02483 * b
     inverse_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
-    result = _factories.zeros_like(rates)
-    pending = _factories.ones_like(rates, dtype=_C.bool)
-    while bool(pending.any()):
-        u = _factories.rand(*rates.shape, dtype=_C.float64, device=rates.device, generator=generator) - 0.5
-        v = _factories.rand(*rates.shape, dtype=_C.float64, device=rates.device, generator=generator)
+
+    def propose():
+        u = uniform_float64(list(rates.shape), rates.device, generator) - 0.5
+        v = uniform_float64(list(rates.shape), rates.device, generator)
         us = 0.5 - u.abs()
         k = ((2 * a / us + b) * u + rates + 0.43).floor()
         quick = (us >= 0.07) & (v <= v_r)
         possible = (k >= 0) & ~((us < 0.013) & (v > us))
         bound = v.log() + inverse_alpha.log() - (a / (us * us) + b).log()
         exact = bound <= -rates + k * log_rate - (k + 1).lgamma()
-        accepted = quick | (possible & exact)
-        result = _C.where(pending & accepted, k, result)
-        pending = pending & ~accepted
-    return result
+        return k, quick | (possible & exact)
+
+    return accepted_draws(rates, propose)
 
 
 def poisson(input, generator=None):

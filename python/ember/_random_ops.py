@@ -21,9 +21,22 @@ _EXACT_INTEGER_BITS = {_C.float16: 11, _C.bfloat16: 8, _C.float32: 24, _C.float6
 _FLOAT64_EXACT_RANGE = 2**53
 
 
-def _uniform(shape, device, generator):
+def uniform_float64(shape, device, generator):
     """float64 numbers uniform in [0, 1)."""
     return _factories.rand(*shape, dtype=_C.float64, device=device, generator=generator)
+
+
+def accepted_draws(like, propose):
+    """Rejection sampling over a whole tensor at once: propose() gives
+    (candidates, accepted), tensors of like's shape; each element keeps its
+    first accepted candidate, and propose runs again while any has none."""
+    result = _factories.zeros_like(like)
+    pending = _factories.ones_like(like, dtype=_C.bool)
+    while bool(pending.any()):
+        candidates, accepted = propose()
+        result = _C.where(pending & accepted, candidates, result)
+        pending = pending & ~accepted
+    return result
 
 
 def _standard_normal(shape, dtype, device, generator):
@@ -55,11 +68,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     rows = weights.shape[0]
     if replacement:
         cumulative = weights.cumsum(1)
-        targets = _uniform([rows, num_samples], input.device, generator) * cumulative[:, -1:]
+        targets = uniform_float64([rows, num_samples], input.device, generator) * cumulative[:, -1:]
         # The first category whose cumulative weight exceeds the target.
         samples = binary_search(cumulative, targets, right=True).clamp(max=categories - 1)
     else:
-        arrivals = -_C.log1p(-_uniform([rows, categories], input.device, generator))
+        arrivals = -_C.log1p(-uniform_float64([rows, categories], input.device, generator))
         samples = _C.topk(weights / arrivals, num_samples, 1).indices
     return samples.reshape(list(input.shape[:-1]) + [num_samples])
 
@@ -84,7 +97,7 @@ def bernoulli(input, p=None, *, generator=None):
     else:
         _check_probability(p, "bernoulli")
         probabilities = p
-    draws = _uniform(list(input.shape), input.device, generator) < probabilities
+    draws = uniform_float64(list(input.shape), input.device, generator) < probabilities
     return draws.to(input.dtype)
 
 
@@ -92,7 +105,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     _check_probability(p, "bernoulli_")
     if isinstance(p, Tensor):
         p = p.detach().to(_C.float64).expand(list(self.shape))
-    return self.copy_(_uniform(list(self.shape), self.device, generator) < p)
+    return self.copy_(uniform_float64(list(self.shape), self.device, generator) < p)
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
@@ -101,7 +114,7 @@ def _exponential_(self, lambd=1.0, *, generator=None):
                            f"dtype must be a floating point but you specified {_dtype_name(self.dtype)}")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return self.copy_(-_C.log1p(-_uniform(list(self.shape), self.device, generator)) / lambd)
+    return self.copy_(-_C.log1p(-uniform_float64(list(self.shape), self.device, generator)) / lambd)
 
 
 def _check_floating(self, caller, distribution):
@@ -116,7 +129,7 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _check_floating(self, "cauchy_", "Cauchy")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    u = _uniform(list(self.shape), self.device, generator)
+    u = uniform_float64(list(self.shape), self.device, generator)
     return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
 
 
@@ -135,7 +148,7 @@ def _geometric_(self, p, *, generator=None):
     ceil(log(1 - u) / log(1 - p)), u uniform, the inverse of its CDF."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    u = _uniform(list(self.shape), self.device, generator)
+    u = uniform_float64(list(self.shape), self.device, generator)
     return self.copy_((_C.log1p(-u) / math.log1p(-p)).ceil().clamp(min=1))
 
 
@@ -168,7 +181,7 @@ def _random_(self, *args, generator=None, **kwargs):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={start} >= to={end}")
     count = end - start
     if generator is None and count <= _FLOAT64_EXACT_RANGE:
-        values = (_uniform(list(self.shape), self.device, None) * count).floor().clamp(max=count - 1) + start
+        values = (uniform_float64(list(self.shape), self.device, None) * count).floor().clamp(max=count - 1) + start
     else:
         # A range past float64's integers (int64's whole range) is drawn
         # exactly on the host: from the generator, or from a stream the

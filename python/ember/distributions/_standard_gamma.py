@@ -3,6 +3,7 @@ concentration: the sampler Gamma, Chi2, Beta, Dirichlet and StudentT
 share. Note [Gamma samples and their gradient] says how."""
 
 from .. import _C, _factories
+from .._random_ops import accepted_draws
 from .._special_functions import igamma
 from .._type_info import finfo
 from ..autograd.function import Function
@@ -28,18 +29,17 @@ def _draw(concentration):
     shape = _C.where(boosted, concentration + 1, concentration)
     d = shape - 1.0 / 3.0
     c = (9 * d).rsqrt()
-    result = _factories.zeros_like(shape)
-    pending = _factories.ones_like(shape, dtype=_C.bool)
-    while bool(pending.any()):
+
+    def propose():
         normal = _factories.randn_like(shape)
         cube_root = 1 + c * normal
         v = cube_root * cube_root * cube_root
         uniform = _factories.rand_like(shape)
         positive = v > 0
         log_v = _C.where(positive, v, _factories.ones_like(v)).log()
-        accepted = positive & (uniform.log() < 0.5 * normal * normal + d - d * v + d * log_v)
-        result = _C.where(pending & accepted, d * v, result)
-        pending = pending & ~accepted
+        return d * v, positive & (uniform.log() < 0.5 * normal * normal + d - d * v + d * log_v)
+
+    result = accepted_draws(shape, propose)
     lift = (_factories.rand_like(shape).log() / concentration).exp()
     return _C.where(boosted, result * lift, result)
 
