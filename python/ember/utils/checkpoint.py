@@ -5,6 +5,7 @@ does so segment by segment over a sequence of modules. Note [Recomputing
 in backward] says how.
 """
 
+import contextlib
 import warnings
 
 from .. import _C
@@ -71,8 +72,7 @@ class _Run:
         self.positions = [i for i, arg in enumerate(args) if isinstance(arg, _C.Tensor)]
         self.extra_inputs = extra_inputs
         self.rng_state = get_rng_state() if preserve_rng_state else None
-        self.autocast = {device: (is_autocast_enabled(device), get_autocast_dtype(device))
-                         for device in _AUTOCAST_DEVICE_TYPES}
+        self.autocast = _autocast_state()
         self.single_output = True
 
     def call(self, tensors):
@@ -81,31 +81,30 @@ class _Run:
             args[position] = tensor
         return self.function(*args, **self.kwargs)
 
+    @contextlib.contextmanager
     def restored_state(self):
-        return _RestoredState(self)
-
-
-class _RestoredState:
-    def __init__(self, run):
-        self.run = run
-
-    def __enter__(self):
-        self.rng_state = get_rng_state() if self.run.rng_state is not None else None
-        if self.rng_state is not None:
-            set_rng_state(self.run.rng_state)
-        self.autocast = {device: (is_autocast_enabled(device), get_autocast_dtype(device))
-                         for device in _AUTOCAST_DEVICE_TYPES}
-        for device, (enabled, dtype) in self.run.autocast.items():
-            set_autocast_enabled(device, enabled)
-            set_autocast_dtype(device, dtype)
-
-    def __exit__(self, *exc):
-        if self.rng_state is not None:
+        """The random and autocast state of the forward, inside the block only."""
+        rng_state = get_rng_state() if self.rng_state is not None else None
+        if rng_state is not None:
             set_rng_state(self.rng_state)
-        for device, (enabled, dtype) in self.autocast.items():
-            set_autocast_enabled(device, enabled)
-            set_autocast_dtype(device, dtype)
-        return False
+        autocast = _autocast_state()
+        _set_autocast_state(self.autocast)
+        try:
+            yield
+        finally:
+            if rng_state is not None:
+                set_rng_state(rng_state)
+            _set_autocast_state(autocast)
+
+
+def _autocast_state():
+    return {device: (is_autocast_enabled(device), get_autocast_dtype(device)) for device in _AUTOCAST_DEVICE_TYPES}
+
+
+def _set_autocast_state(state):
+    for device, (enabled, dtype) in state.items():
+        set_autocast_enabled(device, enabled)
+        set_autocast_dtype(device, dtype)
 
 
 _USE_REENTRANT_WARNING = (
