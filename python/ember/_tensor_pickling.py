@@ -25,9 +25,7 @@ def tensor_state(tensor):
 def rebuild_as(cls, tensor, requires_grad, state):
     """`tensor` (a new leaf) as an instance of `cls` with `state` set."""
     if cls is not Tensor:
-        result = cls.__new__(cls)
-        Tensor.__init__(result, tensor)
-        tensor = result
+        tensor = tensor.as_subclass(cls)
     if requires_grad:
         tensor.requires_grad_(True)
     for name, value in state.items():
