@@ -53,16 +53,11 @@ def _order(fmt, ndim, op):
     return order
 
 
-def strides_for(shape, fmt):
-    """The strides of a dense tensor of `shape` laid out in `fmt`."""
-    if fmt not in _ORDERS:
-        strides, step = [0] * len(shape), 1
-        for dim in reversed(range(len(shape))):
-            strides[dim] = step
-            step *= max(shape[dim], 1)
-        return strides
+def strides_for(shape, fmt=contiguous_format):
+    """The strides, in elements, of a dense tensor of `shape` laid out in `fmt` (row-major by default), as a list."""
+    order = _order(fmt, len(shape), "empty") if fmt in _ORDERS else range(len(shape))
     strides, step = [0] * len(shape), 1
-    for dim in reversed(_order(fmt, len(shape), "empty")):
+    for dim in reversed(order):
         strides[dim] = step
         step *= max(shape[dim], 1)
     return strides

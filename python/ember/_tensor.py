@@ -277,15 +277,6 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return self.to(device, target)
 
 
-def contiguous_strides(shape):
-    """The row-major strides, in elements, of a tensor of `shape`, as a list."""
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return strides[::-1]
-
-
 def _resize_(self, *sizes, memory_format=None):
     """Gives the tensor the contiguous shape `sizes` in place. It keeps its
     storage where that holds enough elements (the values there are read in
@@ -302,7 +293,7 @@ def _resize_(self, *sizes, memory_format=None):
     if sizes == tuple(self.shape) and self.is_contiguous():
         return self
     try:
-        self.data = self.as_strided(sizes, contiguous_strides(sizes), self.storage_offset())
+        self.data = self.as_strided(sizes, _memory_format.strides_for(sizes), self.storage_offset())
     except RuntimeError:
         grown = self.new_empty(sizes)
         kept = min(self.numel(), grown.numel())

@@ -4,7 +4,7 @@ nodes that write the node's output names."""
 
 import numpy
 
-from .._tensor import contiguous_strides
+from .._memory_format import strides_for
 from ._graph import FLOATING, OnnxExporterError, is_static
 
 
@@ -381,7 +381,7 @@ def convert_as_strided(g, node):
     if not all(is_static(n) for n in numbers):
         node.refuse("its sizes, strides or offset, or its storage's shape, are dynamic, and ONNX has no "
                     "strided view; export with static shapes or use view/reshape in the model")
-    if owner["offset"] != 0 or owner["strides"] != contiguous_strides(owner["shape"]):
+    if owner["offset"] != 0 or owner["strides"] != strides_for(owner["shape"]):
         node.refuse("it reads a storage that is not one dense tensor, which ONNX cannot address")
     index = numpy.full(sizes, offset, dtype=numpy.int64)
     for d, (size, stride) in enumerate(zip(sizes, strides)):
