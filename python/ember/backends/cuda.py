@@ -42,36 +42,22 @@ _sdp_backends = {"flash": True, "mem_efficient": True, "math": True, "cudnn": Tr
 _math_sdp_reduction = {"allowed": True}
 
 
-def enable_flash_sdp(enabled):
-    _sdp_backends["flash"] = bool(enabled)
+def _sdp_switch(name):
+    """enable_<name>_sdp(enabled) and <name>_sdp_enabled() over the flag of that name."""
+    def enable(enabled):
+        _sdp_backends[name] = bool(enabled)
+
+    def is_enabled():
+        return _sdp_backends[name]
+
+    enable.__name__, is_enabled.__name__ = f"enable_{name}_sdp", f"{name}_sdp_enabled"
+    return enable, is_enabled
 
 
-def flash_sdp_enabled():
-    return _sdp_backends["flash"]
-
-
-def enable_mem_efficient_sdp(enabled):
-    _sdp_backends["mem_efficient"] = bool(enabled)
-
-
-def mem_efficient_sdp_enabled():
-    return _sdp_backends["mem_efficient"]
-
-
-def enable_math_sdp(enabled):
-    _sdp_backends["math"] = bool(enabled)
-
-
-def math_sdp_enabled():
-    return _sdp_backends["math"]
-
-
-def enable_cudnn_sdp(enabled):
-    _sdp_backends["cudnn"] = bool(enabled)
-
-
-def cudnn_sdp_enabled():
-    return _sdp_backends["cudnn"]
+enable_flash_sdp, flash_sdp_enabled = _sdp_switch("flash")
+enable_mem_efficient_sdp, mem_efficient_sdp_enabled = _sdp_switch("mem_efficient")
+enable_math_sdp, math_sdp_enabled = _sdp_switch("math")
+enable_cudnn_sdp, cudnn_sdp_enabled = _sdp_switch("cudnn")
 
 
 def allow_fp16_bf16_reduction_math_sdp(enabled):
