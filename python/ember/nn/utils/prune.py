@@ -42,8 +42,7 @@ def _check_count(count, size):
 
 
 def _norm_over_other_dims(t, n, dim):
-    """The n-norm of each slice of t along dim ("fro" is 2)."""
-    dim = dim if dim >= 0 else t.dim() + dim
+    """The n-norm of each slice of t along dim (in [0, t.dim()); "fro" is 2)."""
     return vector_norm(t, ord=2 if n == "fro" else n, dim=[d for d in range(t.dim()) if d != dim])
 
 
@@ -54,6 +53,14 @@ def _channels_mask(t, dim, kept):
     index[dim] = kept
     mask[tuple(index)] = 1
     return mask
+
+
+def _pruning_hook(module, name):
+    """The key and the pruning method of module's forward pre-hook that prunes `name`, or (None, None)."""
+    for key, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
+            return key, hook
+    return None, None
 
 
 class BasePruningMethod:
@@ -76,11 +83,9 @@ class BasePruningMethod:
 
     @classmethod
     def apply(cls, module, name, *args, importance_scores=None, **kwargs):
-        old_method = None
-        for key, hook in list(module._forward_pre_hooks.items()):
-            if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-                old_method = hook
-                del module._forward_pre_hooks[key]
+        key, old_method = _pruning_hook(module, name)
+        if old_method is not None:
+            del module._forward_pre_hooks[key]
         method = cls(*args, **kwargs)
         method._tensor_name = name
         if old_method is not None:
@@ -162,7 +167,7 @@ class PruningContainer(BasePruningMethod):
             if not hasattr(method, "dim"):
                 raise AttributeError("Pruning methods of PRUNING_TYPE 'structured' need to have the attribute `dim` "
                                      "defined.")
-            dim = method.dim if method.dim >= 0 else t.dim() + method.dim
+            dim = method.dim % max(t.dim(), 1)
             others = [d for d in range(t.dim()) if d != dim]
             kept = (default_mask.sum(others) != 0).nonzero().reshape(-1) if others else \
                 (default_mask != 0).nonzero().reshape(-1)
@@ -226,7 +231,7 @@ class L1Unstructured(_Unstructured):
 
 
 class _Structured(BasePruningMethod):
-    """Prunes the `amount` slices along `dim` that _kept leaves out."""
+    """Prunes the `amount` slices along `dim` that _kept(t, dim, count) leaves out."""
 
     PRUNING_TYPE = "structured"
 
@@ -240,13 +245,13 @@ class _Structured(BasePruningMethod):
         _check_count(count, channels)
         if count == 0:
             return default_mask
-        dim = self.dim if self.dim >= 0 else t.dim() + self.dim
-        return _channels_mask(t, dim, self._kept(t, channels - count)) * default_mask.to(t.dtype)
+        dim = self.dim % t.dim()
+        return _channels_mask(t, dim, self._kept(t, dim, channels - count)) * default_mask.to(t.dtype)
 
 
 class RandomStructured(_Structured):
-    def _kept(self, t, count):
-        return _factories.rand(t.shape[self.dim]).topk(count).indices
+    def _kept(self, t, dim, count):
+        return _factories.rand(t.shape[dim]).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -258,8 +263,8 @@ class LnStructured(_Structured):
         super().__init__(amount, dim)
         self.n = n
 
-    def _kept(self, t, count):
-        return _norm_over_other_dims(t, self.n, self.dim).topk(count).indices
+    def _kept(self, t, dim, count):
+        return _norm_over_other_dims(t, self.n, dim).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
@@ -344,11 +349,11 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
 def remove(module, name):
     """Makes the pruning of module.name permanent: a parameter holding the
     pruned values, without the _orig parameter, the mask and the hook."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
+    key, method = _pruning_hook(module, name)
+    if method is not None:
+        method.remove(module)
+        del module._forward_pre_hooks[key]
+        return module
     raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning can be removed")
 
 
