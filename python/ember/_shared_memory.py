@@ -84,12 +84,10 @@ def share_memory_(self):
     tensors]); a tensor already there, or on another device, stays."""
     if self.device.type != "cpu" or is_shared(self):
         return self
-    numel = self.numel()
-    element_size = self.element_size()
     # A mapping cannot be empty: an empty tensor takes one element's bytes.
-    mapping = map_shared(_anonymous_file(max(numel, 1) * element_size), max(numel, 1) * element_size)
-    shape = list(self.shape)
-    shared = tensor_on_mapping(mapping, self.dtype, [numel], [1], 0).view(shape)
+    nbytes = max(self.numel(), 1) * self.element_size()
+    mapping = map_shared(_anonymous_file(nbytes), nbytes)
+    shared = tensor_on_mapping(mapping, self.dtype, [self.numel()], [1], 0).view(list(self.shape))
     shared.copy_(self.detach())
     self.data = shared
     return self
