@@ -199,7 +199,8 @@ void scatter_add_rows(const ember_kernel_call& call, const DLTensor& x, const DL
   parallel_for(0, elements, grain, [&](int64_t begin, int64_t end) {
     // The chunk's runs are the same in every row: found once, walked per row.
     std::vector<Run> runs;
-    loop.run(begin, end, [&](char* const* p, const int64_t* s, int64_t n) { runs.push_back({p[0], p[1], s[0], s[1], n}); });
+    loop.run(begin, end,
+             [&](char* const* p, const int64_t* s, int64_t n) { runs.push_back({p[0], p[1], s[0], s[1], n}); });
     for (int64_t j = 0; j < rows; ++j) {
       const int64_t target = *reinterpret_cast<const I*>(index_data + j * index_step);
       for (const Run& run : runs) {
