@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
-from ..._memory_format import channels_last, channels_last_3d, in_format
+from ..._memory_format import in_format, reorders
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
@@ -549,8 +549,7 @@ class Module:
         def convert(t):
             dtype = target_dtype if target_dtype is not None and t.is_floating_point() else None
             moved = t._to(target_device, dtype, False)
-            if target_format in (channels_last, channels_last_3d) and t.dim() == (4 if target_format is channels_last
-                                                                                 else 5):
+            if reorders(target_format, t.dim()):
                 moved = in_format(moved, target_format, "Module.to")
             return moved
 
