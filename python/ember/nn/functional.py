@@ -3,6 +3,7 @@ composite ops (ember._C._nn), which are differentiable wherever their parts are.
 
 from .. import _C
 from .._C import _nn
+from . import _reduction
 from .functional_interpolate import interpolate
 from .functional_padding import pad_by_index
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
@@ -242,31 +243,44 @@ def pad(input, pad, mode="constant", value=None):
     return pad_by_index(input, [int(p) for p in pad], mode)
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
     return _nn.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
     return _nn.nll_loss(input, target, weight, ignore_index, reduction)
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    if weight is not None:
+        return _reduction.weighted(_nn.mse_loss(input, target, "none"), weight, reduction, "mse_loss")
     return _nn.mse_loss(input, target, reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    if weight is not None:
+        return _reduction.weighted(_nn.l1_loss(input, target, "none"), weight, reduction, "l1_loss")
     return _nn.l1_loss(input, target, reduction)
 
 
-def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
     return _nn.smooth_l1_loss(input, target, reduction, beta)
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
     return _nn.binary_cross_entropy(input, target, weight, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _reduction.resolve(size_average, reduce, reduction)
     return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
 
 

@@ -1,78 +1,87 @@
-"""Loss modules over nn.functional's losses."""
+"""Loss modules over nn.functional's losses, with PyTorch's constructor
+signatures, legacy `size_average`/`reduce` included."""
 
+from .. import _reduction
 from .. import functional as F
 from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    _reductions = ("mean", "sum", "none")
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        if reduction not in ("mean", "sum", "none"):
-            raise ValueError(f"{type(self).__name__}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
+        reduction = _reduction.resolve(size_average, reduce, reduction)
+        if reduction not in self._reductions:
+            choices = ", ".join(f"'{choice}'" for choice in self._reductions)
+            raise ValueError(f"{type(self).__name__}: reduction must be one of {choices}, got '{reduction}'")
         self.reduction = reduction
 
 
-class CrossEntropyLoss(_Loss):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(reduction)
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
 
 
-class NLLLoss(_Loss):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
     def forward(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     def forward(self, input, target):
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, reduction="mean", beta=1.0):
-        super().__init__(reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
-class BCELoss(_Loss):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)
-
+class BCELoss(_WeightedLoss):
     def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
@@ -81,21 +90,19 @@ class CTCLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, reduction="mean", log_target=False):
-        if reduction == "batchmean":
-            Module.__init__(self)
-            self.reduction = reduction
-        else:
-            super().__init__(reduction)
+    _reductions = ("mean", "batchmean", "sum", "none")
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input, target):
-        return F.kl_div(input, target, self.reduction, self.log_target)
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class HuberLoss(_Loss):
     def __init__(self, reduction="mean", delta=1.0):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input, target):
@@ -103,59 +110,55 @@ class HuberLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
-    def __init__(self, margin=0.0, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+        return F.margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class HingeEmbeddingLoss(_Loss):
-    def __init__(self, margin=1.0, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, self.margin, self.reduction)
+        return F.hinge_embedding_loss(input, target, self.margin, reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
     def forward(self, input, target):
-        return F.soft_margin_loss(input, target, self.reduction)
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_Loss):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)
-
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, self.weight, self.reduction)
+        return F.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
-    def __init__(self, margin=0.0, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+        return F.cosine_embedding_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):
-    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps, self.swap,
-                                     self.reduction)
+                                     reduction=self.reduction)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.distance_function, self.margin, self.swap = distance_function, margin, swap
 
     def forward(self, anchor, positive, negative):
@@ -165,33 +168,32 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class PoissonNLLLoss(_Loss):
-    def __init__(self, log_input=True, full=False, eps=1e-8, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, self.log_input, self.full, self.eps, self.reduction)
+        return F.poisson_nll_loss(log_input, target, self.log_input, self.full, eps=self.eps, reduction=self.reduction)
 
 
 class GaussianNLLLoss(_Loss):
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
 
 
-class MultiMarginLoss(_Loss):
-    def __init__(self, p=1, margin=1.0, weight=None, reduction="mean"):
-        super().__init__(reduction)
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.p, self.margin = p, margin
-        self.register_buffer("weight", weight)
 
     def forward(self, input, target):
-        return F.multi_margin_loss(input, target, self.p, self.margin, self.weight, self.reduction)
+        return F.multi_margin_loss(input, target, self.p, self.margin, self.weight, reduction=self.reduction)
 
 
 class MultiLabelMarginLoss(_Loss):
     def forward(self, input, target):
-        return F.multilabel_margin_loss(input, target, self.reduction)
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
