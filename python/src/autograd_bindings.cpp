@@ -41,6 +41,37 @@ class PythonHook {
   std::shared_ptr<py::function> fn_;
 };
 
+// What a Python pack hook returned for one saved tensor, and the unpack
+// hook that turns it back into a tensor (on the engine's thread, with the GIL).
+class PythonPackedTensor : public autograd::PackedSavedTensor {
+ public:
+  PythonPackedTensor(std::shared_ptr<py::object> packed, std::shared_ptr<py::function> unpack_hook)
+      : packed_(std::move(packed)), unpack_hook_(std::move(unpack_hook)) {}
+
+  Tensor unpack() const override {
+    py::gil_scoped_acquire gil;
+    py::object result = (*unpack_hook_)(*packed_);
+    if (!is_tensor(result)) {
+      throw py::type_error("Output of saved tensor unpack_hook expected to be a Tensor but got result of type " +
+                           std::string(py::str(py::type::handle_of(result).attr("__name__"))));
+    }
+    return result.cast<Tensor>();
+  }
+
+ private:
+  std::shared_ptr<py::object> packed_;
+  std::shared_ptr<py::function> unpack_hook_;
+};
+
+void push_saved_tensors_hooks(py::function pack_hook, py::function unpack_hook) {
+  auto pack = gil_safe(std::move(pack_hook));
+  auto unpack = gil_safe(std::move(unpack_hook));
+  autograd::push_saved_tensor_pack_hook([pack, unpack](const Tensor& tensor) {
+    py::gil_scoped_acquire gil;
+    return std::make_shared<PythonPackedTensor>(gil_safe(py::object((*pack)(tensor))), unpack);
+  });
+}
+
 }  // namespace
 
 void bind_autograd(py::module_& m) {
@@ -113,6 +144,8 @@ void bind_autograd(py::module_& m) {
         });
       },
       py::arg("hook"));
+  m.def("_push_saved_tensors_hooks", &push_saved_tensors_hooks, py::arg("pack_hook"), py::arg("unpack_hook"));
+  m.def("_pop_saved_tensors_hooks", &autograd::pop_saved_tensor_pack_hook);
   m.def("_queue_callback", [](py::function callback) {
     auto fn = gil_safe(std::move(callback));
     autograd::queue_callback([fn] {

@@ -13,6 +13,7 @@
 #include "autograd/node.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "ember/ops.h"
 #include "gil_safe.h"
 
 namespace py = pybind11;
@@ -24,6 +25,9 @@ struct FunctionCtx {
   autograd::FunctionContext* active = nullptr;  // set only inside forward/backward
   std::vector<bool> arg_is_tensor;              // per forward argument
   std::string function_name;
+  // PyTorch hands backward zeros for the outputs no gradient reached, unless
+  // ctx.set_materialize_grads(False) asked for None.
+  bool materialize_grads = true;
 
   autograd::FunctionContext& context(const char* what) const {
     if (active == nullptr) {
@@ -46,9 +50,15 @@ class ActiveContext {
   FunctionCtx& ctx_;
 };
 
-std::vector<Tensor> tensors_of(const py::args& values, const char* function, const char* what) {
+// None stands for an undefined tensor where PyTorch allows it (save_for_backward).
+std::vector<Tensor> tensors_of(const py::args& values, const char* function, const char* what,
+                               bool none_allowed = false) {
   std::vector<Tensor> out;
   for (py::handle v : values) {
+    if (none_allowed && v.is_none()) {
+      out.emplace_back();
+      continue;
+    }
     if (!is_tensor(v)) {
       throw py::type_error(std::string(function) + "." + what + " takes tensors, got " +
                            std::string(py::str(py::type::handle_of(v).attr("__name__"))));
@@ -60,11 +70,12 @@ std::vector<Tensor> tensors_of(const py::args& values, const char* function, con
 
 class PythonFunction : public autograd::CustomFunction {
  public:
-  PythonFunction(py::type cls, py::tuple args, py::object ctx)
+  PythonFunction(py::type cls, py::tuple args, py::object ctx, bool separate_setup_context)
       : cls_(gil_safe<py::object>(std::move(cls))),
         args_(gil_safe<py::object>(std::move(args))),
         ctx_(gil_safe<py::object>(std::move(ctx))),
-        name_(py::str(cls_->attr("__name__"))) {}
+        name_(py::str(cls_->attr("__name__"))),
+        separate_setup_context_(separate_setup_context) {}
 
   std::string name() const override { return name_; }
   bool single_output() const { return single_output_; }
@@ -73,10 +84,14 @@ class PythonFunction : public autograd::CustomFunction {
     py::gil_scoped_acquire gil;
     FunctionCtx& ctx = ctx_->cast<FunctionCtx&>();
     ActiveContext active(ctx, context);
-    py::object result = cls_->attr("forward")(*ctx_, *py::reinterpret_borrow<py::tuple>(*args_));
+    const auto args = py::reinterpret_borrow<py::tuple>(*args_);
+    // A forward without ctx leaves the saving to setup_context(ctx, inputs, output).
+    py::object result = separate_setup_context_ ? cls_->attr("forward")(*args) : cls_->attr("forward")(*ctx_, *args);
+    if (separate_setup_context_) cls_->attr("setup_context")(*ctx_, args, result);
     single_output_ = is_tensor(result);
     if (single_output_) {
       forward_outputs_ = py::make_tuple(result);
+      remember_output_shapes({result.cast<Tensor>()});
       return {result.cast<Tensor>()};
     }
     if (!py::isinstance<py::tuple>(result)) {
@@ -88,6 +103,7 @@ class PythonFunction : public autograd::CustomFunction {
       outputs.push_back(item.cast<Tensor>());
     }
     forward_outputs_ = py::reinterpret_borrow<py::tuple>(result);
+    remember_output_shapes(outputs);
     return outputs;
   }
 
@@ -112,7 +128,14 @@ class PythonFunction : public autograd::CustomFunction {
     ActiveContext active(ctx, context);
     py::tuple grad_args(grads.size());
     for (size_t i = 0; i < grads.size(); ++i) {
-      grad_args[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+      if (grads[i].defined()) {
+        grad_args[i] = py::cast(grads[i]);
+      } else if (ctx.materialize_grads && i < output_shapes_.size()) {
+        const OutputShape& output = output_shapes_[i];
+        grad_args[i] = py::cast(zeros(output.sizes, TensorOptions(output.dtype, output.device)));
+      } else {
+        grad_args[i] = py::none();
+      }
     }
     py::object result = cls_->attr("backward")(*ctx_, *grad_args);
     py::tuple per_arg = is_tensor(result) || result.is_none() ? py::make_tuple(result) : py::tuple(result);
@@ -146,15 +169,33 @@ class PythonFunction : public autograd::CustomFunction {
   }
 
  private:
+  // What a zero gradient of each output looks like; the outputs themselves
+  // would keep this node alive through their grad_fn.
+  struct OutputShape {
+    std::vector<int64_t> sizes;
+    DType dtype;
+    Device device;
+  };
+
+  void remember_output_shapes(const std::vector<Tensor>& outputs) {
+    output_shapes_.clear();
+    for (const Tensor& output : outputs) {
+      output_shapes_.push_back({std::vector<int64_t>(output.sizes().begin(), output.sizes().end()), output.dtype(),
+                                output.device()});
+    }
+  }
+
   std::shared_ptr<py::object> cls_;
   std::shared_ptr<py::object> args_;
   std::shared_ptr<py::object> ctx_;
   std::string name_;
+  bool separate_setup_context_;
   bool single_output_ = true;
   py::tuple forward_outputs_;
+  std::vector<OutputShape> output_shapes_;
 };
 
-py::object apply_python_function(py::type cls, py::tuple args) {
+py::object apply_python_function(py::type cls, py::tuple args, bool separate_setup_context) {
   py::object ctx_object = py::module_::import("ember._C").attr("FunctionCtx")();
   FunctionCtx& ctx = ctx_object.cast<FunctionCtx&>();
   ctx.function_name = py::str(cls.attr("__name__"));
@@ -163,7 +204,8 @@ py::object apply_python_function(py::type cls, py::tuple args) {
     ctx.arg_is_tensor.push_back(is_tensor(arg));
     if (ctx.arg_is_tensor.back()) inputs.push_back(arg.cast<Tensor>());
   }
-  auto fn = std::make_shared<PythonFunction>(std::move(cls), std::move(args), std::move(ctx_object));
+  auto fn = std::make_shared<PythonFunction>(std::move(cls), std::move(args), std::move(ctx_object),
+                                             separate_setup_context);
   std::vector<Tensor> outputs = autograd::apply_function(fn, inputs);
   const py::tuple returned = fn->take_forward_outputs();
   // Hand back forward's own objects wherever the output is still the same
@@ -192,17 +234,24 @@ void bind_custom_function(py::module_& m) {
       .def("save_for_backward",
            [](FunctionCtx& ctx, const py::args& tensors) {
              ctx.context("save_for_backward").save_for_backward(
-                 tensors_of(tensors, ctx.function_name.c_str(), "save_for_backward"));
+                 tensors_of(tensors, ctx.function_name.c_str(), "save_for_backward", true));
            })
       .def_property_readonly("saved_tensors",
                              [](const FunctionCtx& ctx) {
-                               return py::tuple(py::cast(ctx.context("saved_tensors").saved_tensors()));
+                               const std::vector<Tensor> saved = ctx.context("saved_tensors").saved_tensors();
+                               py::tuple out(saved.size());
+                               for (size_t i = 0; i < saved.size(); ++i) {
+                                 out[i] = saved[i].defined() ? py::cast(saved[i]) : py::none();
+                               }
+                               return out;
                              })
       .def("mark_non_differentiable",
            [](FunctionCtx& ctx, const py::args& tensors) {
              ctx.context("mark_non_differentiable")
                  .mark_non_differentiable(tensors_of(tensors, ctx.function_name.c_str(), "mark_non_differentiable"));
            })
+      .def("set_materialize_grads", [](FunctionCtx& ctx, bool value) { ctx.materialize_grads = value; },
+           py::arg("value"))
       .def_property_readonly("needs_input_grad", [](const FunctionCtx& ctx) {
         const autograd::FunctionContext& context = ctx.context("needs_input_grad");
         py::tuple out(ctx.arg_is_tensor.size());
@@ -212,7 +261,8 @@ void bind_custom_function(py::module_& m) {
         }
         return out;
       });
-  m.def("_apply_function", &apply_python_function, py::arg("cls"), py::arg("args"));
+  m.def("_apply_function", &apply_python_function, py::arg("cls"), py::arg("args"),
+        py::arg("separate_setup_context") = false);
 }
 
 }  // namespace ember::python

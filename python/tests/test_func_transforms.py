@@ -70,3 +70,72 @@ def test_grad_takes_a_dict_of_parameters_as_torch_func_does(torch):
         found[library] = {name: g.tolist() for name, g in grads.items()}
         assert all(g.grad_fn is None for g in grads.values())
     assert found[ember] == found[torch]
+
+
+def _ensemble(lib, weights):
+    models = []
+    for weight, bias in weights:
+        layer = linear_with(lib, weight, bias)
+        models.append(layer)
+    return models
+
+
+def test_vmap_over_dicts_of_parameters_and_per_sample_gradients(torch):
+    weights = [([[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]], [0.0, 0.1, -0.1]),
+               ([[-0.2, 0.4], [0.1, 0.1], [0.3, -0.5]], [0.2, 0.0, 0.1])]
+    data = [[[1.0, 2.0], [0.5, -1.0]], [[-1.0, 0.0], [2.0, 1.0]]]
+    results = []
+    for lib in (ember, torch):
+        models = _ensemble(lib, weights)
+        params, buffers = lib.func.stack_module_state(models)
+        assert all(p.requires_grad and p.is_leaf for p in params.values())
+        base = models[0]
+
+        def fmodel(params, buffers, x, base=base, lib=lib):
+            return lib.func.functional_call(base, (params, buffers), (x,))
+
+        batch = lib.tensor(data)
+        per_model = lib.func.vmap(fmodel)(params, buffers, batch)
+        shared_input = lib.func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, batch[0])
+
+        def loss(params, x, lib=lib):
+            return lib.func.functional_call(base, params, (x.unsqueeze(0),)).pow(2).sum()
+
+        single = {k: v[0].detach() for k, v in params.items()}
+        per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(single, batch[1])
+        results.append([per_model.detach(), shared_input.detach(), per_sample["weight"], per_sample["bias"]])
+    for ours, theirs in zip(*results):
+        assert_close(ours, theirs)
+
+
+def test_vmap_stacks_nested_results_along_out_dims(torch):
+    for lib in (ember, torch):
+        def pieces(x, lib=lib):
+            return {"double": x * 2, "pair": (x.sum(), x[:1])}
+
+        out = lib.func.vmap(pieces)(lib.arange(6.0).reshape(3, 2))
+        assert out["double"].shape == (3, 2) and out["pair"][0].tolist() == [1.0, 5.0, 9.0]
+        assert out["pair"][1].shape == (3, 1)
+        moved = lib.func.vmap(lambda x: (x, x * 3), out_dims=(0, 1))(lib.arange(6.0).reshape(3, 2))
+        assert moved[0].shape == (3, 2) and moved[1].shape == (2, 3)
+    with pytest.raises(ValueError, match="in_dims has 1 entries for 2 values"):
+        ember.func.vmap(lambda a, b: a + b, in_dims=(0,))(ember.ones(2), ember.ones(2))
+
+
+def test_jvp_matches_pytorchs_forward_mode(torch):
+    results = []
+    for lib in (ember, torch):
+        x = lib.tensor([0.3, -1.2, 2.0])
+        y = lib.tensor([1.5, 0.5, -0.5])
+        tx, ty = lib.tensor([1.0, 0.0, 2.0]), lib.tensor([0.5, 0.5, 0.5])
+
+        def f(a, b, lib=lib):
+            return (a.sin() * b, (a * b).sum())
+
+        value, tangent = lib.func.jvp(f, (x, y), (tx, ty))
+        unused_value, unused_tangent = lib.func.jvp(lambda a, b: a.exp(), (x, y), (tx, ty))
+        results.append([*value, *tangent, unused_tangent])
+    for ours, theirs in zip(*results):
+        assert_close(ours, theirs, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="tangent of shape \\[2\\] does not match its primal of shape \\[3\\]"):
+        ember.func.jvp(ember.sin, (ember.ones(3),), (ember.ones(2),))

@@ -5,13 +5,15 @@ import warnings
 from .. import _C
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import profiler  # torch.autograd.profiler
 from . import functional  # torch.autograd.functional
+from . import graph  # torch.autograd.graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "inference_mode",
-           "set_grad_enabled", "gradcheck", "GradcheckError", "Variable", "detect_anomaly", "set_detect_anomaly"]
+           "set_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "Variable", "detect_anomaly",
+           "set_detect_anomaly"]
 
 
 def Variable(data, requires_grad=False, volatile=False):  # noqa: N802  (PyTorch's legacy constructor)

@@ -2,7 +2,7 @@
 differences, as torch.autograd.gradcheck compares them."""
 
 from .. import _C
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -92,3 +92,33 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             raise GradcheckError(message)
         return False
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True):
+    """gradcheck of the first derivative: the vector-Jacobian product of func
+    with `grad_outputs` (random float64 ones by default), differentiated with
+    respect to the inputs and those grad_outputs, as
+    torch.autograd.gradgradcheck checks second derivatives."""
+    from . import grad
+    from .._factories import randn
+
+    inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
+    differentiable = [k for k, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
+    if grad_outputs is None:
+        outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
+        grad_outputs = [randn(list(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outputs]
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, _C.Tensor) else tuple(grad_outputs)
+
+    def first_derivative(*arguments):
+        # The finite differences call this without grad and with plain tensors; the derivative needs both.
+        primals = [x.detach().requires_grad_() if k in differentiable and not x.requires_grad else x
+                   for k, x in enumerate(arguments[:len(inputs)])]
+        with enable_grad():
+            outputs = [o for o in _outputs(func, primals) if o.requires_grad]
+            found = grad(outputs, [primals[k] for k in differentiable], list(arguments[len(inputs):]),
+                         create_graph=True, allow_unused=True)
+        return tuple(g for g in found if g is not None)
+
+    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,5 +1,5 @@
 """torch.func's transforms over Ember's autograd: functional_call, grad,
-grad_and_value, vjp, jacrev, jacfwd, hessian and vmap.
+grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap and stack_module_state.
 
 PyTorch's transforms compose as function transforms (functorch). Here
 `grad` and the Jacobians differentiate through the autograd graph with
@@ -14,8 +14,10 @@ from .. import _C
 from ..autograd import functional as _functional
 from ..autograd import grad as _grad
 from ..autograd.grad_mode import enable_grad
+from ..utils import _pytree
 
-__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "stack_module_state"]
 
 
 @contextlib.contextmanager
@@ -186,23 +188,101 @@ def hessian(func, argnums=0):
     return _jacobian(_jacobian(func, argnums), argnums)
 
 
+def _dims_per_leaf(in_dims, args, what="in_dims"):
+    """One mapped dim (or None) per leaf of `args`: an entry of in_dims that is
+    an int or None covers its whole argument, a container matches the
+    argument's own structure, as torch.func.vmap reads in_dims (and out_dims
+    against the results)."""
+    dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+    if len(dims) != len(args):
+        raise ValueError(f"vmap: {what} has {len(dims)} entries for {len(args)} values")
+    per_leaf = []
+    for arg, dim in zip(args, dims):
+        leaves, spec = _pytree.tree_flatten(arg)
+        if dim is None or isinstance(dim, int):
+            per_leaf.extend([dim] * len(leaves))
+            continue
+        dim_leaves, dim_spec = _pytree.tree_flatten(dim)
+        if dim_spec != spec:
+            raise ValueError(f"vmap: {what} entry {dim!r} does not match the structure of its value")
+        per_leaf.extend(dim_leaves)
+    return per_leaf
+
+
+def _stacked(results, out_dims):
+    """The per-slice results (tensors or nests of them) stacked leaf by leaf."""
+    first = results[0]
+    dims = _dims_per_leaf(out_dims, tuple(first) if isinstance(first, tuple) else (first,), "out_dims")
+    spec = _pytree.tree_structure(first)
+    columns = zip(*(_pytree.tree_leaves(result) for result in results))
+    return _pytree.tree_unflatten([_C.stack(list(column), dim) for column, dim in zip(columns, dims)], spec)
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over dim `in_dims` of its arguments (None: not mapped; a
-    tuple: one entry per argument), its results stacked along `out_dims`."""
-    def mapped(*args):
-        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
-        if len(dims) != len(args):
-            raise ValueError(f"vmap: in_dims has {len(dims)} entries for {len(args)} arguments")
-        sizes = {arg.shape[dim] for arg, dim in zip(args, dims) if dim is not None}
+    tuple: one entry per argument; arguments may be nests of dicts, lists and
+    tuples of tensors), its results (tensors or nests of them) stacked along
+    `out_dims`. Keyword arguments are passed to every call unmapped."""
+    def mapped(*args, **kwargs):
+        leaves, spec = _pytree.tree_flatten(list(args))
+        dims = _dims_per_leaf(in_dims, args)
+        sizes = {leaf.shape[dim] for leaf, dim in zip(leaves, dims) if dim is not None}
         if not sizes:
             raise ValueError("vmap: at least one argument must be mapped over (in_dims all None)")
         if len(sizes) != 1:
             raise ValueError(f"vmap: the mapped dims have different sizes: {sorted(sizes)}")
-        results = [func(*(arg if dim is None else arg.select(dim, index) for arg, dim in zip(args, dims)))
-                   for index in range(sizes.pop())]
-        if isinstance(results[0], _C.Tensor):
-            return _C.stack(results, out_dims)
-        outs = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(results[0])
-        return type(results[0])(_C.stack([r[k] for r in results], outs[k]) for k in range(len(results[0])))
+        results = []
+        for index in range(sizes.pop()):
+            sliced = [leaf if dim is None else leaf.select(dim, index) for leaf, dim in zip(leaves, dims)]
+            results.append(func(*_pytree.tree_unflatten(sliced, spec), **kwargs))
+        return _stacked(results, out_dims)
 
     return mapped
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """(func(*primals), the Jacobian-vector product with `tangents`), by
+    differentiating the vector-Jacobian product, which is linear in its
+    cotangent, once more (so it needs func twice differentiable)."""
+    if len(primals) != len(tangents):
+        raise RuntimeError(f"jvp: expected {len(primals)} tangents for {len(primals)} primals, got {len(tangents)}")
+    for primal, tangent in zip(primals, tangents):
+        if list(primal.shape) != list(tangent.shape):
+            raise RuntimeError(f"jvp: tangent of shape {list(tangent.shape)} does not match its primal of shape "
+                               f"{list(primal.shape)}")
+    outer = _differentiated(primals) or _differentiated(tangents)
+    with enable_grad():
+        inputs = [p if p.requires_grad else p.detach().requires_grad_() for p in primals]
+        result = func(*inputs)
+        output, aux = result if has_aux else (result, None)
+        outputs = [output] if isinstance(output, _C.Tensor) else list(output)
+        cotangents = [o.new_zeros(o.shape).requires_grad_() for o in outputs]
+        pulled = _grad(outputs, inputs, cotangents, create_graph=True, allow_unused=True)
+        used = [(g, t) for g, t in zip(pulled, tangents) if g is not None]
+        pushed = _grad([g for g, _ in used], cotangents, [t for _, t in used], create_graph=outer,
+                       allow_unused=True) if used else [None] * len(cotangents)
+    products = [_kept(o.new_zeros(o.shape) if p is None else p, outer) for o, p in zip(outputs, pushed)]
+    values = [_kept(o, outer) for o in outputs]
+    if isinstance(output, _C.Tensor):
+        values, products = values[0], products[0]
+    else:
+        values, products = type(output)(values), type(output)(products)
+    return (values, products, aux) if has_aux else (values, products)
+
+
+def stack_module_state(models):
+    """(parameters, buffers) of equally shaped models, each name's tensors
+    stacked along a new first dim: fresh leaves that require grad where the
+    models' parameters do, for vmap over functional_call."""
+    if not models:
+        raise RuntimeError("stack_module_state: expected at least one model, got 0.")
+    if len({type(model) for model in models}) != 1 or len({model.training for model in models}) != 1:
+        raise RuntimeError("stack_module_state: expected all models to be of the same class and in the same "
+                           "training mode")
+
+    def stacked(named):
+        first = dict(named(models[0]))
+        return {name: _C.stack([dict(named(model))[name].detach() for model in models])
+                .requires_grad_(tensor.requires_grad) for name, tensor in first.items()}
+
+    return (stacked(lambda model: model.named_parameters()), stacked(lambda model: model.named_buffers()))

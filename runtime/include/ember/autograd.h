@@ -84,6 +84,22 @@ HookHandle register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulate
 // outside a backward pass. Callbacks may queue more.
 void queue_callback(std::function<void()> callback);
 
+// Saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks): while a
+// pack hook is pushed on a thread, each tensor autograd saves there for a
+// backward pass is handed to the innermost one, and what it returns is kept
+// in the tensor's place until the backward unpacks it (offloading to host
+// memory, compressing, recomputing). Tensors the hooks themselves save are
+// not packed again.
+class PackedSavedTensor {
+ public:
+  virtual ~PackedSavedTensor() = default;
+  virtual Tensor unpack() const = 0;
+};
+using SavedTensorPackHook = std::function<std::shared_ptr<PackedSavedTensor>(const Tensor&)>;
+void push_saved_tensor_pack_hook(SavedTensorPackHook hook);
+// Throws when none is pushed.
+void pop_saved_tensor_pack_hook();
+
 class SavedTensor;
 
 // What a custom function's forward leaves for its backward.

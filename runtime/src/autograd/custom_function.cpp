@@ -139,9 +139,10 @@ std::vector<Tensor> apply_function(const std::shared_ptr<CustomFunction>& fn, co
     meta.grad_fn = node;
     meta.output_nr = static_cast<uint32_t>(i);
     for (SavedTensor& s : ctx->saved_) {
-      if (s.data().defined() && s.data().impl() == out.impl()) s.mark_output_of(node, static_cast<uint32_t>(i));
+      if (s.holds(out)) s.mark_output_of(node, static_cast<uint32_t>(i));
     }
   }
+  for (SavedTensor& s : ctx->saved_) s.pack_if_hooked();
   node->set_context(std::move(ctx));
   return outputs;
 }

@@ -43,7 +43,41 @@ void SavedTensor::mark_output_of(const std::shared_ptr<Node>& node, uint32_t out
   is_output_ = true;
 }
 
+namespace {
+
+// This thread's pushed pack hooks, innermost last, and whether one is running.
+thread_local std::vector<SavedTensorPackHook> t_pack_hooks;
+thread_local bool t_packing = false;
+
+class PackingScope {
+ public:
+  PackingScope() { t_packing = true; }
+  ~PackingScope() { t_packing = false; }
+  PackingScope(const PackingScope&) = delete;
+  PackingScope& operator=(const PackingScope&) = delete;
+};
+
+}  // namespace
+
+void push_saved_tensor_pack_hook(SavedTensorPackHook hook) { t_pack_hooks.push_back(std::move(hook)); }
+
+void pop_saved_tensor_pack_hook() {
+  if (t_pack_hooks.empty()) throw_error(ErrorKind::Runtime, "pop_saved_tensor_pack_hook: no pack hook is pushed");
+  t_pack_hooks.pop_back();
+}
+
+void SavedTensor::pack_if_hooked() {
+  if (!tensor_.defined() || t_pack_hooks.empty() || t_packing) return;
+  {
+    PackingScope scope;
+    packed_ = t_pack_hooks.back()(tensor_);
+  }
+  if (packed_ == nullptr) throw_error(ErrorKind::Runtime, "a saved-tensor pack hook returned nothing, for " + op_);
+  tensor_ = Tensor();
+}
+
 Tensor SavedTensor::unpack() const {
+  if (packed_ != nullptr) return with_history(packed_->unpack());
   if (tensor_.defined() && tensor_.version() != version_) {
     throw_error(ErrorKind::Runtime,
                 "one of the variables needed for gradient computation has been modified by an inplace "
@@ -51,8 +85,12 @@ Tensor SavedTensor::unpack() const {
                     describe(tensor_) + "], saved by " + op_ + ", is at version " + std::to_string(tensor_.version()) +
                     "; expected version " + std::to_string(version_) + " instead");
   }
-  if (!is_output_) return tensor_;
-  Tensor out = tensor_.detach();
+  return with_history(tensor_);
+}
+
+Tensor SavedTensor::with_history(const Tensor& tensor) const {
+  if (!is_output_ || !tensor.defined()) return tensor;
+  Tensor out = tensor.detach();
   if (std::shared_ptr<Node> producer = producer_.lock()) {
     AutogradMeta& meta = out.impl()->ensure_autograd_meta();
     meta.grad_fn = std::move(producer);

@@ -33,10 +33,19 @@ class SavedTensor {
   // the node and its output do not own each other (PyTorch's saved-output
   // rule); unpack() gives the tensor its history back.
   void mark_output_of(const std::shared_ptr<Node>& node, uint32_t output_nr);
-  const Tensor& data() const { return tensor_; }
+  // Hands the tensor to this thread's innermost saved-tensor pack hook, if
+  // one is pushed, and keeps what it returns instead; called once the record
+  // is complete (after mark_output_of), so that an output is packed without
+  // the history that would make it own its node.
+  void pack_if_hooked();
+  // Whether this record holds `tensor` itself (unpacked).
+  bool holds(const Tensor& tensor) const { return tensor_.defined() && tensor_.impl() == tensor.impl(); }
 
  private:
   Tensor tensor_;
+  std::shared_ptr<PackedSavedTensor> packed_;
+  // An output's history put back on what unpack gives (mark_output_of).
+  Tensor with_history(const Tensor& tensor) const;
   uint32_t version_;
   std::string op_;
   std::weak_ptr<Node> producer_;

@@ -22,7 +22,7 @@ std::shared_ptr<Node> make_function_node(const std::string& name, const Tensor* 
   for (int64_t i = 0; i < num_inputs; ++i) edges.push_back(inputs[i].defined() ? gradient_edge(inputs[i]) : Edge{});
   SavedTensors saved_tensors;
   saved_tensors.reserve(saved.size());
-  for (const Tensor& t : saved) saved_tensors.emplace_back(t, name);
+  for (const Tensor& t : saved) saved_tensors.emplace_back(t, name).pack_if_hooked();
   return make_node<FunctionNode>(name, std::move(edges), static_cast<uint32_t>(num_outputs), std::move(saved_tensors),
                                  std::move(backward));
 }
