@@ -46,6 +46,7 @@ from ._factories import (
     as_tensor,
     empty,
     empty_strided,
+    empty_permuted,
     zeros,
     ones,
     full,
@@ -67,6 +68,7 @@ from ._factories import (
     randint,
     randperm,
 )
+from ._factories import deprecated_range as range  # noqa: A004  (torch.range, which shadows the builtin as there)
 from ._dlpack import asarray, from_dlpack, from_numpy, frombuffer
 from ._elementwise_ops import count_nonzero, div, div as divide, fmod, lerp, nan_to_num
 from ._elementwise_math import (acosh, addcdiv, addcmul, asinh, atanh, clamp_max, clamp_min, copysign, cosh, deg2rad,
@@ -89,9 +91,18 @@ from . import _tensor_surface  # noqa: F401  (torch.Tensor's methods for the abo
 adjoint, pinverse = Tensor.adjoint, Tensor.pinverse
 from ._matrix_ops import (addbmm, addmm, addmv, addr, baddbmm, cdist, chain_matmul, diag, matrix_power, outer,
                           tensordot, vdot)
-from ._histograms import bincount, histc
+from ._histograms import bincount, histc, histogram
+from ._numerical_gradient import gradient
+from ._linalg_compositions import vander_1d as vander
+from . import _linalg_legacy
+from ._linalg_legacy import cholesky, cholesky_inverse, lu, lu_solve, qr, triangular_solve
+from ._elementwise_math import frexp
 from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 Tensor.bincount, Tensor.histc, Tensor.vdot = bincount, histc, vdot
+Tensor.histogram, Tensor.frexp = histogram, frexp
+# Every Ember tensor is strided (dense), so to_dense has nothing to convert.
+Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+_linalg_legacy.install_tensor_methods()
 conj, resolve_conj, resolve_neg = Tensor.conj, Tensor.resolve_conj, Tensor.resolve_neg
 is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Tensor.is_signed
 from ._matrix_ops import outer as ger

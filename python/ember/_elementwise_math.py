@@ -4,9 +4,11 @@ and torch's aliases of existing ones."""
 
 import math
 import numbers
+from collections import namedtuple
 
 from . import _C
 from ._C import Tensor
+from ._dtype_names import dtype_name as _dtype_name
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -298,6 +300,32 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def ldexp(input, other):
     """input * 2 ** other, in the floating dtype the two promote to."""
     return input * (2.0 ** other)
+
+
+frexp_result = namedtuple("frexp", "mantissa exponent")
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent, |mantissa| in
+    [0.5, 1) and an int32 exponent; zeros, infinities and NaN keep their value
+    with exponent 0, as C's frexp gives them."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got {_dtype_name(input.dtype)}")
+    wide = input.to(_C.float64)
+    regular = (wide != 0) & wide.isfinite()
+    magnitude = _C.where(regular, wide.abs(), 1.0)
+    exponent = magnitude.log2().floor() + 1
+    # log2 rounds near powers of two; one step either way puts the mantissa in [0.5, 1).
+    mantissa = _scaled_by_power_of_two(magnitude, -exponent)
+    exponent = exponent + (mantissa >= 1).to(_C.float64) - (mantissa < 0.5).to(_C.float64)
+    mantissa = _C.where(regular, _scaled_by_power_of_two(magnitude, -exponent) * wide.sign(), wide)
+    return frexp_result(mantissa.to(input.dtype), _C.where(regular, exponent, 0.0).to(_C.int32))
+
+
+def _scaled_by_power_of_two(values, powers):
+    """values * 2 ** powers in two halves, so that a subnormal's 2 ** 1074 does not overflow."""
+    half = (powers * 0.5).floor()
+    return values * (2.0 ** half) * (2.0 ** (powers - half))
 
 
 def _shift(name, input, other, left):

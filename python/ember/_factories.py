@@ -1,7 +1,9 @@
 """Tensor factories with PyTorch's signatures (``zeros(2, 3)``,
 ``zeros((2, 3), dtype=..., device=..., requires_grad=True)``)."""
 
+import math
 import threading
+import warnings
 
 from . import _C, _memory_format
 from ._C import Tensor
@@ -98,6 +100,17 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=_me
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     strides = _memory_format.strides_for(shape, memory_format)
     return empty_strided(shape, strides, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of `size` whose dims lie in memory in the order
+    physical_layout names them, outermost first (empty_permuted((2, 3, 4),
+    (0, 2, 1)) has strides (12, 1, 3))."""
+    size, layout = list(size), list(physical_layout)
+    if sorted(layout) != list(range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout {layout} is not a permutation of the {len(size)} dims")
+    physical = empty([size[dim] for dim in layout], dtype=dtype, device=device)
+    return _finish(physical.permute([layout.index(dim) for dim in range(len(size))]), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -245,6 +258,20 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     return _finish(_C._arange(start, end, step, dtype, _device(device)), requires_grad)
+
+
+def deprecated_range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
+    """start, start + step, ... up to and including end, in the default
+    floating dtype: the deprecated torch.range, which arange replaces."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    if step == 0 or (end - start) * step < 0:
+        raise RuntimeError(f"range: upper bound and larger bound inconsistent with step sign (start {start}, end "
+                           f"{end}, step {step})")
+    count = int(math.floor((end - start) / step)) + 1
+    values = arange(count, dtype=_C.float64, device=device) * step + start
+    return _finish(values.to(dtype or _C.get_default_dtype()), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):

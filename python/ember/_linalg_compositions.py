@@ -27,6 +27,20 @@ def matrix_power(A, n):  # noqa: N803
     return A.matrix_power(n)
 
 
+def vander_1d(x, N=None, increasing=False):  # noqa: N803
+    """torch.vander: the Vandermonde matrix of a 1-d x, its columns running
+    from x^(N-1) down to x^0 (up from x^0 with increasing)."""
+    if x.dim() != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor, got {x.dim()} dimensions")
+    if N is not None and N < 0:
+        raise RuntimeError(f"N must be non-negative, got {N}")
+    count = x.shape[0] if N is None else N
+    if count == 0:
+        return x.new_empty((x.shape[0], 0))
+    powers = vander(x, N=count) if count > 1 else ones_like(x).unsqueeze(-1)
+    return powers if increasing else powers.flip(-1)
+
+
 def vecdot(x, y, *, dim=-1):
     """The dot product of x and y along dim (broadcasting the other dims)."""
     if x.shape[dim] != y.shape[dim]:

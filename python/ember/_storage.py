@@ -6,6 +6,7 @@ Ember's storage belongs to the core and is not a Python object, so each
 call gives a new view of it; two views are the same storage when their
 data_ptr() are equal, which is how PyTorch programs compare them too. The
 views read; they do not resize or replace memory (resize_ raises).
+Tensor.set_ points a tensor at another tensor's or a storage's memory.
 """
 
 import warnings
@@ -104,5 +105,42 @@ def storage(self):
     return TypedStorage(self)
 
 
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for extent in reversed(list(size)):
+        strides.insert(0, step)
+        step *= max(int(extent), 1)
+    return strides
+
+
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """Makes this tensor look at `source`'s memory, keeping its own autograd
+    identity: a tensor's (with its shape, strides and offset, or those given)
+    or a storage's (all of it, or the size, strides and offset given); with
+    no source, an empty tensor. The memory keeps its dtype: it must be this
+    tensor's."""
+    if self.requires_grad and self.is_leaf and _C.is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if source is None:
+        self.data = _C._zeros([0], self.dtype, self.device)
+        return self
+    if isinstance(source, (UntypedStorage, TypedStorage)):
+        base = UntypedStorage(source._tensor)._elements()
+        size = [base.shape[0] - storage_offset] if size is None else size
+    elif isinstance(source, _C.Tensor):
+        base = source
+    else:
+        raise TypeError(f"set_(): expected a Tensor or a storage as source, got {type(source).__name__}")
+    if base.dtype != self.dtype:
+        raise RuntimeError(f"Could not set tensor of type {str(self.dtype).removeprefix('ember.')} to a tensor of type "
+                           f"{str(base.dtype).removeprefix('ember.')}")
+    if size is not None:
+        base = base.detach().as_strided(list(size), _contiguous_strides(size) if stride is None else list(stride),
+                                        storage_offset)
+    self.data = base
+    return self
+
+
+_C.Tensor.set_ = set_
 _C.Tensor.untyped_storage = untyped_storage
 _C.Tensor.storage = storage

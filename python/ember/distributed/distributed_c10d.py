@@ -29,7 +29,8 @@ __all__ = ["ReduceOp", "is_available", "is_initialized", "is_gloo_available", "i
            "all_reduce", "broadcast", "reduce", "all_gather_into_tensor", "all_gather",
            "reduce_scatter_tensor", "reduce_scatter", "gather", "scatter", "all_to_all_single", "all_to_all",
            "isend", "irecv", "send", "recv", "barrier", "monitored_barrier", "Backend", "Work",
-           "ProcessGroup", "GroupMember"]
+           "ProcessGroup", "GroupMember", "group", "is_backend_available", "is_mpi_available", "is_ucc_available",
+           "is_xccl_available", "get_node_local_rank", "P2POp", "batch_isend_irecv"]
 
 
 class Backend(str):
@@ -113,6 +114,10 @@ class GroupMember:
     NON_GROUP_MEMBER = object()
 
 
+# torch.distributed.group.WORLD is the default group, as GroupMember.WORLD.
+group = GroupMember
+
+
 class _State:
     store = None
     groups = []
@@ -174,6 +179,34 @@ def is_gloo_available():
 
 def is_nccl_available():
     return any(engine["name"] == "nccl" for engine in _D.collective_engines())
+
+
+def is_backend_available(backend):
+    """Whether a collective engine of that name (gloo, nccl) is loaded."""
+    return any(engine["name"] == str(backend).lower() for engine in _D.collective_engines())
+
+
+def is_mpi_available():
+    return False
+
+
+def is_ucc_available():
+    return False
+
+
+def is_xccl_available():
+    return False
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its machine, from LOCAL_RANK (which ember-run sets)."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context and "
+                       "want the code to run locally instead.")
 
 
 def is_torchelastic_launched():
@@ -487,6 +520,51 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     irecv(tensor, src, group, tag, group_src).wait()
     return src if src is not None else get_global_rank(group, group_src)
+
+
+class P2POp:
+    """One point-to-point operation (isend or irecv with its tensor and peer) for batch_isend_irecv."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        if (peer is None) == (group_peer is None):
+            raise ValueError("P2POp: exactly one of peer and group_peer must be given")
+        self.op, self.tensor, self.tag = op, tensor, tag
+        self.peer, self.group, self.group_peer = peer, group, group_peer
+
+    def __repr__(self):
+        return f"P2POp(op={self.op.__name__}, peer={self.peer}, tensor shape={list(self.tensor.shape)})"
+
+
+# Note [Deadlock-free batches]
+# A group's engine runs its operations one at a time and a send waits for
+# its receive, so batch_isend_irecv cannot start a list in the order given:
+# in a ring every rank would send first and wait forever. It starts them by
+# the pair of ranks each joins, lower pairs first; within a pair the lower
+# rank sends before it receives and the higher one receives first. The
+# lowest pair not yet done is then next on both its ranks, so every step
+# finds its partner. Operations of one direction keep their order, which is
+# how their receives match.
+def batch_isend_irecv(p2p_op_list):
+    """Starts every operation of the list (Note [Deadlock-free batches]) and
+    returns their Works in the list's order."""
+    if not p2p_op_list or not all(isinstance(p2p, P2POp) for p2p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
+
+    def position(p2p):
+        own = get_rank(p2p.group) if p2p.group_peer is not None else get_rank()
+        peer = p2p.group_peer if p2p.group_peer is not None else p2p.peer
+        sends_first = own < peer
+        return (min(own, peer), max(own, peer), (p2p.op is isend) != sends_first)
+
+    order = sorted(range(len(p2p_op_list)), key=lambda i: position(p2p_op_list[i]))
+    works = [None] * len(p2p_op_list)
+    for i in order:
+        p2p = p2p_op_list[i]
+        works[i] = p2p.op(p2p.tensor, p2p.peer, p2p.group, p2p.tag, p2p.group_peer)
+    return works
 
 
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):

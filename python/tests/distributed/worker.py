@@ -124,6 +124,16 @@ def collectives(rank, world, report, sizes):
                 t = to_ember(np.zeros(5, dtype=values(dtype, 0, 1).dtype), dtype)
                 dist.recv(t, src=0, tag=7)
                 check(f"send/recv {dtype}", to_numpy(t), values(dtype, 9, 5))
+    if world > 1:
+        # A ring through batch_isend_irecv: each rank sends to the next and receives from the previous.
+        incoming = ember.zeros(4)
+        works = dist.batch_isend_irecv([dist.P2POp(dist.isend, ember.full([4], float(rank)), (rank + 1) % world),
+                                        dist.P2POp(dist.irecv, incoming, (rank - 1) % world)])
+        for work in works:
+            work.wait()
+        check("batch_isend_irecv ring", incoming.numpy(), np.full(4, (rank - 1) % world, dtype=np.float32))
+    if dist.group.WORLD is not dist.GroupMember.WORLD or dist.group.WORLD is None:
+        failures.append("dist.group.WORLD is not the default group")
     # Uneven all_to_all: rank r sends r + j + 1 rows of 2 to rank j.
     send_counts = [rank + j + 1 for j in range(world)]
     recv_counts = [j + rank + 1 for j in range(world)]
