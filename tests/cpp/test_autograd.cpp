@@ -226,6 +226,60 @@ TEST(CustomFunction, ForwardBackwardSavedAndNonDifferentiable) {
   EXPECT_EQ(x.grad().tolist<float>(), (std::vector<float>{2, 6, 4}));
 }
 
+// A pack hook that keeps a copy of each saved tensor, counting packs and unpacks.
+class CopyingPackHook {
+ public:
+  struct Copy : autograd::PackedSavedTensor {
+    Copy(Tensor kept, int* unpacks) : kept(std::move(kept)), unpacks(unpacks) {}
+    Tensor unpack() const override {
+      ++*unpacks;
+      return kept;
+    }
+    Tensor kept;
+    int* unpacks;
+  };
+
+  autograd::SavedTensorPackHook hook() {
+    return [this](const Tensor& t) {
+      ++packs;
+      return std::make_shared<Copy>(t.detach().clone(), &unpacks);
+    };
+  }
+  int packs = 0;
+  int unpacks = 0;
+};
+
+TEST(SavedTensorHooks, SavedTensorsArePackedAndUnpackedByBackward) {
+  CopyingPackHook hooks;
+  Tensor a = tensor<float>({1, 2, 3}).requires_grad_();
+  autograd::push_saved_tensor_pack_hook(hooks.hook());
+  Tensor y = sum(sin(a * a));
+  autograd::pop_saved_tensor_pack_hook();
+  EXPECT_GT(hooks.packs, 0);
+  EXPECT_EQ(hooks.unpacks, 0);
+  Tensor expected = (cos(a * a) * a * 2.0).detach();
+  y.backward();
+  EXPECT_EQ(hooks.unpacks, hooks.packs);
+  EXPECT_EQ(values(a.grad()), values(expected));
+  const int packs = hooks.packs;
+  sum(a * a);
+  EXPECT_EQ(hooks.packs, packs) << "no hook is pushed any more";
+  expect_error([] { autograd::pop_saved_tensor_pack_hook(); }, ErrorKind::Runtime, "no pack hook is pushed");
+}
+
+TEST(SavedTensorHooks, ACustomFunctionsSavedInputIsPacked) {
+  CopyingPackHook hooks;
+  auto fn = std::make_shared<SquareWithArgmax>();
+  Tensor x = tensor<float>({1, 3, 2}).requires_grad_();
+  autograd::push_saved_tensor_pack_hook(hooks.hook());
+  const auto outs = autograd::apply_function(fn, {x, Tensor()});
+  autograd::pop_saved_tensor_pack_hook();
+  EXPECT_EQ(hooks.packs, 1);
+  sum(outs[0]).backward();
+  EXPECT_EQ(hooks.unpacks, 1);
+  EXPECT_EQ(x.grad().tolist<float>(), (std::vector<float>{2, 6, 4}));
+}
+
 TEST(CustomFunction, ModifiedSavedInputIsAnError) {
   Tensor base = tensor<float>({1, 2}).requires_grad_();
   Tensor x = base * 1.0;
