@@ -9,6 +9,7 @@
 #include "casters.h"
 #include "core/memory_overlap.h"
 #include "ember/autograd.h"
+#include "ember/error.h"
 #include "ember/functional.h"
 #include "ember/optimizer_updates.h"
 #include "op_helpers.h"
@@ -253,6 +254,16 @@ void bind_binary(py::module_& m, TensorClass& cls) {
       py::arg("self"), py::arg("fn"), py::arg("name"));
   cls.def("copy_", inplace<const Tensor&>([](Tensor& t, const Tensor& src) { t.copy_(src); }), py::arg("src"));
   cls.def("fill_", inplace<const Scalar&>([](Tensor& t, const Scalar& v) { t.fill_(v); }), py::arg("value"));
+  // A 0-d tensor as the value, as PyTorch allows: copied in, so it may live on the device and carry a gradient.
+  cls.def("fill_",
+          inplace<const Tensor&>([](Tensor& t, const Tensor& value) {
+            if (value.dim() != 0) {
+              throw_error(ErrorKind::Runtime, "fill_ only supports 0-dimension value tensor but got tensor with " +
+                                                  std::to_string(value.dim()) + " dimensions.");
+            }
+            t.copy_(value.expand(t.sizes()));
+          }),
+          py::arg("value"));
   cls.def("zero_", inplace<>([](Tensor& t) { t.fill_(0); }));
   def_op(m, cls, "result_type",
          [](const Tensor& a, const Tensor& b) { return result_type(a, b); }, py::arg("other"));

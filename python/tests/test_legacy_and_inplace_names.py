@@ -193,3 +193,18 @@ def test_small_modules_programs_import(torch):
     assert not ember.distributed.is_mpi_available()
     assert ember.distributed.group.WORLD is None
     assert ember.distributed.get_node_local_rank(fallback_rank=3) == 3
+
+
+def test_fill_with_a_zero_dim_tensor(torch):
+    results = []
+    for lib in (ember, torch):
+        value = lib.tensor(2.5, requires_grad=True)
+        target = lib.zeros(2, 3)
+        filled = target.clone().fill_(value)
+        (filled * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        results.append([filled.detach(), value.grad, lib.zeros(1, dtype=lib.int64).fill_(lib.tensor(7))])
+    for ours, theirs in zip(*results):
+        assert_close(ours, theirs)
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor but got tensor with 1 "
+                                           "dimensions"):
+        ember.zeros(2).fill_(ember.ones(1))
