@@ -98,12 +98,14 @@ def read(stream, source):
                              "JSON header, data)")
     (header_size,) = struct.unpack("<Q", prefix)
     if header_size > _MAX_HEADER_BYTES or (remaining is not None and header_size > remaining - _LENGTH_BYTES):
-        kind = _pytorch_checkpoint_kind(prefix)
-        if kind:
-            raise _error(source, f"this is {kind}, not a safetensors file. Ember never loads pickles: unpickling "
-                                 "runs code from the file. Convert it once where PyTorch is installed: "
-                                 "safetensors.torch.save_file(torch.load(path, weights_only=True), "
-                                 "'model.safetensors')")
+        if prefix.startswith(b"PK\x03\x04"):
+            raise _error(source, "this is a zip archive, the format torch.save writes, in a stream that cannot "
+                                 "seek, which reading a zip archive needs: pass the file's path or a seekable file")
+        if prefix[0] == 0x80 and 2 <= prefix[1] <= 5:
+            raise _error(source, "this is a pickle, the legacy format of torch.save, which Ember does not read "
+                                 "(its reader of PyTorch checkpoints takes the zip archives torch.save has written "
+                                 "since PyTorch 1.6). Resave it where PyTorch is installed: "
+                                 "torch.save(torch.load(path, weights_only=True), path)")
         size = "" if remaining is None else f"the file holds {remaining} bytes; "
         raise _error(source, f"header length {header_size} does not fit the file ({size}a header is at most "
                              f"{_MAX_HEADER_BYTES} bytes)")
@@ -163,14 +165,6 @@ def _read_exactly(stream, size, source, part):
         raise _error(source, f"the file ends after {len(buffer)} of the {size} bytes of its {part} (it is "
                              "truncated, or shrank while being read)")
     return buffer
-
-
-def _pytorch_checkpoint_kind(prefix):
-    if prefix.startswith(b"PK\x03\x04"):
-        return "a zip archive, the format torch.save writes"
-    if prefix[0] == 0x80 and 2 <= prefix[1] <= 5:
-        return "a pickle, the legacy format of torch.save"
-    return None
 
 
 def _parse_header(raw, source):

@@ -27,6 +27,9 @@ for themselves, a JSON array is a list, and an object with one key is
 have is stored as a tensor of that dtype and shape; any other (uint32,
 complex, fixed-width strings, ...) as its bytes, a 1-d uint8 tensor. Loading
 rebuilds only arrays of plain data (no object or structured dtypes).
+
+``ember.load`` also reads the zip archives torch.save writes, for their data
+and tensors only (``_torch_checkpoints.py``).
 """
 
 import errno
@@ -44,7 +47,7 @@ except ImportError:  # Windows: no flock, so no removal of abandoned temporaries
     fcntl = None
 
 from . import _C
-from . import _safetensors
+from . import _safetensors, _torch_checkpoints
 from ._safetensors import METADATA_KEY
 
 # The __metadata__ key holding the structure of anything but a flat dict.
@@ -302,8 +305,8 @@ def _join(path, key):
 
 
 def load(f, map_location=None, weights_only=True):
-    """Reads a state dict written by save(), or a dict of name -> tensor from
-    any safetensors writer. ``map_location`` (a device or its name, a dict
+    """Reads a state dict written by save(), a dict of name -> tensor from
+    any safetensors writer, or the data and tensors of a torch.save archive. ``map_location`` (a device or its name, a dict
     of locations or a function, as torch.load takes it) moves every tensor.
     ``weights_only`` is accepted for torch.load's signature: a file holds
     only data, so both values load the same. A file that is not exactly a
@@ -312,9 +315,15 @@ def load(f, map_location=None, weights_only=True):
     source = _describe(f)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            tensors, metadata = _safetensors.read(stream, source)
-    else:
-        tensors, metadata = _safetensors.read(f, source)
+            return _load_stream(stream, source, map_location)
+    return _load_stream(f, source, map_location)
+
+
+def _load_stream(stream, source, map_location):
+    if _starts_as_torch_checkpoint(stream):
+        mapped = None if map_location is None else (lambda tensor: _mapped(tensor, map_location))
+        return _torch_checkpoints.read(stream, source, mapped)
+    tensors, metadata = _safetensors.read(stream, source)
     if map_location is not None:
         tensors = {name: _mapped(tensor, map_location) for name, tensor in tensors.items()}
     if metadata is None or _STRUCTURE_KEY not in metadata:
@@ -328,6 +337,16 @@ def load(f, map_location=None, weights_only=True):
         raise ValueError(f"{where} is not valid JSON: {error}") from None
     except RecursionError:
         raise ValueError(f"{where} nests too deeply") from None
+
+
+def _starts_as_torch_checkpoint(stream):
+    """Whether a seekable stream begins as torch.save's zip archive (the position is kept)."""
+    if not stream.seekable():
+        return False
+    here = stream.tell()
+    prefix = stream.read(4)
+    stream.seek(here)
+    return _torch_checkpoints.is_torch_checkpoint(prefix)
 
 
 def _mapped(tensor, map_location):

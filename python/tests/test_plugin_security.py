@@ -142,7 +142,10 @@ def test_a_wheels_plugin_others_can_write_is_quarantined_with_the_reason(tmp_pat
 
 
 # Note [No code from files]
-# Loading reads data: JSON headers and raw bytes. The scan below fails on any
+# Loading reads data: JSON headers, raw bytes, and the pickles inside
+# torch.save's archives through Ember's own reader of their opcodes, which
+# builds data and tensors only (Note [PyTorch checkpoints without
+# unpickling]). The scan below fails on any
 # import of a serialiser that can run code (pickle and its kin) and on any
 # call of eval, exec or compile anywhere in the package. Two exceptions are
 # justified: the DataLoader's worker channel pickles between a process and
@@ -156,7 +159,8 @@ CODE_RUNNING_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "shelve", "di
 CODE_RUNNING_CALLS = {"eval", "exec", "compile"}
 PICKLE_ALLOWED = {"utils/data/_utils/worker.py", "utils/data/_utils/shared_batch.py",
                   "distributed/_object_collectives.py"}
-LOADING_CODE = ["serialization.py", "_safetensors.py", "_plugins.py", "export", "distributed/checkpoint.py"]
+LOADING_CODE = ["serialization.py", "_safetensors.py", "_torch_checkpoints.py", "_plugins.py", "export",
+                "distributed/checkpoint.py"]
 
 
 def uses_of_code_running_features(path):
