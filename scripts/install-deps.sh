@@ -42,10 +42,11 @@ fi
 # The tests' other oracles and the digits demo: PyTorch 2.13 (what the
 # comparison tests and bench/python_bench.py measure against), safetensors
 # (file interoperability), scikit-learn (its bundled digits data set),
-# hypothesis (the property tests), matplotlib (bench/soak.py's plot), and
-# onnx with onnxruntime (ember.onnx.export's checker and runtime oracle).
+# hypothesis (the property tests), matplotlib (bench/soak.py's plot),
+# onnx with onnxruntime (ember.onnx.export's checker and runtime oracle), and
+# tensorboard (the event files ember.utils.tensorboard writes, and their reader).
 python_packages=(torch:torch==2.13.0 safetensors:safetensors sklearn:scikit-learn hypothesis:hypothesis
-                 matplotlib:matplotlib onnx:onnx onnxruntime:onnxruntime)
+                 matplotlib:matplotlib onnx:onnx onnxruntime:onnxruntime tensorboard:tensorboard)
 missing_python=()
 for entry in "${python_packages[@]}"; do
   python3 -c "import ${entry%%:*}" 2>/dev/null || missing_python+=("${entry#*:}")
