@@ -157,6 +157,7 @@ from ._determinism import (
 )
 from . import compiler
 from . import profiler  # torch.profiler
+from . import hub  # torch.hub
 from . import amp  # torch.amp
 from .amp import autocast
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype, is_autocast_enabled, set_autocast_dtype,

@@ -159,7 +159,7 @@ CODE_RUNNING_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "shelve", "di
 CODE_RUNNING_CALLS = {"eval", "exec", "compile"}
 PICKLE_ALLOWED = {"utils/data/_utils/worker.py", "utils/data/_utils/shared_batch.py",
                   "distributed/_object_collectives.py"}
-LOADING_CODE = ["serialization.py", "_safetensors.py", "_torch_checkpoints.py", "_plugins.py", "export",
+LOADING_CODE = ["serialization.py", "_safetensors.py", "_torch_checkpoints.py", "hub.py", "_plugins.py", "export",
                 "distributed/checkpoint.py"]
 
 
