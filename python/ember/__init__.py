@@ -179,6 +179,10 @@ globals().update(_tensor_types(__name__, "cpu"))
 # torch.conv2d, torch.dropout, torch.layer_norm and the other functional ops
 # at the top level, with torch's argument orders.
 _functional_names.install(globals())
+from . import _view_copies  # noqa: E402
+_view_copies.install(globals())
+from ._control_flow import cond, while_loop  # noqa: E402
+nonzero_static = Tensor.nonzero_static
 
 # out= for the functions PyTorch gives it (Note [Out arguments]), torch's
 # aliases above included.

@@ -427,6 +427,40 @@ def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_
                          requires_grad=requires_grad)
 
 
+def _nonzero_static(self, *, size, fill_value=-1):
+    """nonzero's indices in a [size, dim] tensor: cut to `size` rows, or padded with fill_value."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    found = self.nonzero()[:size]
+    if found.shape[0] == size:
+        return found
+    padding = _C._zeros([size - found.shape[0], self.dim()], found.dtype, found.device) + fill_value
+    return _C.cat([found, padding], 0)
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (larger strides first, ties by position)."""
+    return tuple(sorted(range(self.dim()), key=lambda d: -self.stride(d)))
+
+
+def _is_set_to(self, other):
+    """Whether both tensors view the same memory with the same offset, sizes and strides."""
+    return (self.data_ptr() == other.data_ptr() and self.dtype == other.dtype and self.device == other.device
+            and tuple(self.shape) == tuple(other.shape) and self.stride() == other.stride())
+
+
+def _as_strided_(self, size, stride, storage_offset=None):
+    base = self.detach()
+    view = base.as_strided(size, stride, self.storage_offset() if storage_offset is None else storage_offset)
+    return self.set_(view)
+
+
+Tensor.nonzero_static = _nonzero_static
+Tensor.dim_order = _dim_order
+Tensor.is_set_to = _is_set_to
+Tensor.as_strided_ = _as_strided_
+Tensor.const_data_ptr = lambda self: self.data_ptr()
+Tensor.unsafe_split_with_sizes = lambda self, split_sizes, dim=0: self.split_with_sizes(split_sizes, dim)
 Tensor.to = _to
 Tensor.as_subclass = _as_subclass
 Tensor.real = property(lambda self: self)
