@@ -53,11 +53,6 @@ def _order(fmt, ndim, op):
     return order
 
 
-def reorders(fmt, ndim):
-    """Whether fmt is the channels-last format of tensors of ndim dims (channels_last for 4, channels_last_3d for 5)."""
-    return fmt in _ORDERS and _ORDERS[fmt][0] == ndim
-
-
 def strides_for(shape, fmt=contiguous_format):
     """The strides, in elements, of a dense tensor of `shape` laid out in `fmt` (row-major by default), as a list."""
     order = _order(fmt, len(shape), "empty") if fmt in _ORDERS else range(len(shape))

@@ -26,10 +26,13 @@ def layout_report(torch):
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)).to(memory_format=torch.channels_last)
     report.append([p.stride() for p in model.parameters()])
     report.append(tuple(model(torch.randn(2, 3, 8, 8).to(memory_format=torch.channels_last)).shape))
+    report.append([p.stride() for p in model.to(memory_format=torch.contiguous_format).parameters()])
     report.append((torch.ones(2, 1, 3, 1).is_contiguous(memory_format=torch.channels_last),
                    torch.ones(2, 3).is_contiguous(memory_format=torch.channels_last)))
     for bad in (lambda: torch.ones(2, 3).contiguous(memory_format=torch.channels_last),
-                lambda: torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last_3d)):
+                lambda: torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last_3d),
+                lambda: nn.Conv2d(2, 2, 1).to(memory_format=torch.channels_last_3d),
+                lambda: nn.Conv3d(2, 2, 1).to(memory_format=torch.channels_last)):
         try:
             bad()
             report.append("no error")

@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
-from ..._memory_format import in_format, reorders
+from ..._memory_format import in_format
 from ..._tensor import parse_to_arguments
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
@@ -542,14 +542,15 @@ class Module:
 
     def to(self, *args, **kwargs):
         """to(device), to(dtype), to(device, dtype): floating parameters and
-        buffers take the dtype; memory_format=channels_last(_3d) lays out
-        the 4-d (5-d) ones in that format, as PyTorch's."""
+        buffers take the dtype; memory_format lays out the 4-d and 5-d ones
+        in that format, as PyTorch's does (so channels_last with a 5-d
+        parameter is an error, as Tensor.to's)."""
         target_device, target_dtype, _, target_format = parse_to_arguments(args, dict(kwargs))
 
         def convert(t):
             dtype = target_dtype if target_dtype is not None and t.is_floating_point() else None
             moved = t._to(target_device, dtype, False)
-            if reorders(target_format, t.dim()):
+            if target_format is not None and t.dim() in (4, 5):
                 moved = in_format(moved, target_format, "Module.to")
             return moved
 
