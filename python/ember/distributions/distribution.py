@@ -42,6 +42,24 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
+    def expand(self, batch_shape, _instance=None):
+        """This distribution with batch_shape (its own broadcast to it): the
+        parameters and inner distributions are expanded views, not copies."""
+        batch_shape = Size(batch_shape)
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for name, value in self.__dict__.items():
+            if name in self.arg_constraints and isinstance(value, _C.Tensor):
+                new.__dict__[name] = value.expand(tuple(batch_shape) + _trailing(value.shape, self._batch_shape))
+            elif isinstance(value, Distribution):
+                new.__dict__[name] = self._expanded_inner(value, batch_shape)
+        new._batch_shape = batch_shape
+        return new
+
+    def _expanded_inner(self, inner, batch_shape):
+        """A distribution this one is built on, expanded along with it."""
+        return inner.expand(tuple(batch_shape) + _trailing(inner.batch_shape, self._batch_shape))
+
     def _extended_shape(self, sample_shape=()):
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
@@ -73,6 +91,11 @@ class Distribution:
                               for name, value in ((name, self.__dict__[name]) for name in self.arg_constraints
                                                   if name in self.__dict__))
         return f"{type(self).__name__}({arguments})"
+
+
+def _trailing(shape, batch_shape):
+    """The dims of a parameter's shape past the distribution's batch dims."""
+    return tuple(shape[len(batch_shape):])
 
 
 def of_base(name):

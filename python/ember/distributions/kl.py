@@ -5,8 +5,12 @@ import math
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .independent import Independent
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .pareto import Pareto
 from .uniform import Uniform
 from .utils import sum_rightmost
 
@@ -77,3 +81,33 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError("KL between Independents with different reinterpreted_batch_ndims")
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    return (p.mean * (p.logits - q.logits) + p._log_normalizer_of_probs() + (-p.probs).log1p()
+            - q._log_normalizer_of_probs() - (-q.probs).log1p())
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    """Infinite where p puts mass below q's lower bound."""
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return result.masked_fill(p.scale < q.scale, math.inf)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_gaussian_gaussian(p, q):
+    """(log det Sq - log det Sp + tr(Sq^-1 Sp) + d^T Sq^-1 d - n) / 2, d the
+    difference of the means, through q's precision matrix."""
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with different event shapes "
+                         "cannot be computed")
+    precision = q.precision_matrix
+    difference = (q.loc - p.loc).unsqueeze(-1)
+    trace = (precision * p.covariance_matrix).sum((-2, -1))
+    mahalanobis = (difference.mT @ precision @ difference)[..., 0, 0]
+    return q._half_log_det() - p._half_log_det() + 0.5 * (trace + mahalanobis - p.event_shape[0])

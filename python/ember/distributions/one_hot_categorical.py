@@ -1,5 +1,6 @@
 """OneHotCategorical(probs or logits): Categorical's draws as one-hot
-vectors along the last dim."""
+vectors along the last dim; OneHotCategoricalStraightThrough adds a
+straight-through rsample."""
 
 from .. import _factories
 from . import constraints
@@ -51,3 +52,15 @@ class OneHotCategorical(CategoricalParameters, Distribution):
         values = self._one_hot(_factories.arange(count, device=self._categorical.probs.device))
         values = values.view([count] + [1] * len(self._batch_shape) + [count])
         return values.expand([count] + list(self._batch_shape) + [count]) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose rsample is the straight-through estimator:
+    a one-hot draw forward, the gradient of probs backward (Bengio et al., 2013)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        drawn = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return drawn + (probs - probs.detach())

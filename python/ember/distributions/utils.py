@@ -6,6 +6,8 @@ import numbers
 from .. import _C, _factories
 from .._tensor import Size
 
+EULER_GAMMA = 0.57721566490153286060
+
 # finfo(dtype).eps of the floating dtypes, to keep probabilities off 0 and 1.
 _EPS = {_C.float16: 2.0 ** -10, _C.bfloat16: 2.0 ** -7, _C.float32: 2.0 ** -23, _C.float64: 2.0 ** -52}
 # finfo(dtype).min, the most negative finite value.
@@ -118,3 +120,32 @@ class CategoricalParameters:
     @property
     def param_shape(self):
         return self._categorical.param_shape
+
+
+def _tril_positions(size, diag, device):
+    """Flat positions, row by row, of the entries of a size x size matrix on
+    or below its diag-th diagonal."""
+    from .._shape_ops import tril_indices
+
+    rows, cols = tril_indices(size, size, diag, device=device)
+    return rows * size + cols
+
+
+def tril_matrix_to_vec(matrix, diag=0):
+    """The entries on or below the diag-th diagonal, row by row, as the last dim."""
+    size = matrix.shape[-1]
+    flat = matrix.reshape(tuple(matrix.shape[:-2]) + (size * size,))
+    return flat.index_select(-1, _tril_positions(size, diag, matrix.device))
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of tril_matrix_to_vec: a square matrix, zero above the diag-th diagonal."""
+    count = vec.shape[-1]
+    # The size n whose triangle on or below diagonal diag holds count entries: n^2 + (2 diag + 1) n
+    # + diag (diag + 1) = 2 count.
+    size = round((-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * count + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2)
+    positions = _tril_positions(size, diag, vec.device)
+    source = _factories.full((size * size,), count, dtype=positions.dtype, device=vec.device)
+    source = source.index_put((positions,), _factories.arange(count, dtype=positions.dtype, device=vec.device))
+    padded = _C.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    return padded.index_select(-1, source).reshape(tuple(vec.shape[:-1]) + (size, size))
