@@ -6,25 +6,17 @@ import math
 
 from .. import _factories, linalg
 from . import constraints
+from .covariance_parametrization import CovarianceParametrizations, chosen, scale_tril_of
 from .distribution import Distribution
 from .location_scale import LocationScale
 from .utils import broadcast_shape
-
-
-def _precision_to_scale_tril(precision):
-    """L with L L^T = P^{-1}: the Cholesky factor of P with its rows and
-    columns reversed is the inverse transpose of an upper factor of P^{-1}."""
-    flipped = linalg.cholesky(precision.flip((-2, -1)))
-    inverse_transposed = flipped.flip((-2, -1)).mT
-    eye = _factories.eye(precision.shape[-1], dtype=precision.dtype, device=precision.device)
-    return linalg.solve_triangular(inverse_transposed, eye, upper=False)
 
 
 def _diagonal(matrix):
     return (matrix * _factories.eye(matrix.shape[-1], dtype=matrix.dtype, device=matrix.device)).sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(CovarianceParametrizations, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
@@ -33,12 +25,7 @@ class MultivariateNormal(Distribution):
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        matrix = given[0]
-        name = ("scale_tril" if scale_tril is not None else
-                "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
+        name, matrix = chosen(covariance_matrix, precision_matrix, scale_tril)
         if matrix.dim() < 2:
             raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch "
                              f"dimensions")
@@ -46,29 +33,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(*batch_shape, *matrix.shape[-2:]))
         self.loc = loc.expand(*batch_shape, loc.shape[-1])
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
-
-    def __getattr__(self, name):
-        # The two parametrizations not given, derived from L on first use.
-        factor = self.__dict__.get("_unbroadcasted_scale_tril")
-        if factor is None or name not in ("scale_tril", "covariance_matrix", "precision_matrix"):
-            raise AttributeError(name)
-        shape = tuple(self._batch_shape) + tuple(self._event_shape) * 2
-        if name == "scale_tril":
-            value = factor.expand(*shape)
-        elif name == "covariance_matrix":
-            value = (factor @ factor.mT).expand(*shape)
-        else:
-            eye = _factories.eye(factor.shape[-1], dtype=factor.dtype, device=factor.device)
-            inverse = linalg.solve_triangular(factor, eye, upper=False)
-            value = (inverse.mT @ inverse).expand(*shape)
-        self.__dict__[name] = value
-        return value
+        self._unbroadcasted_scale_tril = scale_tril_of(name, matrix)
 
     mean = LocationScale.mean
     mode = LocationScale.mode

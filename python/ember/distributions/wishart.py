@@ -13,7 +13,8 @@ from .._type_info import finfo
 from . import constraints
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
-from .multivariate_normal import _diagonal, _precision_to_scale_tril
+from .covariance_parametrization import CovarianceParametrizations, chosen, scale_tril_of
+from .multivariate_normal import _diagonal
 from .utils import broadcast_shape
 
 
@@ -23,7 +24,7 @@ def _multivariate_digamma(x, p):
     return (x.unsqueeze(-1) - halves).digamma().sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(CovarianceParametrizations, ExponentialFamily):
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
@@ -34,10 +35,7 @@ class Wishart(ExponentialFamily):
                 "scale_tril": constraints.lower_cholesky, "df": constraints.greater_than(self._event_shape[-1] - 1)}
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        matrix = given[0]
+        name, matrix = chosen(covariance_matrix, precision_matrix, scale_tril)
         if matrix.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, _C.Tensor):
@@ -52,30 +50,9 @@ class Wishart(ExponentialFamily):
         if bool((self.df < size).any()):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < "
                           "ndim.", stacklevel=2)
-        name = ("scale_tril" if scale_tril is not None else
-                "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
         setattr(self, name, matrix.expand(batch_shape + (size, size)))
         super().__init__(batch_shape, (size, size), validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
-
-    def __getattr__(self, name):
-        # The two parametrizations not given, derived from L when read.
-        factor = self.__dict__.get("_unbroadcasted_scale_tril")
-        if factor is None or name not in ("scale_tril", "covariance_matrix", "precision_matrix"):
-            raise AttributeError(name)
-        if name == "scale_tril":
-            value = factor
-        elif name == "covariance_matrix":
-            value = factor @ factor.mT
-        else:
-            eye = _factories.eye(factor.shape[-1], dtype=factor.dtype, device=factor.device)
-            value = cholesky_solve(eye, factor)
-        return value.expand(tuple(self._batch_shape) + tuple(self._event_shape))
+        self._unbroadcasted_scale_tril = scale_tril_of(name, matrix)
 
     def _df_matrix(self):
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))
