@@ -1,6 +1,7 @@
 """torch.special: the special functions among Ember's elementwise ops and
-those composed in _special_functions, under the names torch.special gives
-them, and the few that are short compositions of those."""
+those composed in _special_functions, _bessel_functions and
+_orthogonal_polynomials, under the names torch.special gives them, and the
+few that are short compositions of those."""
 
 import math
 
@@ -13,13 +14,35 @@ from ._elementwise_math import exp2, logit, sinc, xlogy  # noqa: F401
 from ._factories import ones_like
 from .nn import functional as _functional
 from ._special_functions import i0, i0e, i1, i1e, polygamma, zeta  # noqa: F401
-from ._special_functions import i0 as modified_bessel_i0, i1 as modified_bessel_i1  # noqa: F401
+from ._bessel_functions import modified_bessel_i0, modified_bessel_i1  # noqa: F401  (out= from _out_arguments)
+from . import _bessel_functions as _bessels, _orthogonal_polynomials as _polynomials
+from ._out_arguments import with_out
 from ._special_functions import igamma as gammainc, igammac as gammaincc, mvlgamma as multigammaln  # noqa: F401
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
-           "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
+           "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
+
+# With PyTorch's out= (the older functions get it from _out_arguments' list).
+(airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0,
+ scaled_modified_bessel_k1, spherical_bessel_j0, chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
+ chebyshev_polynomial_w, shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
+ shifted_chebyshev_polynomial_w, hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
+ legendre_polynomial_p) = (with_out(function, function.__name__) for function in (
+    _bessels.airy_ai, _bessels.bessel_j0, _bessels.bessel_j1, _bessels.bessel_y0, _bessels.bessel_y1,
+    _bessels.modified_bessel_k0, _bessels.modified_bessel_k1, _bessels.scaled_modified_bessel_k0,
+    _bessels.scaled_modified_bessel_k1, _bessels.spherical_bessel_j0, _polynomials.chebyshev_polynomial_t,
+    _polynomials.chebyshev_polynomial_u, _polynomials.chebyshev_polynomial_v, _polynomials.chebyshev_polynomial_w,
+    _polynomials.shifted_chebyshev_polynomial_t, _polynomials.shifted_chebyshev_polynomial_u,
+    _polynomials.shifted_chebyshev_polynomial_v, _polynomials.shifted_chebyshev_polynomial_w,
+    _polynomials.hermite_polynomial_h, _polynomials.hermite_polynomial_he, _polynomials.laguerre_polynomial_l,
+    _polynomials.legendre_polynomial_p))
 
 _SQRT_HALF = math.sqrt(0.5)
 _LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)

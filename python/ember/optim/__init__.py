@@ -2,11 +2,13 @@
 
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -14,5 +16,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop",
-           "Rprop", "LBFGS", "lr_scheduler", "swa_utils"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adafactor", "Adagrad", "Adadelta", "Adamax", "ASGD", "Muon", "NAdam",
+           "RAdam", "RMSprop", "Rprop", "LBFGS", "lr_scheduler", "swa_utils"]
