@@ -16,6 +16,15 @@ RNG = numpy.random.default_rng(11)
 HEAD_BIAS = RNG.standard_normal(4).astype(numpy.float32)
 
 
+@pytest.fixture(autouse=True)
+def _keeps_pytorchs_distribution_checks(torch):
+    # PyTorch's flex_attention sets up its compiler, which switches off torch.distributions' argument checks
+    # for the whole process; later tests compare with those checks.
+    validating = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(validating)
+
+
 def _cases(lib):
     flex = __import__(f"{lib.__name__}.nn.attention.flex_attention", fromlist=["flex_attention"])
     bias = lib.tensor(HEAD_BIAS)
