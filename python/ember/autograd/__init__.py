@@ -100,3 +100,6 @@ def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, al
     per_entry = [_C._grad(outputs, inputs, [g[i] for g in grad_outputs], retain_graph or i + 1 < batch,
                           create_graph, allow_unused) for i in range(batch)]
     return [None if found[0] is None else _C.stack(list(found)) for found in zip(*per_entry)]
+
+
+from . import forward_ad  # noqa: E402  (torch.autograd.forward_ad; it calls grad above)
