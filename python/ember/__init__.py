@@ -181,7 +181,9 @@ globals().update(_tensor_types(__name__, "cpu"))
 _functional_names.install(globals())
 from . import _view_copies  # noqa: E402
 _view_copies.install(globals())
-from ._control_flow import cond, while_loop  # noqa: E402
+from ._control_flow import _assert, cond, while_loop  # noqa: E402
+from . import _foreach  # noqa: E402
+_foreach.install(globals())
 nonzero_static = Tensor.nonzero_static
 
 # out= for the functions PyTorch gives it (Note [Out arguments]), torch's

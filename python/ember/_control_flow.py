@@ -1,10 +1,16 @@
 """torch.cond and torch.while_loop run eagerly: the branch the predicate
 picks, or the body while the condition holds (PyTorch traces them into a
-graph under torch.compile and export; eager, its results are these)."""
+graph under torch.compile and export; eager, its results are these); and
+torch._assert."""
 
 from . import _C
 
 __all__ = ["cond", "while_loop"]
+
+
+def _assert(condition, message):
+    """`assert condition, message` as a function, which model code calls so that tracing keeps it."""
+    assert condition, message
 
 
 def _truth(value, what):
