@@ -184,6 +184,10 @@ _view_copies.install(globals())
 from ._control_flow import _assert, cond, while_loop  # noqa: E402
 from . import _foreach  # noqa: E402
 _foreach.install(globals())
+from . import sparse  # noqa: E402  (torch.sparse)
+from ._sparse_coo import sparse_coo, sparse_coo_tensor, to_sparse as _to_sparse  # noqa: E402
+spmm = sparse.mm
+Tensor.to_sparse = Tensor.to_sparse_coo = _to_sparse
 nonzero_static = Tensor.nonzero_static
 
 # out= for the functions PyTorch gives it (Note [Out arguments]), torch's
