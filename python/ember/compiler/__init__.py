@@ -17,7 +17,9 @@ from ._compiled import CompiledFunction
 from ._graph import Graph, GraphModule, Node
 
 __all__ = ["compile", "reset", "disable", "list_backends", "set_stance", "explain", "is_compiling",
-           "Graph", "GraphModule", "Node", "config"]
+           "is_dynamo_compiling", "is_exporting", "allow_in_graph", "assume_constant_result",
+           "nested_compile_region", "substitute_in_graph", "cudagraph_mark_step_begin", "Graph", "GraphModule",
+           "Node", "config"]
 
 _BACKENDS = ("ember", "eager")
 
@@ -139,6 +141,33 @@ def disable(fn=None):
 def is_compiling():
     """True while a function is being traced."""
     return _C._is_tracing_thread()
+
+
+is_dynamo_compiling = is_compiling
+
+
+def is_exporting():
+    """True while ember.export captures a program on this thread."""
+    return getattr(_config.exporting, "active", False)
+
+
+def _unchanged(fn=None, **options):
+    """A decorator (with or without options) that leaves the function as it is: Ember traces through Python,
+    so what PyTorch's compiler needs told about a function, Ember's does not."""
+    if fn is None:
+        return lambda function: function
+    return fn
+
+
+allow_in_graph = assume_constant_result = nested_compile_region = _unchanged
+
+
+def substitute_in_graph(original_fn, *, can_constant_fold_through=False, skip_signature_check=False):
+    return lambda polyfill: polyfill
+
+
+def cudagraph_mark_step_begin():
+    """Nothing to mark: compiled graphs replay no CUDA graphs across steps."""
 
 
 class ExplainOutput:

@@ -1,8 +1,11 @@
 """Process-wide compiler settings: the stance, the variant limit, the registry reset() clears."""
 
+import threading
 import weakref
 
 cache_size_limit = 8
+# Whether this thread is capturing a program for ember.export (compiler.is_exporting).
+exporting = threading.local()
 _STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile")
 _state = {"stance": "default", "disabled": 0}
 _functions = weakref.WeakSet()

@@ -7,6 +7,7 @@ import itertools
 
 from .. import _C
 from .._C import Tensor
+from ..compiler import _config
 from ..compiler._compiled import _user_location
 from ._dims import dims_by_input, trace_sizes
 from ._program import ExportedProgram
@@ -43,6 +44,7 @@ def _trace_once(fn, tensors, kwarg_names):
                         location=_user_location, fused_composites=False)
     try:
         try:
+            _config.exporting.active = True
             traced = [tracer.input(t) for t in tensors]
             num_args = len(tensors) - len(kwarg_names)
             out = fn(*traced[:num_args], **dict(zip(kwarg_names, traced[num_args:])))
@@ -62,6 +64,7 @@ def _trace_once(fn, tensors, kwarg_names):
                                        "as it is); return a computed tensor")
             tracer.finish(outs)
         finally:
+            _config.exporting.active = False
             tracer.close()
     except _C._TraceUnsupported as e:
         raise RuntimeError(f"export: cannot capture the program: {e}") from None
