@@ -1,0 +1,2 @@
+"""torch.distributed.elastic: the part training scripts import, the
+`record` decorator of elastic.multiprocessing.errors."""
