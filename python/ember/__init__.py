@@ -161,7 +161,9 @@ from . import hub  # torch.hub
 from . import amp  # torch.amp
 from .amp import autocast
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_dtype, is_autocast_enabled, set_autocast_dtype,
-                                set_autocast_enabled)
+                                set_autocast_enabled, is_autocast_cpu_enabled, set_autocast_cpu_enabled,
+                                get_autocast_cpu_dtype, set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled)
 from . import onnx  # torch.onnx; the onnx package itself is imported by onnx.export only
 from .compiler import compile  # noqa: A001  (ember.compile, as torch.compile)
 from ._plugins import (load_plugin, plugins, devices, device_count, is_device_type_available, synchronize,

@@ -318,3 +318,17 @@ def test_mixed_precision_training_follows_pytorch(torch):
             opt.step()
             losses.append(loss.item())
         assert losses[0] == pytest.approx(losses[1], rel=2e-2)
+
+
+def test_older_per_device_spellings(torch):
+    for lib in (ember, torch):
+        assert not lib.is_autocast_cpu_enabled()
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            assert lib.is_autocast_cpu_enabled() and lib.get_autocast_cpu_dtype() == lib.bfloat16
+        lib.set_autocast_cpu_dtype(lib.float16)
+        assert lib.get_autocast_cpu_dtype() == lib.float16
+        lib.set_autocast_cpu_dtype(lib.bfloat16)
+        lib.set_autocast_cache_enabled(False)
+        assert not lib.is_autocast_cache_enabled()
+        lib.set_autocast_cache_enabled(True)
+        assert lib.is_autocast_cache_enabled() and lib.get_autocast_gpu_dtype() == lib.float16

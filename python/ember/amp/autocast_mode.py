@@ -50,7 +50,7 @@ class autocast:
         available = _available(device_type)
         self.device = device_type
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
-        self._cache_enabled = True if cache_enabled is None else bool(cache_enabled)
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
         self._enabled = bool(enabled)
         if self._enabled and not available:
             warnings.warn(f"User provided device_type of '{device_type}', but no loaded plugin provides it. "
@@ -114,6 +114,43 @@ def set_autocast_dtype(device_type, dtype):
 
 def clear_autocast_cache():
     _C._autocast_clear_cache()
+
+
+# PyTorch's older per-device spellings, which libraries still call.
+def is_autocast_cpu_enabled():
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype):
+    set_autocast_dtype("cuda", dtype)
+
+
+# The default of autocast's cache_enabled: whether a region keeps its low-precision copies of weights.
+_cache_enabled = [True]
+
+
+def is_autocast_cache_enabled():
+    return _cache_enabled[0]
+
+
+def set_autocast_cache_enabled(enabled):
+    _cache_enabled[0] = bool(enabled)
 
 
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
