@@ -157,6 +157,7 @@ from ._determinism import (
 )
 from . import compiler
 from . import profiler  # torch.profiler
+from . import futures  # torch.futures
 from . import hub  # torch.hub
 from . import amp  # torch.amp
 from .amp import autocast

@@ -145,6 +145,24 @@ def test_ddp_ranks_agree_bitwise_and_match_one_process(tmp_path, world, mode):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize("hook,tolerance", [("allreduce_hook", 1e-5), ("fp16_hook", 2e-3)])
+def test_ddp_communication_hooks(tmp_path, hook, tolerance):
+    import numpy as np
+    reports, codes = run_ranks(tmp_path, "ddp", 2, hook, timeout=180)
+    for report in reports:
+        assert report.get("ok"), report
+        assert report["second_registration"] == ("register_comm_hook or register_builtin_comm_hook can only be "
+                                                 "called once.")
+    for report in reports[1:]:
+        assert report["params"] == reports[0]["params"], "ranks differ"
+    buckets = reports[0]["first_buckets_seen"]
+    assert [b[0] for b in buckets] == list(range(len(buckets)))
+    assert [b[1] for b in buckets] == [i == len(buckets) - 1 for i in range(len(buckets))]
+    assert all(b[2] == b[3] > 0 for b in buckets)
+    for got, want in zip(reports[0]["params"], single_process_params()):
+        np.testing.assert_allclose(got, want, rtol=0, atol=tolerance)
+
+
 def test_a_blocking_collective_waits_behind_queued_asynchronous_ones(tmp_path):
     reports, codes = run_ranks(tmp_path, "mixed", 2)
     for report in reports:

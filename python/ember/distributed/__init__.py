@@ -12,7 +12,8 @@ into tensors for them.
 from ember._C import DistBackendError, DistError, DistStoreError
 from ember._C._distributed import FileStore, HashStore, PrefixStore, Store, TCPStore
 
-from . import checkpoint
+from . import algorithms, checkpoint
+from .grad_bucket import GradBucket
 from ._error_file import install_error_file_hook
 from ._object_collectives import *  # noqa: F401,F403
 from ._object_collectives import __all__ as _object_collectives_all
@@ -23,4 +24,4 @@ from .rendezvous import register_rendezvous_handler, rendezvous
 install_error_file_hook()
 
 __all__ = ["DistBackendError", "DistError", "DistStoreError", "FileStore", "HashStore", "PrefixStore", "Store",
-           "TCPStore", "checkpoint", "register_rendezvous_handler", "rendezvous"] + _c10d_all + _object_collectives_all
+           "TCPStore", "GradBucket", "algorithms", "checkpoint", "register_rendezvous_handler", "rendezvous"] + _c10d_all + _object_collectives_all

@@ -81,6 +81,16 @@ class Work:
     def result(self):
         return list(self._tensors) if self._tensors is not None else self._handle.result()
 
+    def get_future(self):
+        """A future of the collective's output tensors, settled by waiting for this work."""
+        from ..futures import Future
+
+        def settle():
+            self.wait()
+            return self.result()
+
+        return Future(_settle=settle)
+
     def __repr__(self):
         return repr(self._handle)
 

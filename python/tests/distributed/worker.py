@@ -270,8 +270,26 @@ def ddp(rank, world, report, mode):
         report["tolerant_grad"] = tolerant.module.body[0].weight.grad.sum().item()
         report["unused_grad_is_none"] = tolerant.module.unused.weight.grad is None
         return
-    wrapped = DDP(model, bucket_cap_mb=0.001 if mode == "small_buckets" else None,
+    wrapped = DDP(model, bucket_cap_mb=0.001 if mode in ("small_buckets", "fp16_hook") else None,
                   gradient_as_bucket_view=mode == "bucket_view")
+    if mode in ("allreduce_hook", "fp16_hook"):
+        from ember.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+        seen = []
+
+        def hook(state, bucket: dist.GradBucket) -> ember.futures.Future[ember.Tensor]:
+            seen.append((bucket.index(), bucket.is_last(), len(bucket.parameters()), len(bucket.gradients())))
+            chosen = default_hooks.allreduce_hook if mode == "allreduce_hook" else default_hooks.fp16_compress_hook
+            return chosen(state, bucket)
+
+        wrapped.register_comm_hook(None, hook)
+        try:
+            wrapped.register_comm_hook(None, hook)
+        except RuntimeError as error:
+            report["second_registration"] = str(error)
+        report["params"] = train(wrapped, world, rank, steps=12)
+        report["first_buckets_seen"] = seen[:len(wrapped._buckets)]
+        return
     micro = 2 if mode == "no_sync" else 1
     report["params"] = train(wrapped, world, rank, steps=12, micro=micro,
                              no_sync=wrapped.no_sync if mode == "no_sync" else None)

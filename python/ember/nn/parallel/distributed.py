@@ -82,6 +82,7 @@ class DistributedDataParallel(Module):
         self._next_bucket = 0
         self._synced_iterations = 0
         self._check_buckets = True
+        self._comm_hook = None
         self._handles = [p.register_post_accumulate_grad_hook(self._hook_for(i)) for i, p in enumerate(self._params)]
 
     # -- construction -------------------------------------------------------
@@ -151,6 +152,16 @@ class DistributedDataParallel(Module):
         self._build_buckets(shared.tolist())
         self._rebuilt = True
 
+    def register_comm_hook(self, state, hook):
+        """hook(state, bucket) replaces the all-reduce of each bucket: it starts the reduction of
+        bucket.buffer() and returns a future of the averaged flat buffer (ember.distributed.algorithms.
+        ddp_comm_hooks has PyTorch's allreduce and fp16/bf16 compression hooks)."""
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        if not callable(hook):
+            raise TypeError(f"register_comm_hook: hook must be callable, got {type(hook).__name__}")
+        self._comm_hook = (state, hook)
+
     # -- the iteration ------------------------------------------------------
 
     @contextlib.contextmanager
@@ -205,6 +216,13 @@ class DistributedDataParallel(Module):
                     view.zero_()
                 elif not (self.gradient_as_bucket_view and p.grad.data_ptr() == view.data_ptr()):
                     view.copy_(p.grad)
+        if self._comm_hook is not None:
+            # The hook starts the reduction and gives a future of the averaged buffer (Note [DDP buckets]).
+            state, hook = self._comm_hook
+            position = self._buckets.index(bucket)
+            last = position == len(self._buckets) - 1
+            bucket.future = hook(state, self._dist.GradBucket(position, bucket, self._params, last))
+            return
         # Buckets are compared across ranks on the first synced iteration
         # and after their rebuild; from then on their layout is fixed.
         bucket.work = self._dist.distributed_c10d._run(self.process_group, _C._distributed.ALL_REDUCE,
@@ -249,7 +267,13 @@ class DistributedDataParallel(Module):
         used = self._launch_used_parameters(missing) if self.find_unused_parameters else None
         with no_grad():
             for bucket in self._buckets:
-                bucket.work.wait()
+                if self._comm_hook is not None:
+                    averaged = bucket.future.wait()
+                    averaged = averaged[0] if isinstance(averaged, (list, tuple)) else averaged
+                    if averaged.data_ptr() != bucket.buffer.data_ptr():
+                        bucket.buffer.copy_(averaged)
+                else:
+                    bucket.work.wait()
             # As in torch: a parameter no rank used keeps its gradient (None
             # stays None); one some rank used gets the average.
             unused_everywhere = set()
@@ -257,7 +281,8 @@ class DistributedDataParallel(Module):
                 used[0].wait()
                 unused_everywhere = {i for i, flag in enumerate(used[1].tolist()) if flag == 0}
             for bucket in self._buckets:
-                bucket.buffer.div_(self._world_size)
+                if self._comm_hook is None:
+                    bucket.buffer.div_(self._world_size)
                 for position, i in enumerate(bucket.indices):
                     p = self._params[i]
                     if i in unused_everywhere:
