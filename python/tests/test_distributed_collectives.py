@@ -163,6 +163,16 @@ def test_ddp_communication_hooks(tmp_path, hook, tolerance):
         np.testing.assert_allclose(got, want, rtol=0, atol=tolerance)
 
 
+def test_zero_redundancy_optimizer_matches_a_plain_one(tmp_path):
+    reports, codes = run_ranks(tmp_path, "zero", 2, timeout=180)
+    for report in reports:
+        assert report.get("ok"), report
+        assert report["same_params"] and report["resumed_matches"]
+    assert reports[0]["owners"] == reports[1]["owners"] and set(reports[0]["owners"]) == {0, 1}
+    assert reports[0]["same_state"] and reports[0]["lr"] == 1e-2 * 0.25
+    assert "consolidate_state_dict(to=1)" in reports[1]["unconsolidated"]
+
+
 def test_a_blocking_collective_waits_behind_queued_asynchronous_ones(tmp_path):
     reports, codes = run_ranks(tmp_path, "mixed", 2)
     for report in reports:

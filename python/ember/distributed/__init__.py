@@ -25,3 +25,13 @@ install_error_file_hook()
 
 __all__ = ["DistBackendError", "DistError", "DistStoreError", "FileStore", "HashStore", "PrefixStore", "Store",
            "TCPStore", "GradBucket", "algorithms", "checkpoint", "register_rendezvous_handler", "rendezvous"] + _c10d_all + _object_collectives_all
+
+
+def __getattr__(name):
+    # ember.distributed.optim loads on first use: it imports ember.optim, which imports nn modules that import
+    # this package.
+    if name == "optim":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.optim")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

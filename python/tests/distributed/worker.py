@@ -296,6 +296,61 @@ def ddp(rank, world, report, mode):
     report["buckets"] = len(wrapped._buckets)
 
 
+def zero(rank, world, report, _):
+    """ZeroRedundancyOptimizer(Adam) under DDP with a step schedule, against a plain Adam on every rank: the
+    same parameters, the consolidated state equal to the plain optimizer's, and an optimizer resumed from
+    that state stepping as the original does."""
+    import copy
+
+    from ember.distributed.optim import ZeroRedundancyOptimizer
+    from ember.nn.parallel import DistributedDataParallel as DDP
+    x, y = digits_like()
+
+    def train_steps(model, optimizer, first, count, schedule=None):
+        for step in range(first, first + count):
+            rows = slice(step * 16 + rank * 8, step * 16 + rank * 8 + 8)
+            optimizer.zero_grad()
+            ember.nn.functional.cross_entropy(model(ember.tensor(x[rows])), ember.tensor(y[rows])).backward()
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+
+    def zero_adam(model):
+        return ZeroRedundancyOptimizer(model.parameters(), ember.optim.Adam, lr=1e-2)
+
+    plain_model = DDP(make_mlp(seed=0))
+    plain = ember.optim.Adam(plain_model.parameters(), lr=1e-2)
+    train_steps(plain_model, plain, 0, 4, ember.optim.lr_scheduler.StepLR(plain, step_size=2, gamma=0.5))
+    zero_model = DDP(make_mlp(seed=0))
+    sharded = zero_adam(zero_model)
+    train_steps(zero_model, sharded, 0, 4, ember.optim.lr_scheduler.StepLR(sharded, step_size=2, gamma=0.5))
+    report["owners"] = sharded._owners
+    report["same_params"] = all(bool(ember.equal(a, b)) for a, b in zip(plain_model.parameters(),
+                                                                      zero_model.parameters()))
+    sharded.consolidate_state_dict(to=0)
+    shared = [None]
+    if rank == 0:
+        consolidated, expected = sharded.state_dict(), plain.state_dict()
+        report["same_state"] = all(bool(ember.equal(consolidated["state"][i][k], expected["state"][i][k]))
+                                   for i in expected["state"] for k in ("exp_avg", "exp_avg_sq"))
+        report["lr"] = consolidated["param_groups"][0]["lr"]
+        shared = [consolidated]
+    else:
+        try:
+            sharded.state_dict()
+        except RuntimeError as error:
+            report["unconsolidated"] = str(error)
+    dist.broadcast_object_list(shared, src=0)
+    copied_model = copy.deepcopy(zero_model.module)
+    resumed_model = DDP(copied_model)
+    resumed = zero_adam(resumed_model)
+    resumed.load_state_dict(shared[0])
+    train_steps(zero_model, sharded, 4, 2)
+    train_steps(resumed_model, resumed, 4, 2)
+    report["resumed_matches"] = all(bool(ember.equal(a, b)) for a, b in zip(zero_model.parameters(),
+                                                                          resumed_model.parameters()))
+
+
 def mixed(rank, world, report, _):
     """Asynchronous all-reduces queued on the group's worker, then a
     blocking one, which must wait its turn rather than run beside them."""
@@ -467,7 +522,7 @@ def objects(rank, world, report, _):
     results["after_errors"] = after
 
 
-SCENARIOS = {"ddp": ddp, "objects": objects, "mixed": mixed, "resume": resume, "staged": staged,
+SCENARIOS = {"ddp": ddp, "objects": objects, "mixed": mixed, "zero": zero, "resume": resume, "staged": staged,
              "collectives": collectives, "mismatch": mismatch, "killed": killed, "stalled": stalled}
 
 
