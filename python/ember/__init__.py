@@ -158,6 +158,8 @@ from ._determinism import (
 from . import compiler
 from . import profiler  # torch.profiler
 from . import futures  # torch.futures
+from . import library  # torch.library
+from .library import ops  # torch.ops, for the custom operators
 from . import hub  # torch.hub
 from . import amp  # torch.amp
 from .amp import autocast
