@@ -8,6 +8,7 @@ from .._random_ops import accepted_draws
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
+from .location_scale import LocationScale
 from .utils import batch_shape_of, broadcast_all
 
 # Note [Von Mises draws]
@@ -34,13 +35,8 @@ class VonMises(Distribution):
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(batch_shape_of([loc, concentration], self.loc), validate_args=validate_args)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = LocationScale.mean
+    mode = LocationScale.mode
 
     @property
     def variance(self):
