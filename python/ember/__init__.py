@@ -100,8 +100,6 @@ from ._elementwise_math import frexp
 from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 Tensor.bincount, Tensor.histc, Tensor.vdot = bincount, histc, vdot
 Tensor.histogram, Tensor.frexp = histogram, frexp
-# Every Ember tensor is strided (dense), so to_dense has nothing to convert.
-Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
 _linalg_legacy.install_tensor_methods()
 conj, resolve_conj, resolve_neg = Tensor.conj, Tensor.resolve_conj, Tensor.resolve_neg
 is_nonzero, is_same_size, is_signed = Tensor.is_nonzero, Tensor.is_same_size, Tensor.is_signed

@@ -455,6 +455,12 @@ def _as_strided_(self, size, stride, storage_offset=None):
     return self.set_(view)
 
 
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """Every Ember tensor is strided (dense): the tensor itself, or in `dtype`."""
+    return self if dtype is None else self.to(dtype)
+
+
+Tensor.to_dense = _to_dense
 Tensor.nonzero_static = _nonzero_static
 Tensor.dim_order = _dim_order
 Tensor.is_set_to = _is_set_to

@@ -306,12 +306,14 @@ def _join(path, key):
 
 def load(f, map_location=None, weights_only=True):
     """Reads a state dict written by save(), a dict of name -> tensor from
-    any safetensors writer, or the data and tensors of a torch.save archive. ``map_location`` (a device or its name, a dict
-    of locations or a function, as torch.load takes it) moves every tensor.
-    ``weights_only`` is accepted for torch.load's signature: a file holds
-    only data, so both values load the same. A file that is not exactly a
-    safetensors file (see Note [What a safetensors file must be]) is a
-    ValueError naming the file and what is wrong, and nothing is loaded."""
+    any safetensors writer, or the data and tensors of a torch.save archive
+    (Note [PyTorch checkpoints without unpickling]). ``map_location`` (a
+    device or its name, a dict of locations or a function, as torch.load
+    takes it) moves every tensor. ``weights_only`` is accepted for
+    torch.load's signature: only data is ever read, so both values load the
+    same. A file that is not exactly a safetensors file (see Note [What a
+    safetensors file must be]) or a readable archive is a ValueError naming
+    the file and what is wrong, and nothing is loaded."""
     source = _describe(f)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:

@@ -24,7 +24,8 @@ from .rendezvous import register_rendezvous_handler, rendezvous
 install_error_file_hook()
 
 __all__ = ["DistBackendError", "DistError", "DistStoreError", "FileStore", "HashStore", "PrefixStore", "Store",
-           "TCPStore", "GradBucket", "algorithms", "checkpoint", "register_rendezvous_handler", "rendezvous"] + _c10d_all + _object_collectives_all
+           "TCPStore", "GradBucket", "algorithms", "checkpoint", "register_rendezvous_handler",
+           "rendezvous"] + _c10d_all + _object_collectives_all
 
 
 def __getattr__(name):
