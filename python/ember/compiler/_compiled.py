@@ -119,7 +119,9 @@ class CompiledFunction:
     # --- calls
     def __call__(self, *args, **kwargs):
         stance = _config.stance()
-        if stance == "force_eager" or _config.disabled():
+        # Called while an outer compile or export traces, the function runs as Python so that the outer
+        # trace records its ops (a compiled function inside another is inlined, as in PyTorch).
+        if stance == "force_eager" or _config.disabled() or _C._is_tracing_thread():
             return self.fn(*args, **kwargs)
         leaves, spec = flatten_call(args, kwargs)
         modes = self._module_modes()

@@ -94,7 +94,13 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args, **kwargs):
-        return self._call_with_hooks(self.forward, args, kwargs)
+        return self._call_with_hooks(self.__dict__.get("_compiled_forward") or self.forward, args, kwargs)
+
+    def compile(self, *args, **kwargs):
+        """Compiles this module's forward in place (ember.compile's arguments): later calls run it compiled,
+        with the hooks around it run eagerly."""
+        from ...compiler import compile as compile_module
+        self.__dict__["_compiled_forward"] = compile_module(self, *args, **kwargs).forward
 
     def _call_with_hooks(self, forward, args, kwargs):
         """forward(*args, **kwargs) between this module's pre-hooks and hooks."""
@@ -183,6 +189,15 @@ class Module:
         hook(module, args, kwargs) -> None or (new args, new kwargs)."""
         return self._add_hook(self._forward_pre_hooks, hook, prepend, self._forward_pre_hooks_with_kwargs,
                               with_kwargs)
+
+    def register_backward_hook(self, hook):
+        """PyTorch's deprecated module backward hook, run here as a full backward hook (which is what PyTorch
+        asks programs to use instead): hook(module, grad_input, grad_output)."""
+        import warnings
+        warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+                      "deprecated and will be removed in future versions; it runs as a full backward hook",
+                      FutureWarning, stacklevel=2)
+        return self.register_full_backward_hook(hook)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input,
@@ -556,6 +571,17 @@ class Module:
 
         return self._apply_to_tensors(convert)
 
+    def _to_device_type(self, device_type, device):
+        if device is None:
+            return self.to(device_type)
+        return self.to(_C.device(device_type, device) if isinstance(device, int) else device)
+
+    def cuda(self, device=None):
+        return self._to_device_type("cuda", device)
+
+    def xpu(self, device=None):
+        return self._to_device_type("xpu", device)
+
     def cpu(self):
         return self.to("cpu")
 
@@ -592,6 +618,18 @@ class Module:
             return _factories.empty_like(t, device=device)
 
         return self._apply_to_tensors(empty_on_device, recurse)
+
+    def set_submodule(self, target, module, strict=False):
+        """Puts `module` at dotted path `target`; with strict, the path must name an existing submodule."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not isinstance(getattr(parent, name, None), Module):
+            raise AttributeError(f"{type(parent).__name__} has no submodule `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`{type(module).__name__}` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_submodule(self, target):
         """The module at dotted path `target` ("" is this module)."""
