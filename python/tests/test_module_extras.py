@@ -54,3 +54,26 @@ def test_device_conversions_and_the_deprecated_backward_hook(torch):
         layer.register_backward_hook(lambda module, grad_input, grad_output: grads.append(grad_output[0].shape))
     layer(ember.ones(3, 2)).sum().backward()
     assert grads == [(3, 2)]
+
+
+def test_a_function_that_changes_a_list_it_is_given_runs_eagerly():
+    def append_and_add(x, cache):
+        cache.append(x * 2)
+        return x + 1
+
+    def store_into(x, slots):
+        slots[0] = x.sin()
+        return x.cos()
+
+    for fn, container, reason in ((append_and_add, list, "adds to or removes from a list or dict"),
+                                  (store_into, lambda: [None], "stores into slots[0]")):
+        compiled = ember.compile(fn)
+        given = container()
+        for _ in range(3):
+            compiled(ember.ones(2), given)
+        expected = container()
+        for _ in range(3):
+            fn(ember.ones(2), expected)
+        assert len(given) == len(expected) and all(
+            (a is None and b is None) or ember.equal(a, b) for a, b in zip(given, expected))
+        assert any(reason in r for r in ember.compiler.explain(fn, ember.ones(2), container()).eager_reasons)

@@ -54,6 +54,18 @@ class _Variant:
         self.training = None      # the last training plan (Note [Compiled training])
 
 
+# Note [Arguments changed in place]
+# A compiled call replays the graph and never runs the function's Python, so
+# a function that stores into a list or dict it is given (a KV cache held in
+# a list, a dict of outputs) would leave it unchanged at every call after the
+# trace, and its next call would compute something else than eager. The
+# trace runs on rebuilt copies of the containers and compares them after
+# the call; a function that changed one runs eagerly, with the reason in
+# explain(), as PyTorch would replay the change.
+class _ArgumentChanged(Exception):
+    pass
+
+
 class CompiledFunction:
     def __init__(self, fn, *, fullgraph=False, dynamic=None, backend="ember", mode=None, options=None,
                  module=None):
@@ -77,6 +89,17 @@ class CompiledFunction:
         _config.register(self)
 
     # --- naming of arguments for guard messages
+    def _changed_argument(self, args, kwargs, spec, traced, targs, tkwargs):
+        """What the traced call changed of the lists and dicts it was given (Note [Arguments changed in
+        place]), in words, or None."""
+        after, after_spec = flatten_call(targs, tkwargs)
+        if after_spec != spec or len(after) != len(traced):
+            return "the function adds to or removes from a list or dict it is given"
+        for name, before, now in zip(self._leaf_names(args, kwargs, len(traced)), traced, after):
+            if before is not now:
+                return f"the function stores into {name}, part of a list or dict it is given"
+        return None
+
     def _leaf_names(self, args, kwargs, count):
         if self._names is not None and len(self._names) == count:
             return self._names
@@ -254,6 +277,9 @@ class CompiledFunction:
                         traced.append(leaf)
                 targs, tkwargs = unflatten(spec, traced)
                 out = self.fn(*targs, **tkwargs)
+                changed = self._changed_argument(args, kwargs, spec, traced, targs, tkwargs)
+                if changed is not None:
+                    raise _ArgumentChanged(changed)
                 out_leaves, out_spec = flatten(out)
                 tensor_out = [leaf for leaf in out_leaves if isinstance(leaf, Tensor)]
                 primals = variant.guard.unique_tensors(leaves)
@@ -261,7 +287,7 @@ class CompiledFunction:
                 primals.extend(tracer.captured)
             finally:
                 tracer.close()
-        except _C._TraceUnsupported as e:
+        except (_C._TraceUnsupported, _ArgumentChanged) as e:
             variant.eager_reason = str(e)
             _log("graph_breaks", f"{getattr(self.fn, '__qualname__', self.fn)} runs eagerly: {e}", eager=str(e))
             if self.fullgraph:
