@@ -30,7 +30,8 @@ __all__ = ["ReduceOp", "is_available", "is_initialized", "is_gloo_available", "i
            "reduce_scatter_tensor", "reduce_scatter", "gather", "scatter", "all_to_all_single", "all_to_all",
            "isend", "irecv", "send", "recv", "barrier", "monitored_barrier", "Backend", "Work",
            "ProcessGroup", "GroupMember", "group", "is_backend_available", "is_mpi_available", "is_ucc_available",
-           "is_xccl_available", "get_node_local_rank", "P2POp", "batch_isend_irecv"]
+           "is_xccl_available", "get_node_local_rank", "P2POp", "batch_isend_irecv", "new_subgroups",
+           "new_subgroups_by_enumeration", "all_reduce_coalesced"]
 
 
 class Backend(str):
@@ -302,6 +303,51 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
         return GroupMember.NON_GROUP_MEMBER
     return _make_group(_State.store, ranks.index(me), len(ranks), backend or world._backend,
                        timeout or _DEFAULT_TIMEOUT, name, ranks)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None,
+                                 group_desc=None):
+    """(this rank's subgroup, every subgroup) for disjoint lists of ranks; every rank calls it."""
+    seen = [r for ranks in ranks_per_subgroup_list for r in ranks]
+    if len(set(seen)) != len(seen):
+        raise ValueError(f"new_subgroups_by_enumeration: a rank appears in more than one subgroup: "
+                         f"{ranks_per_subgroup_list}")
+    groups = [new_group(ranks, timeout=timeout, backend=backend) for ranks in ranks_per_subgroup_list]
+    mine = next((g for g in groups if g is not GroupMember.NON_GROUP_MEMBER), None)
+    return mine, groups
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """(this rank's subgroup, every subgroup) of consecutive ranks, group_size each (the ranks of one node,
+    LOCAL_WORLD_SIZE, by default)."""
+    world = get_world_size(group)
+    if group_size is None:
+        group_size = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+    if group_size <= 0 or world % group_size:
+        raise ValueError(f"new_subgroups: the world size {world} must be a multiple of a positive group_size, got "
+                         f"{group_size}")
+    return new_subgroups_by_enumeration([list(range(start, start + group_size))
+                                         for start in range(0, world, group_size)], timeout, backend)
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of a list of tensors of one dtype and device as one flat buffer."""
+    tensors = list(tensors)
+    if not tensors or len({(t.dtype, str(t.device)) for t in tensors}) != 1:
+        raise ValueError("all_reduce_coalesced: expects a non-empty list of tensors of one dtype and device")
+    flat = _C.cat([t.reshape(-1) for t in tensors])
+
+    def scatter_back():
+        offset = 0
+        for t in tensors:
+            t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+            offset += t.numel()
+
+    coalesced = Work(all_reduce(flat, op=op, group=group, async_op=True)._handle, tensors, finish=scatter_back)
+    if async_op:
+        return coalesced
+    coalesced.wait()
+    return None
 
 
 def get_rank(group=None):

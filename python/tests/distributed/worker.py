@@ -132,6 +132,18 @@ def collectives(rank, world, report, sizes):
         for work in works:
             work.wait()
         check("batch_isend_irecv ring", incoming.numpy(), np.full(4, (rank - 1) % world, dtype=np.float32))
+    if world > 1 and world % 2 == 0:
+        mine, subgroups = dist.new_subgroups(2)
+        total = ember.full([3], float(rank))
+        dist.all_reduce(total, group=mine)
+        check("new_subgroups all_reduce", total.numpy(), np.full(3, float(rank // 2 * 4 + 1), dtype=np.float32))
+        if len(subgroups) != world // 2:
+            failures.append(f"new_subgroups made {len(subgroups)} groups")
+    pieces = [ember.full([2], float(rank)), ember.full([1, 3], float(rank + 1))]
+    work = dist.all_reduce_coalesced(pieces, async_op=True)
+    work.wait()
+    check("all_reduce_coalesced", np.concatenate([p.numpy().ravel() for p in pieces]),
+          np.array([sum(range(world))] * 2 + [sum(range(1, world + 1))] * 3, dtype=np.float32))
     if dist.group.WORLD is not dist.GroupMember.WORLD or dist.group.WORLD is None:
         failures.append("dist.group.WORLD is not the default group")
     # Uneven all_to_all: rank r sends r + j + 1 rows of 2 to rank j.
