@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_set>
 
 #include "compile/fusion.h"
 #include "core/shape.h"
@@ -401,6 +402,32 @@ std::vector<Tensor> Tracer::run_plan(const std::function<std::vector<Tensor>()>&
   return results;
 }
 
+// A training trace that cannot break is abandoned and the call runs
+// eagerly; tensors without history it made and that are still alive (a
+// mask a module just kept on itself, Note [Escaped tensors]) get their real
+// values first, or the eager run would read tracing tensors. Not when the
+// partial graph writes inputs in place, which the eager run writes again.
+void Tracer::give_values_before_abandoning() {
+  if (!latest_update_.empty()) return;
+  std::vector<std::shared_ptr<TensorImpl>> live;
+  std::vector<int> values;
+  for (const auto& [raw, known] : known_) {
+    std::shared_ptr<TensorImpl> impl = known.impl.lock();
+    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace) || updated_.count(impl.get()) != 0 ||
+        graph_.values[static_cast<size_t>(known.value)].origin != ValueOrigin::Node ||
+        Tensor(impl).grad_fn() != nullptr) {
+      continue;
+    }
+    live.push_back(impl);
+    values.push_back(known.value);
+  }
+  if (live.empty()) return;
+  const std::vector<Tensor> real = run_segment(values);
+  for (size_t i = 0; i < live.size(); ++i) live[i]->set_data_from(*real[i].impl());
+  // The eager run draws its random numbers from where this segment began, as it would have.
+  random_stream::rewind(random_position_);
+}
+
 void Tracer::materialize(const Tensor& t, const char* reason) {
   (void)t;
   break_graph(std::string("the function reads a tensor's values (") + reason + ")");
@@ -413,6 +440,7 @@ void Tracer::break_graph(const std::string& reason) {
     std::shared_ptr<TensorImpl> impl = known.impl.lock();
     if (impl != nullptr && impl->keys().has(DispatchKey::Trace) && Tensor(impl).requires_grad() &&
         !Tensor(impl).is_leaf()) {
+      give_values_before_abandoning();
       throw TraceUnsupported("graph break at " + (br.location.empty() ? std::string("an unknown line") : br.location) +
                              ": " + br.reason + "; a compiled training graph cannot break");
     }
@@ -451,30 +479,55 @@ std::vector<Tensor> Tracer::finish(const std::vector<Tensor>& outputs, EagerBack
                            "; a compiled training graph cannot break");
   }
   if (training_) return finish_training(outputs, ids, std::move(eager_backward));
-  // Note [Escaped tensors]: a tensor the function made and kept elsewhere
-  // (an optimizer's lazily made state) outlives the trace. This call
-  // gives it its real value; a later call must trace again, since its
-  // Python reads that state instead of making it. (A training trace's
-  // autograd graph holds the tensors its derivatives save, so there this
-  // cannot be told from keeping; such a tensor stays a tracing one, and
-  // using it later is an error.)
-  std::vector<std::shared_ptr<TensorImpl>> escaped;
-  std::vector<int> escaped_values;
-  for (const std::weak_ptr<TensorImpl>& weak : fresh_) {
-    std::shared_ptr<TensorImpl> impl = weak.lock();
-    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace)) continue;
-    auto it = known_.find(impl.get());
-    if (it == known_.end() || std::find(ids.begin(), ids.end(), it->second.value) != ids.end()) continue;
-    escaped.push_back(impl);
-    escaped_values.push_back(it->second.value);
-  }
-  if (escaped.empty()) return run_segment(ids);
-  escaped_ = true;
+  const Escaped escaped = find_escaped(outputs, ids, /*without_history=*/false);
+  if (escaped.tensors.empty()) return run_segment(ids);
   std::vector<int> all = ids;
-  all.insert(all.end(), escaped_values.begin(), escaped_values.end());
-  std::vector<Tensor> results = run_segment(all);
-  for (size_t i = 0; i < escaped.size(); ++i) escaped[i]->set_data_from(*results[ids.size() + i].impl());
-  results.resize(ids.size());
+  all.insert(all.end(), escaped.values.begin(), escaped.values.end());
+  return give_escaped_values(run_segment(all), escaped, ids.size());
+}
+
+// Note [Escaped tensors]: a tensor the function made and kept elsewhere
+// (an optimizer's lazily made state, a mask a module caches on itself)
+// outlives the trace as a tracing tensor. This call gives it its real
+// value, computed as an extra output; a later call must trace again, since
+// its Python reads that state instead of making it. What the caller holds
+// does not count: the outputs and the tensors they view, the arguments,
+// and inputs written in place (Note [Input updates]). A training trace
+// looks once its traced backward has run without retain_graph, which frees
+// what the derivatives saved, so what is still alive was kept; there only
+// tensors without autograd history get their value (one with history would
+// keep a traced graph), and using another later is an error.
+Tracer::Escaped Tracer::find_escaped(const std::vector<Tensor>& held, const std::vector<int>& held_values,
+                                     bool without_history) const {
+  std::unordered_set<const TensorImpl*> held_impls;
+  for (const Tensor& t : held) {
+    for (const TensorImpl* impl = t.defined() ? t.impl() : nullptr; impl != nullptr; impl = impl->view_base().get()) {
+      held_impls.insert(impl);
+    }
+  }
+  Escaped escaped;
+  for (const auto& [raw, known] : known_) {
+    std::shared_ptr<TensorImpl> impl = known.impl.lock();
+    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace) || updated_.count(impl.get()) != 0 ||
+        held_impls.count(impl.get()) != 0) {
+      continue;
+    }
+    if (graph_.values[static_cast<size_t>(known.value)].origin != ValueOrigin::Node) continue;
+    if (std::find(held_values.begin(), held_values.end(), known.value) != held_values.end()) continue;
+    if (without_history && Tensor(impl).grad_fn() != nullptr) continue;
+    escaped.tensors.push_back(impl);
+    escaped.values.push_back(known.value);
+  }
+  return escaped;
+}
+
+std::vector<Tensor> Tracer::give_escaped_values(std::vector<Tensor> results, const Escaped& escaped,
+                                                size_t num_outputs) {
+  escaped_ = true;
+  for (size_t i = 0; i < escaped.tensors.size(); ++i) {
+    escaped.tensors[i]->set_data_from(*results[num_outputs + i].impl());
+  }
+  results.resize(num_outputs);
   return results;
 }
 
@@ -530,6 +583,23 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
   const std::vector<Tensor> grads =
       autograd::grad(differentiable, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false,
                      /*allow_unused=*/true);
+  // The traced backward freed what the derivatives saved (Note [Escaped tensors]); what the function made and
+  // kept becomes an output of the forward.
+  std::vector<Tensor> held = outputs;
+  std::vector<int> held_values = ids;
+  for (const Tensor& g : grads) {
+    if (!g.defined()) continue;
+    held.push_back(g);
+    held_values.push_back(value_of(g));
+  }
+  const Escaped escaped = find_escaped(held, held_values, /*without_history=*/true);
+  if (!escaped.tensors.empty()) {
+    forward_outputs = ids;
+    forward_outputs.insert(forward_outputs.end(), escaped.values.begin(), escaped.values.end());
+    add_input_updates(forward_outputs);
+    joint.num_forward_outputs = static_cast<int>(forward_outputs.size());
+    joint.tangent_of_output.resize(ids.size() + escaped.values.size(), -1);
+  }
 
   std::vector<int> joint_outputs = forward_outputs;
   std::vector<int> gradient_at(wrt.size(), -1);
@@ -559,7 +629,10 @@ std::vector<Tensor> Tracer::finish_training(const std::vector<Tensor>& outputs, 
   training_plan_ = std::make_shared<const TrainingPlan>(joint, options_.plan);
   segments_.push_back(training_plan_->forward());
   segments_.push_back(training_plan_->backward());
-  return run_plan([&] { return training_plan_->run(bindings_, std::move(eager_backward)); });
+  std::vector<Tensor> results =
+      run_plan([&] { return training_plan_->run(bindings_, std::move(eager_backward)); });
+  if (escaped.tensors.empty()) return results;
+  return give_escaped_values(std::move(results), escaped, ids.size());
 }
 
 namespace {

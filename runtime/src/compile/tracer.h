@@ -158,6 +158,16 @@ class Tracer {
   // Appends the latest value of every updated graph input to `outputs`
   // and records the updates (Note [Input updates]).
   void add_input_updates(std::vector<int>& outputs);
+  // Tensors the function made that outlive the trace beside what the caller
+  // holds (Note [Escaped tensors]), and their values.
+  struct Escaped {
+    std::vector<std::shared_ptr<TensorImpl>> tensors;
+    std::vector<int> values;
+  };
+  Escaped find_escaped(const std::vector<Tensor>& held, const std::vector<int>& held_values,
+                       bool without_history) const;
+  std::vector<Tensor> give_escaped_values(std::vector<Tensor> results, const Escaped& escaped, size_t num_outputs);
+  void give_values_before_abandoning();
   // Runs a plan on the call's real tensors, outside the trace, from the
   // random stream's position at the segment's start.
   std::vector<Tensor> run_plan(const std::function<std::vector<Tensor>()>& run);
