@@ -12,6 +12,7 @@ import threading
 from collections import namedtuple
 
 from .. import _C
+from .functional import forward_products
 from .grad_mode import enable_grad
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
@@ -82,19 +83,7 @@ def unpack_dual(tensor, *, level=None):
             return UnpackedDualTensor(primal, tangent)
     if not duals:
         return UnpackedDualTensor(primal, None)
-    from . import grad
-
     with enable_grad():
-        cotangent = _C._zeros(list(tensor.shape), tensor.dtype, tensor.device).requires_grad_()
-        pulled = grad([tensor], [dual for dual, _ in duals], [cotangent], retain_graph=True, create_graph=True,
-                      allow_unused=True)
-        used = [(g, tangent) for g, (_, tangent) in zip(pulled, duals) if g is not None]
-        if not used:
-            return UnpackedDualTensor(primal, None)
-        total = sum((g * tangent).sum() for g, tangent in used)
-        if not total.requires_grad:
-            # The product is linear in the cotangent: no path back to it means a zero tangent.
-            return UnpackedDualTensor(primal, _C._zeros(list(tensor.shape), tensor.dtype, tensor.device))
-        found, = grad([total], [cotangent], retain_graph=True, allow_unused=True)
-    tangent = found if found is not None else _C._zeros(list(tensor.shape), tensor.dtype, tensor.device)
-    return UnpackedDualTensor(primal, tangent)
+        products, reached = forward_products([tensor], [dual for dual, _ in duals], [t for _, t in duals], False,
+                                             "unpack_dual")
+    return UnpackedDualTensor(primal, products[0] if reached else None)

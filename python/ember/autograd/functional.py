@@ -39,6 +39,17 @@ def _grads(outputs, inputs, cotangents, create_graph, name, strict):
     return tuple(result)
 
 
+def forward_products(outputs, inputs, tangents, create_graph, name, strict=False):
+    """(J v for outputs computed from inputs, one per output, zeros where no input reaches; whether any input
+    reaches them), by differentiating the vector-Jacobian product, linear in its cotangent, once more.
+    Needs enable_grad."""
+    cotangents = tuple(o.new_zeros(o.shape).requires_grad_() for o in outputs)
+    transposed = _grads(outputs, inputs, cotangents, True, name, strict)
+    # _grads fills the gradients of unreached inputs with zeros, which do not require grad.
+    reached = any(t.requires_grad for t in transposed)
+    return _grads(transposed, cotangents, tangents, create_graph, name, strict), reached
+
+
 def _unwrap(values, was_tuple):
     return tuple(values) if was_tuple else values[0]
 
@@ -73,9 +84,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             v = tuple(x.new_ones(x.shape) for x in xs)
         raw = func(*xs)
         outputs = _tuple(raw)
-        dummies = tuple(o.new_zeros(o.shape).requires_grad_() for o in outputs)
-        transposed = _grads(outputs, xs, dummies, True, "jvp", strict)
-        products = _grads(transposed, dummies, _tuple(v), create_graph, "jvp", strict)
+        products, _ = forward_products(outputs, xs, _tuple(v), create_graph, "jvp", strict)
     return _unwrap(_finish(outputs, create_graph), not isinstance(raw, _C.Tensor)), \
         _unwrap(_finish(products, create_graph), not isinstance(raw, _C.Tensor))
 

@@ -256,12 +256,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         result = func(*inputs)
         output, aux = result if has_aux else (result, None)
         outputs = [output] if isinstance(output, _C.Tensor) else list(output)
-        cotangents = [o.new_zeros(o.shape).requires_grad_() for o in outputs]
-        pulled = _grad(outputs, inputs, cotangents, create_graph=True, allow_unused=True)
-        used = [(g, t) for g, t in zip(pulled, tangents) if g is not None]
-        pushed = _grad([g for g, _ in used], cotangents, [t for _, t in used], create_graph=outer,
-                       allow_unused=True) if used else [None] * len(cotangents)
-    products = [_kept(o.new_zeros(o.shape) if p is None else p, outer) for o, p in zip(outputs, pushed)]
+        pushed, _ = _functional.forward_products(outputs, inputs, list(tangents), outer, "jvp")
+    products = [_kept(p, outer) for p in pushed]
     values = [_kept(o, outer) for o in outputs]
     if isinstance(output, _C.Tensor):
         values, products = values[0], products[0]
