@@ -29,6 +29,14 @@ def write_error_file(path, exc_type, exc_value, exc_traceback):
     os.replace(temporary, path)
 
 
+def record_error(path, exc_type, exc_value, exc_traceback):
+    """write_error_file, saying on stderr when the file cannot be written (the error itself goes on)."""
+    try:
+        write_error_file(path, exc_type, exc_value, exc_traceback)
+    except OSError as error:
+        print(f"ember.distributed: cannot write the error file {path}: {error}", file=sys.stderr)
+
+
 def install_error_file_hook():
     """Chains a sys.excepthook that writes EMBER_ERROR_FILE, when that is set;
     installing twice keeps one hook."""
@@ -38,10 +46,7 @@ def install_error_file_hook():
     previous = sys.excepthook
 
     def hook(exc_type, exc_value, exc_traceback):
-        try:
-            write_error_file(path, exc_type, exc_value, exc_traceback)
-        except OSError as error:
-            print(f"ember.distributed: cannot write the error file {path}: {error}", file=sys.stderr)
+        record_error(path, exc_type, exc_value, exc_traceback)
         previous(exc_type, exc_value, exc_traceback)
 
     hook._ember_error_file = True

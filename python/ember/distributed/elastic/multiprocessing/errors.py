@@ -5,9 +5,8 @@ so the launcher names the failing rank and its error."""
 
 import functools
 import os
-import sys
 
-from ..._error_file import ERROR_FILE_VARIABLE, write_error_file
+from ..._error_file import ERROR_FILE_VARIABLE, record_error
 
 __all__ = ["record"]
 
@@ -35,9 +34,5 @@ def record(fn=None, error_handler=None):
 
 def _write(error):
     path = os.environ.get(ERROR_FILE_VARIABLE)
-    if not path:
-        return
-    try:
-        write_error_file(path, type(error), error, error.__traceback__)
-    except OSError as failure:
-        print(f"ember.distributed: cannot write the error file {path}: {failure}", file=sys.stderr)
+    if path:
+        record_error(path, type(error), error, error.__traceback__)
