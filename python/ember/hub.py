@@ -9,11 +9,10 @@ import hashlib
 import os
 import re
 import sys
-import tempfile
 import urllib.parse
 import urllib.request
 
-from .serialization import load as _load
+from .serialization import _replace_whole, load as _load
 
 __all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url", "load", "list", "help"]
 
@@ -37,34 +36,31 @@ def set_dir(d):
 
 
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
-    """Downloads url to dst through a temporary file beside it, checking that
-    the SHA-256 of the bytes starts with hash_prefix when given; dst appears
-    only complete and checked."""
+    """Downloads url to dst through a temporary file beside it, as ember.save
+    writes a file, checking that the SHA-256 of the bytes starts with
+    hash_prefix when given; dst appears only complete and checked."""
     request = urllib.request.Request(url, headers={"User-Agent": "ember"})
-    folder = os.path.dirname(os.path.abspath(dst))
-    os.makedirs(folder, exist_ok=True)
-    digest = hashlib.sha256()
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(dst)}.", suffix=".partial", dir=folder)
-    try:
-        with os.fdopen(descriptor, "wb") as out, urllib.request.urlopen(request) as response:
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+
+    def write(out):
+        digest = hashlib.sha256()
+        with urllib.request.urlopen(request) as response:
             total = int(response.headers.get("Content-Length") or 0)
+            shown = progress and total and sys.stderr.isatty()
             received = 0
             while chunk := response.read(_CHUNK_BYTES):
                 out.write(chunk)
                 digest.update(chunk)
                 received += len(chunk)
-                if progress and total and sys.stderr.isatty():
+                if shown:
                     sys.stderr.write(f"\rDownloading {url}: {100 * received // total}%")
-            if progress and total and sys.stderr.isatty():
+            if shown:
                 sys.stderr.write("\n")
         if hash_prefix is not None and not digest.hexdigest().startswith(hash_prefix):
             raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got "{digest.hexdigest()}") for '
                                f"{url}")
-        os.replace(temporary, dst)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+
+    _replace_whole(dst, write)
 
 
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True, check_hash=False, file_name=None,
