@@ -330,20 +330,33 @@ def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_op
                                          for start in range(0, world, group_size)], timeout, backend)
 
 
+def _copy_flat_into(flat, tensors):
+    """Each tensor's share of `flat`, in order, copied back into it."""
+    offset = 0
+    for t in tensors:
+        t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+        offset += t.numel()
+
+
+def broadcast_coalesced(tensors, src, group=None):
+    """Broadcasts tensors of one dtype and device from `src` (a rank of the group) as one flat buffer, written
+    back into them (without recording autograd history)."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        flat = _C.cat([t.detach().reshape(-1) for t in tensors])
+        broadcast(flat, src=get_global_rank(group, src), group=group)
+        _copy_flat_into(flat, tensors)
+
+
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     """all_reduce of a list of tensors of one dtype and device as one flat buffer."""
     tensors = list(tensors)
     if not tensors or len({(t.dtype, str(t.device)) for t in tensors}) != 1:
         raise ValueError("all_reduce_coalesced: expects a non-empty list of tensors of one dtype and device")
     flat = _C.cat([t.reshape(-1) for t in tensors])
-
-    def scatter_back():
-        offset = 0
-        for t in tensors:
-            t.copy_(flat[offset:offset + t.numel()].view(t.shape))
-            offset += t.numel()
-
-    coalesced = Work(all_reduce(flat, op=op, group=group, async_op=True)._handle, tensors, finish=scatter_back)
+    coalesced = Work(all_reduce(flat, op=op, group=group, async_op=True)._handle, tensors,
+                     finish=lambda: _copy_flat_into(flat, tensors))
     if async_op:
         return coalesced
     coalesced.wait()

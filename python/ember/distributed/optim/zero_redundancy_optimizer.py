@@ -70,20 +70,10 @@ class ZeroRedundancyOptimizer(Optimizer):
         return loss
 
     def _broadcast_shares(self):
-        from ... import cat, no_grad
-
-        with no_grad():
-            for owner in range(self.world_size):
-                share = [p for p, rank in zip(self._params, self._owners) if rank == owner]
-                if not share:
-                    continue
-                flat = cat([p.detach().reshape(-1) for p in share])
-                c10d.broadcast(flat, src=c10d.get_global_rank(self.process_group, owner) if self.process_group
-                               is not None else owner, group=self.process_group)
-                offset = 0
-                for param in share:
-                    param.copy_(flat[offset:offset + param.numel()].view(param.shape))
-                    offset += param.numel()
+        for owner in range(self.world_size):
+            share = [p for p, rank in zip(self._params, self._owners) if rank == owner]
+            if share:
+                c10d.broadcast_coalesced(share, owner, self.process_group)
 
     def _local_to_global(self):
         """Global indices of the local optimizer's parameters, in its state dict's numbering."""

@@ -104,19 +104,11 @@ class DistributedDataParallel(Module):
                     + f" (this is rank {me})")
 
     def _coalesced_broadcast(self, tensors):
-        from ... import cat, no_grad
         groups = {}
         for t in tensors:
             groups.setdefault((t.dtype, str(t.device)), []).append(t)
-        with no_grad():
-            for members in groups.values():
-                flat = cat([t.detach().reshape(-1) for t in members])
-                self._dist.broadcast(flat, src=self._dist.get_global_rank(self.process_group, 0)
-                                     if self.process_group is not None else 0, group=self.process_group)
-                offset = 0
-                for t in members:
-                    t.copy_(flat[offset:offset + t.numel()].view(t.shape))
-                    offset += t.numel()
+        for members in groups.values():
+            self._dist.distributed_c10d.broadcast_coalesced(members, 0, self.process_group)
 
     def _broadcast_state(self):
         tensors = list(self.module.parameters()) + list(self.module.buffers())
