@@ -15,7 +15,7 @@ import math
 
 from . import _C
 from ._factories import tensor as _tensor, zeros
-from ._searching import unique
+from ._searching import unique, unravel_index
 from ._tensor import Size
 
 
@@ -134,13 +134,8 @@ class SparseCooTensor:
         distinct, inverse = unique(linear, sorted=True, return_inverse=True) if self._nnz() else (linear, linear)
         summed = zeros((distinct.shape[0], *self._values_tensor.shape[1:]), dtype=self.dtype, device=self.device)
         summed = summed.index_add(0, inverse, self._values_tensor)
-        indices = []
-        remaining = distinct
-        for extent in reversed(self._size[:self.sparse_dim()]):
-            indices.insert(0, remaining % extent)
-            remaining = remaining.div(extent, rounding_mode="floor")
-        stacked = _C.stack(indices) if indices else self._indices_tensor[:, :0]
-        return SparseCooTensor(stacked.reshape(self.sparse_dim(), -1), summed, self._size, coalesced=True)
+        return SparseCooTensor(_coordinates(distinct, self._size[:self.sparse_dim()]), summed, self._size,
+                               coalesced=True)
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         flat = zeros((math.prod(self._size[:self.sparse_dim()]), *self._values_tensor.shape[1:]), dtype=self.dtype,
@@ -231,6 +226,13 @@ class SparseCooTensor:
                 f"nnz={self._nnz()}, layout=torch.sparse_coo{grad})")
 
 
+def _coordinates(linear, extents):
+    """[len(extents), n] indices of flat row-major positions in the sparse dims of `extents`."""
+    if not extents:
+        return linear.new_zeros((0, linear.shape[0]))
+    return _C.stack(list(unravel_index(linear, list(extents))))
+
+
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
                       check_invariants=None, is_coalesced=None):
     """A sparse COO tensor from indices [sparse_dim, nnz] and values [nnz, *dense_dims]; without a size, the
@@ -253,14 +255,8 @@ def to_sparse(tensor, sparse_dim=None):
     sparse_dim = tensor.dim() if sparse_dim is None else sparse_dim
     flat_rows = tensor.reshape(math.prod(tensor.shape[:sparse_dim]), -1)
     kept = (flat_rows != 0).any(1).nonzero().reshape(-1)
-    dims = []
-    remaining = kept
-    for extent in reversed(tensor.shape[:sparse_dim]):
-        dims.insert(0, remaining % extent)
-        remaining = remaining.div(extent, rounding_mode="floor")
-    indices = _C.stack(dims) if dims else kept.reshape(0, -1)
     values = flat_rows.index_select(0, kept).reshape(-1, *tensor.shape[sparse_dim:])
-    return SparseCooTensor(indices, values, tensor.shape, coalesced=True)
+    return SparseCooTensor(_coordinates(kept, tensor.shape[:sparse_dim]), values, tensor.shape, coalesced=True)
 
 
 def mm(sparse, dense):

@@ -12,6 +12,7 @@ Tensor.set_ points a tensor at another tensor's or a storage's memory.
 import warnings
 
 from . import _C
+from ._memory_format import strides_for
 
 
 class UntypedStorage:
@@ -105,14 +106,6 @@ def storage(self):
     return TypedStorage(self)
 
 
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for extent in reversed(list(size)):
-        strides.insert(0, step)
-        step *= max(int(extent), 1)
-    return strides
-
-
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """Makes this tensor look at `source`'s memory, keeping its own autograd
     identity: a tensor's (with its shape, strides and offset, or those given)
@@ -135,7 +128,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         raise RuntimeError(f"Could not set tensor of type {str(self.dtype).removeprefix('ember.')} to a tensor of type "
                            f"{str(base.dtype).removeprefix('ember.')}")
     if size is not None:
-        base = base.detach().as_strided(list(size), _contiguous_strides(size) if stride is None else list(stride),
+        base = base.detach().as_strided(list(size), strides_for(list(size)) if stride is None else list(stride),
                                         storage_offset)
     self.data = base
     return self
