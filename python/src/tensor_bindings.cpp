@@ -98,6 +98,13 @@ traverseproc g_dynamic_attr_traverse = nullptr;
 
 int traverse_tensor(PyObject* self, visitproc visit, void* arg) {
   if (int status = g_dynamic_attr_traverse(self, visit, arg)) return status;
+  // The collector can run between the allocation of an instance and the
+  // allocation of its value-and-holder layout (pybind11 registers a Python
+  // subclass such as nn.Parameter, which allocates, when its first instance
+  // is made); such an instance owns nothing yet, and is_holder_constructed
+  // would read its missing layout.
+  const auto* instance = reinterpret_cast<const py::detail::instance*>(self);
+  if (!instance->simple_layout && instance->nonsimple.values_and_holders == nullptr) return 0;
   if (!py::detail::is_holder_constructed(self)) return 0;
   const Tensor& t = py::handle(self).cast<const Tensor&>();
   if (!t.defined() || t.impl_ptr().use_count() != 1) return 0;
