@@ -409,21 +409,9 @@ std::vector<Tensor> Tracer::run_plan(const std::function<std::vector<Tensor>()>&
 // partial graph writes inputs in place, which the eager run writes again.
 void Tracer::give_values_before_abandoning() {
   if (!latest_update_.empty()) return;
-  std::vector<std::shared_ptr<TensorImpl>> live;
-  std::vector<int> values;
-  for (const auto& [raw, known] : known_) {
-    std::shared_ptr<TensorImpl> impl = known.impl.lock();
-    if (impl == nullptr || !impl->keys().has(DispatchKey::Trace) || updated_.count(impl.get()) != 0 ||
-        graph_.values[static_cast<size_t>(known.value)].origin != ValueOrigin::Node ||
-        Tensor(impl).grad_fn() != nullptr) {
-      continue;
-    }
-    live.push_back(impl);
-    values.push_back(known.value);
-  }
-  if (live.empty()) return;
-  const std::vector<Tensor> real = run_segment(values);
-  for (size_t i = 0; i < live.size(); ++i) live[i]->set_data_from(*real[i].impl());
+  const Escaped kept = find_escaped({}, {}, /*without_history=*/true);
+  if (kept.tensors.empty()) return;
+  give_escaped_values(run_segment(kept.values), kept, 0);
   // The eager run draws its random numbers from where this segment began, as it would have.
   random_stream::rewind(random_position_);
 }
