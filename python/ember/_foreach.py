@@ -33,8 +33,8 @@ def _checked(tensors, *others):
 
 
 def _per_tensor(other, count):
-    """`other` for each of `count` tensors: a list or tuple as it is, a 1-d tensor of scalars by element, any
-    other value (a number, a tensor to broadcast) repeated."""
+    """`other` for each of `count` tensors: a list or tuple as it is, any other value (a number, a tensor to
+    broadcast) repeated."""
     if isinstance(other, (list, tuple)):
         return list(other)
     return [other] * count
