@@ -94,13 +94,13 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args, **kwargs):
-        return self._call_with_hooks(self.__dict__.get("_compiled_forward") or self.forward, args, kwargs)
+        return self._call_with_hooks(self.forward, args, kwargs)
 
     def compile(self, *args, **kwargs):
-        """Compiles this module's forward in place (ember.compile's arguments): later calls run it compiled,
-        with the hooks around it run eagerly."""
+        """Compiles this module's forward in place (ember.compile's arguments): the compiled forward becomes
+        the instance's `forward`, so later calls run it, with the hooks around it run eagerly."""
         from ...compiler import compile as compile_module
-        self.__dict__["_compiled_forward"] = compile_module(self, *args, **kwargs).forward
+        self.__dict__["forward"] = compile_module(self, *args, **kwargs).forward
 
     def _call_with_hooks(self, forward, args, kwargs):
         """forward(*args, **kwargs) between this module's pre-hooks and hooks."""
