@@ -81,6 +81,13 @@ class _MultiHandle:
             handle.remove()
 
 
+class _PendingGrads(threading.local):
+    """The gradients one backward pass has given so far, per thread, since
+    passes on different threads run apart."""
+
+    grads = None
+
+
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """mode "all": fn(grads) once per backward pass that reaches any of the
     tensors, after their gradients are computed (None for those it did not
@@ -89,27 +96,21 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
-    state = threading.local()
-
-    def pending():
-        if not hasattr(state, "grads"):
-            state.grads = None
-        return state
+    pending = _PendingGrads()
 
     def finish():
-        grads, pending().grads = pending().grads, None
+        grads, pending.grads = pending.grads, None
         if mode == "all":
             fn(tuple(grads))
 
     def hook_for(position):
         def hook(grad):
-            current = pending()
-            if current.grads is None:
-                current.grads = [None] * len(tensors)
+            if pending.grads is None:
+                pending.grads = [None] * len(tensors)
                 _C._queue_callback(finish)
                 if mode == "any":
                     fn(grad)
-            current.grads[position] = grad
+            pending.grads[position] = grad
             return None
 
         return hook
