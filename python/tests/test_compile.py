@@ -54,6 +54,51 @@ def test_size_change_recompiles_once_with_reason_then_dynamic():
     assert len(fn.recompile_reasons) == 1
 
 
+def test_an_integer_that_changes_becomes_dynamic_after_one_recompile():
+    table = ember.randn(32, 4)
+    f = ember.compile(lambda x, start: x * table[start:start + x.shape[0]])
+    x = ember.randn(3, 4)
+    for start in range(10):
+        assert ember.allclose(f(x, start), x * table[start:start + 3])
+    fn = f._ember_compiled
+    assert fn.recompile_reasons == ["start: value changed 0 -> 1"]
+    assert len(fn.variants) == 2
+    assert "start: any int (dynamic)" in compiler.explain(f, x, 11).guards
+    # A bool is no integer here: it stays guarded by value.
+    g = ember.compile(lambda x, flag: x + 1 if flag else x - 1)
+    assert g(x, True).tolist() == (x + 1).tolist() and g(x, False).tolist() == (x - 1).tolist()
+    assert g(x, True).tolist() == (x + 1).tolist()
+    assert g._ember_compiled.recompile_reasons == ["flag: value changed True -> False"]
+    assert len(variants(g)) == 2
+
+
+def test_fewer_arguments_than_traced_recompile_statically():
+    f = ember.compile(lambda *xs: sum(x * 2 for x in xs))
+    assert f(ember.ones(2), ember.ones(2)).tolist() == [4.0, 4.0]
+    assert f(ember.ones(2)).tolist() == [2.0, 2.0]
+    assert f._ember_compiled.recompile_reasons == ["the arguments' structure changed"]
+
+
+def test_a_dynamic_variant_traces_what_it_meets_twice_and_keeps_a_bounded_number(monkeypatch):
+    """Note [Traces of dynamic variants]."""
+    f = ember.compile(lambda x: ember.tanh(x) + 1)
+    f(ember.randn(2, 3))
+    f(ember.randn(3, 3))
+    traces = variants(f)[1].by_sizes
+    assert list(traces) == [(((3, 3),), ())]
+    x = ember.randn(4, 3)
+    assert ember.allclose(f(x), ember.tanh(x) + 1, atol=1e-6) and len(traces) == 1
+    assert ember.allclose(f(x), ember.tanh(x) + 1, atol=1e-6) and len(traces) == 2
+    monkeypatch.setattr(compiler.config, "traces_per_variant", 3)
+    for n in range(5, 12):
+        x = ember.randn(n, 3)
+        for _ in range(3):
+            assert ember.allclose(f(x), ember.tanh(x) + 1, atol=1e-6)
+    assert list(traces) == [(((n, 3),), ()) for n in (9, 10, 11)]
+    assert len(traces.met_once) <= 3
+    assert len(f._ember_compiled.recompile_reasons) == 1
+
+
 def _write_both(a, b):
     a.mul_(2)
     b.add_(1)

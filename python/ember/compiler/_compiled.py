@@ -49,9 +49,53 @@ class _Variant:
         self.graphs = []          # plans (for explain)
         self.breaks = []          # (reason, location)
         self.eager_reason = None  # set when the function runs eagerly
-        self.by_sizes = {}        # dynamic variants: one trace per concrete size
+        self.by_sizes = _Traces()  # dynamic variants: one trace per concrete size and integer
         self.segment_cache = _C._SegmentCache()
         self.training = None      # the last training plan (Note [Compiled training])
+
+
+# Note [Traces of dynamic variants]
+# A dynamic variant's kernels take sizes as launch parameters, but its Python
+# runs again under the tracer for each new size or integer, and building that
+# plan costs more than running the function eagerly (a small decoder: 2 ms
+# against 0.5). So once a variant has a trace, a size or integer it meets for
+# the first time runs eagerly, and only one met again is traced and kept: a
+# loop over a few sizes compiles each of them on its second call, and a
+# generation loop whose length grows at every step runs at eager speed instead
+# of tracing every step. The traces kept, and the sizes met once, are bounded
+# (config.traces_per_variant), the least recently used going first.
+class _Traces(dict):
+    """A dynamic variant's traces by concrete sizes and integers (Note [Traces of dynamic variants])."""
+
+    def __init__(self):
+        super().__init__()
+        self.met_once = {}
+
+    def get(self, key):
+        found = self.pop(key, None)
+        if found is not None:
+            self[key] = found
+        return found
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        _drop_oldest(self)
+
+    def first_meeting(self, key):
+        """Whether a variant with traces meets `key` for the first time (and so runs it eagerly)."""
+        if not self or key == ():
+            return False
+        if key in self.met_once:
+            del self.met_once[key]
+            return False
+        self.met_once[key] = None
+        _drop_oldest(self.met_once)
+        return True
+
+
+def _drop_oldest(table):
+    if len(table) > _config.traces_per_variant:
+        del table[next(iter(table))]
 
 
 # Note [Arguments changed in place]
@@ -173,36 +217,38 @@ class CompiledFunction:
             self.recompile_reasons.append(reason)
             _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}",
                  function=str(getattr(self.fn, "__qualname__", self.fn)), reason=reason)
-        dynamic_dims = self._dynamic_dims(first_failure, leaves)
+        dynamic_dims, dynamic_ints = self._automatic_dynamic(first_failure, leaves, spec)
         names = self._leaf_names(args, kwargs, len(leaves))
-        variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, modes))
+        variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, dynamic_ints, modes))
         self.variants.append(variant)
         return self._run(variant, args, kwargs, leaves, spec)
 
-    def _dynamic_dims(self, failure, leaves):
-        """Automatic dynamic: the dims whose size change caused this recompile (dynamic=None)."""
+    def _automatic_dynamic(self, failure, leaves, spec):
+        """The dims whose size change caused this recompile, and the integer arguments whose value did
+        (dynamic=None); with dynamic=True, every dim and integer from the first call."""
         if self.dynamic is False:
-            return {}
+            return {}, set()
         if self.dynamic is True:
-            return {i: range(leaf.dim()) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)}
-        if failure is None:
-            return {}
-        variant = failure[0]
+            return ({i: range(leaf.dim()) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)},
+                    {i for i, leaf in enumerate(leaves) if type(leaf) is int})
+        if failure is None or failure[0].guard.spec != spec:
+            return {}, set()
+        guard = failure[0].guard
         dims = {}
-        for i, guard in variant.guard.tensors:
-            changed = guard.size_changes(leaves[i])
+        for i, tensor_guard in guard.tensors:
+            changed = tensor_guard.size_changes(leaves[i])
             if changed is None:
-                return {}
-            if changed or guard.dynamic:
-                dims[i] = set(changed) | set(guard.dynamic)
-        return dims
+                return {}, set()
+            if changed or tensor_guard.dynamic:
+                dims[i] = set(changed) | set(tensor_guard.dynamic)
+        return dims, guard.int_changes(leaves)
 
     def _run(self, variant, args, kwargs, leaves, spec):
         if variant.eager_reason is not None:
             return self.fn(*args, **kwargs)
         tensors = variant.guard.unique_tensors(leaves)
-        dynamic = any(g.dynamic for _, g in variant.guard.tensors)
-        key = tuple(tuple(t.shape) for t in tensors) if dynamic else ()
+        dynamic = variant.guard.dynamic
+        key = variant.guard.trace_key(leaves, tensors)
         compiled = variant.by_sizes.get(key)
         if compiled is not None:
             runner, captured, out_spec, positions, passthrough, training, reads = compiled
@@ -222,6 +268,8 @@ class CompiledFunction:
             else:
                 real = runner(inputs)
             return _rebuild(out_spec, positions, real, passthrough)
+        if variant.by_sizes.first_meeting(key):
+            return self.fn(*args, **kwargs)
         return self._trace(variant, args, kwargs, leaves, spec, key, dynamic)
 
     def _retrace(self, variant, args, kwargs, leaves, spec, key, dynamic, reason):

@@ -4,6 +4,8 @@ import threading
 import weakref
 
 cache_size_limit = 8
+# Traces a dynamic variant keeps, one per concrete size and integer (the least recently used go).
+traces_per_variant = 64
 # Whether this thread is capturing a program for ember.export (compiler.is_exporting).
 exporting = threading.local()
 _STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile")

@@ -68,17 +68,24 @@ def global_state():
             ("deterministic algorithms", _determinism._state["enabled"]), ("autocast", _C._autocast_state()))
 
 
-class CallGuard:
-    """Every guard of one variant: tensors, other arguments by value, global state, module modes."""
+def _is_int(value):
+    return type(value) is int
 
-    def __init__(self, names, leaves, spec, dynamic_dims, module_modes):
+
+class CallGuard:
+    """Every guard of one variant: tensors, other arguments by value (an integer whose change caused a
+    recompile: any integer), global state, module modes."""
+
+    def __init__(self, names, leaves, spec, dynamic_dims, dynamic_ints, module_modes):
         self.tensors = []
         self.values = []
         for i, (name, leaf) in enumerate(zip(names, leaves)):
             if isinstance(leaf, Tensor):
                 self.tensors.append((i, TensorGuard(name, leaf, dynamic_dims.get(i, ()))))
             else:
-                self.values.append((i, name, leaf))
+                self.values.append((i, name, leaf, i in dynamic_ints and _is_int(leaf)))
+        self.dynamic_ints = [i for i, _, _, dynamic in self.values if dynamic]
+        self.dynamic = bool(self.dynamic_ints) or any(g.dynamic for _, g in self.tensors)
         self.spec = spec
         self.globals = global_state()
         self.module_modes = module_modes
@@ -120,9 +127,12 @@ class CallGuard:
             if module_modes[0] != self.module_modes[0]:
                 return "a module's training flag changed (train()/eval())"
             return "a parameter, buffer or submodule of the module was replaced"
-        for i, name, value in self.values:
+        for i, name, value, dynamic in self.values:
             now = leaves[i]
-            if isinstance(now, Tensor) or type(now) is not type(value) or now != value:
+            if dynamic:
+                if not _is_int(now):
+                    return f"{name}: expected an int (dynamic), got {type(now).__name__}"
+            elif isinstance(now, Tensor) or type(now) is not type(value) or now != value:
                 return f"{name}: value changed {value!r} -> {now!r}"
         failing = self.fast.check(leaves)
         if failing < 0:
@@ -135,9 +145,22 @@ class CallGuard:
                 return f"{guard.name}: {self._sharing_words(was)} when traced, {self._sharing_words(now)} now"
         return why or f"{guard.name}: guard failed"
 
+    def int_changes(self, leaves):
+        """Integer arguments that changed value in `leaves`, or were already dynamic (automatic
+        dynamic)."""
+        return {i for i, _, value, dynamic in self.values
+                if _is_int(leaves[i]) and (dynamic or (_is_int(value) and leaves[i] != value))}
+
+    def trace_key(self, leaves, tensors):
+        """Which of a dynamic variant's traces serves this call: one per concrete size and integer."""
+        if not self.dynamic:
+            return ()
+        return tuple(tuple(t.shape) for t in tensors), tuple(leaves[i] for i in self.dynamic_ints)
+
     def describe(self):
         lines = [g.describe() for _, g in self.tensors]
-        lines += [f"{name} == {value!r}" for _, name, value in self.values]
+        lines += [f"{name}: any int (dynamic)" if dynamic else f"{name} == {value!r}"
+                  for _, name, value, dynamic in self.values]
         lines += [f"{what} == {value}" for what, value in self.globals]
         if self.module_modes:
             lines.append(f"module training flags == {self.module_modes[0]}, and the same parameters, "
