@@ -315,14 +315,15 @@ void bind_compile(py::module_& m) {
   // generator is loaded (tests of fusion itself).
   m.def(
       "_fusion_preview",
-      [](const Plan& p, bool dynamic) {
+      [](const Plan& p, bool dynamic, bool parameter_constants) {
         compile::PlanOptions options;
         options.dynamic = dynamic;
+        options.parameter_constants = parameter_constants;
         std::vector<std::string> out;
         for (const compile::FusedKernel& k : compile::fuse(p.graph(), options).kernels) out.push_back(k.ekir);
         return out;
       },
-      py::arg("plan"), py::arg("dynamic") = false);
+      py::arg("plan"), py::arg("dynamic") = false, py::arg("parameter_constants") = false);
   m.def(
       "_log_event",
       [](const std::string& topic, const std::string& text, const std::string& json) {

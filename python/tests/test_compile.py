@@ -335,6 +335,22 @@ def test_dynamic_kernels_take_sizes_as_parameters():
     assert a == b and json.loads(a[0])["params"] > 0
 
 
+def test_integer_constants_of_dynamic_kernels_are_parameters():
+    """Note [Constants as parameters]: EKIR 1.2, the same kernel for every integer; 0, 1 and fractions
+    stay literals."""
+    def preview(fn, n):
+        with ember.no_grad():
+            return ember._C._fusion_preview(_plan(fn, ember.randn(n, 3)), dynamic=True, parameter_constants=True)
+    a = preview(lambda x: x * 5 + x.mean(0) + 0.5, 4)
+    assert a == preview(lambda x: x * -9 + x.mean(0) + 0.5, 6)
+    kernels = [json.loads(k) for k in a]
+    assert {k["ekir"] for k in kernels} == {"1.2"}
+    constants = [ins["value"] for k in kernels for loop in k["loops"] for ins in loop["body"] if ins["op"] == "const"]
+    assert 0.5 in constants and 1 in constants and any(str(v).startswith("p") for v in constants)
+    assert json.loads(ember._C._fusion_preview(_plan(lambda x: x * 5, ember.randn(4, 3)), dynamic=True)[0])["ekir"] \
+        == "1.0"
+
+
 FIELDS = ["ir", "plugin_name", "plugin_version", "abi_minor", "fingerprint", "numerics", "core_version"]
 
 
@@ -589,6 +605,41 @@ def test_a_dynamic_dimension_serves_new_sizes_without_generating_code(tmp_path, 
     finally:
         monkeypatch.undo()
         ember._C._cache_reset()
+
+
+@needs_generator
+def test_integers_and_mean_counts_of_a_dynamic_variant_are_kernel_parameters(tmp_path, monkeypatch):
+    """Note [Constants as parameters]: a scalar from an integer argument and the count a mean divides
+    by reach the kernel at launch."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    ember._C._cache_reset()
+    table = ember.randn(40, 6)
+    f = ember.compile(lambda x, start: (x - x.mean(0)) * start + table[start:start + x.shape[1]].sum(1))
+    try:
+        with ember.no_grad():
+            for n, start in ((3, 2), (4, 5)):
+                f(ember.randn(n, 6), start)
+            generated = ember._C._codegen_stats()["compiles"]
+            for n, start in ((5, 7), (9, 11), (100, 30)):
+                x = ember.randn(n, 6)
+                expected = (x - x.mean(0)) * start + table[start:start + 6].sum(1)
+                for _ in range(2):  # met once it runs eagerly, then traced
+                    assert ember.allclose(f(x, start), expected, atol=1e-5)
+        assert ember._C._codegen_stats()["compiles"] == generated
+        assert len(variants(f)[1].by_sizes) == 4
+    finally:
+        monkeypatch.undo()
+        ember._C._cache_reset()
+
+
+@needs_generator
+def test_combined_kernels_renumber_their_constant_parameters():
+    f = ember.compile(lambda a, b, k: (a * k, b + k * 3))
+    with ember.no_grad():
+        for k in (2, 5, 5, 8, 8):
+            a, b = ember.randn(4, 4), ember.randn(7)
+            got_a, got_b = f(a, b, k)
+            assert ember.allclose(got_a, a * k) and ember.allclose(got_b, b + k * 3)
 
 
 @needs_generator

@@ -236,6 +236,7 @@ class Generator {
       for (const Instruction& ins : loop.body) {
         note(ins.offset);
         for (const Term& t : ins.strides) note(t);
+        if (ins.op == Op::constant && ins.constant.param) params.insert(*ins.constant.param);
       }
     }
     for (int64_t k : params) c.line("const int64_t p" + std::to_string(k) + " = ek_params[" + std::to_string(k) + "];");
@@ -392,7 +393,8 @@ class Generator {
       k += "/b" + std::to_string(ins.buffer) + "@" + term_code(ins.offset);
       for (const Term& t : ins.strides) k += "," + term_code(t);
     } else if (ins.op == Op::constant) {
-      k += "/" + std::to_string(ins.constant.number) + "/" + std::to_string(ins.constant.integer);
+      k += ins.constant.param ? "/p" + std::to_string(*ins.constant.param)
+                              : "/" + std::to_string(ins.constant.number) + "/" + std::to_string(ins.constant.integer);
     }
     for (ValueRef arg : ins.args) {
       k += arg.loop == l ? "(" + earlier[static_cast<size_t>(arg.index)] + ")" : " " + value_name(arg);

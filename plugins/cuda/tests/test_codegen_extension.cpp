@@ -117,7 +117,7 @@ TEST(CudaCodegenPlugin, CarriesACodegenRecordForCudaTensors) {
   const ember_codegen_extension* codegen = plugin().codegen();
   ASSERT_NE(codegen, nullptr);
   EXPECT_STREQ(codegen->device_type, "cuda");
-  EXPECT_STREQ(codegen->ir_versions, "1.0 1.1");
+  EXPECT_STREQ(codegen->ir_versions, "1.0 1.1 1.2");
   EXPECT_TRUE(has(codegen->dtypes, "float64") && has(codegen->dtypes, "bfloat16")) << codegen->dtypes;
   EXPECT_TRUE(has(codegen->ops, "sin") && has(codegen->ops, "reduce")) << codegen->ops;
 }
@@ -189,6 +189,7 @@ TEST_F(CudaCodegenOnDevice, ReductionsRunABlockPerPointAndIntegersFollowTheCatal
   kernel_ir::testing::expect_column_sums_exact(plugin(), kDLCUDA);
   kernel_ir::testing::expect_integer_rules(plugin(), kDLCUDA);
   kernel_ir::testing::expect_empty_reduction_identity_and_division_by_zero(plugin(), kDLCUDA);
+  kernel_ir::testing::expect_parameter_constants(plugin(), kDLCUDA);
 }
 
 TEST_F(CudaCodegenOnDevice, ReducedFloatsRoundToNearestEvenAtEveryInstruction) {

@@ -85,6 +85,10 @@ TEST_F(XpuCodegen, AnEmptyReductionYieldsItsIdentityAndADivisionByZeroFails) {
   kernel_ir::testing::expect_empty_reduction_identity_and_division_by_zero(plugin(), kDLOpenCL);
 }
 
+TEST_F(XpuCodegen, ConstantsThatAreLaunchParametersServeEveryValue) {
+  kernel_ir::testing::expect_parameter_constants(plugin(), kDLOpenCL);
+}
+
 TEST_F(XpuCodegen, ReducedFloatsRoundToNearestEvenAtEveryInstruction) {
   kernel_ir::testing::expect_reduced_floats_round_at_every_instruction(plugin(), kDLOpenCL);
 }

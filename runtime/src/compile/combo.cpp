@@ -18,9 +18,12 @@ bool is_pointwise(const Json& doc) {
                      [](const Json& loop) { return loop["extents"].empty(); });
 }
 
-// An index term of a kernel whose launch parameters now start at `first`.
+// "pK", where a number may stand (a const's value is also "inf" or "nan").
+bool is_parameter(const Json& value) { return value.is_string() && value.get<std::string>().starts_with("p"); }
+
+// An index term or constant of a kernel whose launch parameters now start at `first`.
 Json shifted_term(const Json& term, size_t first) {
-  if (!term.is_string()) return term;
+  if (!is_parameter(term)) return term;
   std::string name = "p";
   name += std::to_string(std::stoll(term.get<std::string>().substr(1)) + static_cast<long long>(first));
   return name;
@@ -70,6 +73,7 @@ FusedKernel combined(const std::vector<FusedKernel>& parts, const std::vector<Js
           ins["offset"] = shifted_term(ins["offset"], first_param);
           ins["strides"] = shifted_terms(ins["strides"], first_param);
         }
+        if (ins["op"] == "const" && is_parameter(ins["value"])) ins["value"] = shifted_term(ins["value"], first_param);
         body.push_back(std::move(ins));
       }
       Json combined_loop;
@@ -91,8 +95,9 @@ FusedKernel combined(const std::vector<FusedKernel>& parts, const std::vector<Js
   const std::string& first = parts.front().name;  // "fused_mul_add"
   k.name = "combo" + std::to_string(parts.size()) + first.substr(std::min(first.find('_'), first.size()));
   if (k.name.size() > 60) k.name.resize(60);
+  for (const FusedKernel& part : parts) k.ir_version = later_ir_version(k.ir_version, part.ir_version);
   Json doc;
-  doc["ekir"] = "1.0";
+  doc["ekir"] = k.ir_version;
   doc["name"] = k.name;
   doc["params"] = static_cast<int64_t>(k.params.size());
   doc["buffers"] = std::move(buffers);

@@ -338,10 +338,33 @@ class Fuser {
     return s;
   }
 
+  // Note [Constants as parameters]
+  // A dynamic variant traces again for every new integer argument (a
+  // decoder's position), and the integer often reaches a kernel as a scalar
+  // operand (`x + start`), where it would be a literal and each value would
+  // compile a kernel. So in a dynamic plan, whose kernels already take
+  // their sizes as launch parameters, an integer-valued constant that its
+  // dtype holds exactly is a launch parameter as well (EKIR 1.2), and so is
+  // the element count a mean divides by. 0 and 1 stay literals, as sizes
+  // 0 and 1 stay specialized.
+  bool as_parameter(double c, DType dtype) const {
+    constexpr double kExactInFloat32 = 16777216.0;  // 2^24
+    const bool dtype_takes = dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Int32 ||
+                             dtype == DType::Int64;
+    return options_.parameter_constants && dtype_takes && c == std::trunc(c) && std::abs(c) <= kExactInFloat32 &&
+           c != 0.0 && c != 1.0;
+  }
+
   int emit_const(Emitter& e, double c, DType dtype, FusedKernel& k) {
     Json inst;
     inst["op"] = "const";
     inst["dtype"] = std::string(dtype_name(dtype));
+    if (as_parameter(c, dtype)) {
+      k.params.push_back(static_cast<int64_t>(c));
+      inst["value"] = "p" + std::to_string(k.params.size() - 1);
+      k.ir_version = "1.2";
+      return add(e, std::move(inst), k);
+    }
     if (dtype == DType::Bool) {
       inst["value"] = c != 0.0;
     } else if (std::isnan(c)) {
@@ -353,6 +376,14 @@ class Fuser {
     } else {
       inst["value"] = static_cast<int64_t>(c);
     }
+    return add(e, std::move(inst), k);
+  }
+
+  int emit_binary(Emitter& e, const char* op, DType dtype, int a, int b, FusedKernel& k) {
+    Json inst;
+    inst["op"] = op;
+    inst["dtype"] = std::string(dtype_name(dtype));
+    inst["args"] = Json::array({a, b});
     return add(e, std::move(inst), k);
   }
 
@@ -557,7 +588,7 @@ class Fuser {
     for (const std::string& n : names) k.name += "_" + n;
     if (k.name.size() > 60) k.name.resize(60);
     Json doc;
-    doc["ekir"] = "1.0";
+    doc["ekir"] = k.ir_version;
     doc["name"] = k.name;
     doc["params"] = static_cast<int64_t>(k.params.size());
     Json buffers = Json::array();
@@ -621,13 +652,12 @@ class Fuser {
     int result = reduced;
     if (op == OpId::Mean) {
       const int64_t n = reduced_elements(node);
-      const int inv =
-          emit_const(e, n == 0 ? std::numeric_limits<double>::infinity() : 1.0 / static_cast<double>(n), acc, k);
-      Json mul;
-      mul["op"] = "mul";
-      mul["dtype"] = std::string(dtype_name(acc));
-      mul["args"] = Json::array({result, inv});
-      result = add(e, std::move(mul), k);
+      const int inv = as_parameter(static_cast<double>(n), acc)
+                          ? emit_binary(e, "div", acc, emit_const(e, 1.0, acc, k),
+                                        emit_const(e, static_cast<double>(n), acc, k), k)
+                          : emit_const(e, n == 0 ? std::numeric_limits<double>::infinity() : 1.0 / static_cast<double>(n),
+                                       acc, k);
+      result = emit_binary(e, "mul", acc, result, inv, k);
     }
     return emit_cast(e, result, acc, out.dtype, k);
   }
@@ -651,5 +681,10 @@ class Fuser {
 }  // namespace
 
 Fusion fuse(const Graph& graph, const PlanOptions& options) { return Fuser(graph, options).run(); }
+
+std::string later_ir_version(const std::string& a, const std::string& b) {
+  const auto minor = [](const std::string& v) { return std::stoi(v.substr(v.find('.') + 1)); };
+  return minor(a) >= minor(b) ? a : b;
+}
 
 }  // namespace ember::compile

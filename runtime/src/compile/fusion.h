@@ -28,7 +28,9 @@ NodeKind node_kind(const Graph& graph, const Node& node);
 
 struct FusedKernel {
   std::string ekir;  // canonical EKIR text
-  std::string ir_version = "1.0";  // its "ekir" field (1.1 with inout buffers, Note [In-place updates])
+  // Its "ekir" field: 1.1 with inout buffers (Note [In-place updates]), 1.2
+  // with constants that are launch parameters (Note [Constants as parameters]).
+  std::string ir_version = "1.0";
   std::string name;
   std::vector<int> buffers;  // value ids in launch order
   std::vector<bool> buffer_is_output;
@@ -46,5 +48,9 @@ struct Fusion {
 };
 
 Fusion fuse(const Graph& graph, const PlanOptions& options);
+
+// The later of two EKIR versions "1.M" (a later minor reads everything an
+// earlier one does).
+std::string later_ir_version(const std::string& a, const std::string& b);
 
 }  // namespace ember::compile

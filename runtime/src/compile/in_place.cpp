@@ -157,8 +157,8 @@ FusedKernel with_inout_buffers(const Graph& graph, const FusedKernel& kernel, st
     out.buffer_is_output.erase(out.buffer_is_output.begin() + static_cast<std::ptrdiff_t>(b));
   }
   for (InPlaceWrite& w : writes) w.buffer = renamed[static_cast<size_t>(w.buffer)];
-  doc["ekir"] = "1.1";
-  out.ir_version = "1.1";
+  out.ir_version = later_ir_version(kernel.ir_version, "1.1");
+  doc["ekir"] = out.ir_version;
   out.ekir = doc.dump();
   return out;
 }

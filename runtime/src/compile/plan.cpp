@@ -60,7 +60,9 @@ Plan::Plan(const Graph& graph, const PlanOptions& options) : graph_(simplify(gra
     if (options.codegen && !graph_.nodes.empty()) eager_reasons_.push_back(reason);
     for (size_t n = 0; n < graph_.nodes.size(); ++n) add_extern(static_cast<int>(n), static_cast<int>(n));
   } else {
-    Fusion fusion = fuse(graph_, options);
+    PlanOptions fusing = options;
+    fusing.parameter_constants = options.dynamic && generator_for(graph_device(graph_), &reason)->reads_ir("1.2");
+    Fusion fusion = fuse(graph_, fusing);
     if (graph_device(graph_).is_cpu()) fusion.kernels = combine_kernels(graph_, std::move(fusion.kernels));
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (node_kind(graph_, graph_.nodes[n]) == NodeKind::Extern) add_extern(static_cast<int>(n), static_cast<int>(n));

@@ -19,6 +19,9 @@ struct PlanOptions {
   // Kernels take their extents and strides as launch parameters, so one
   // generated kernel serves every size (a dimension marked dynamic).
   bool dynamic = false;
+  // With dynamic: integer-valued constants are launch parameters too (EKIR
+  // 1.2, when the generator reads it; Note [Constants as parameters]).
+  bool parameter_constants = false;
   bool deterministic = false;
 };
 

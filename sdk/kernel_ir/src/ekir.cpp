@@ -215,9 +215,26 @@ std::vector<Term> parse_extents(const json& list, int64_t params, const std::str
   return extents;
 }
 
-Constant parse_constant(const json& value, ember_dtype dtype, const std::string& where) {
+// Since EKIR 1.2 a constant of these dtypes may be a launch parameter: the
+// values a parameter can hold that the dtype holds exactly are the ones the
+// core passes, so the conversion never rounds.
+bool takes_parameter_constants(ember_dtype dtype) {
+  return dtype == EMBER_DTYPE_FLOAT32 || dtype == EMBER_DTYPE_FLOAT64 ||
+         (!is_floating(dtype) && dtype != EMBER_DTYPE_BOOL);
+}
+
+Constant parse_constant(const json& value, ember_dtype dtype, int64_t params, bool parameters_allowed,
+                        const std::string& where) {
   Constant c;
   const std::string bad = "field 'value': " + describe(value) + " is not a " + sdk::dtype_name(dtype) + " value";
+  if (value.is_string() && value.get_ref<const std::string&>().starts_with("p")) {
+    if (!parameters_allowed) invalid(where, bad + " (a launch parameter as a constant needs EKIR 1.2)");
+    if (!takes_parameter_constants(dtype)) {
+      invalid(where, bad + " (a launch parameter converts only to an integer dtype, float32 or float64)");
+    }
+    c.param = parse_term(value, params, where, "field 'value'").value;
+    return c;
+  }
   if (dtype == EMBER_DTYPE_BOOL) {
     if (!value.is_boolean()) invalid(where, bad + " (bool constants are true or false)");
     c.integer = value.get<bool>() ? 1 : 0;
@@ -263,8 +280,9 @@ class Parser {
   Kernel parse(const json& doc) {
     if (!doc.is_object()) invalid("document", "must be a JSON object, not " + describe(doc));
     const std::string& version = string_field(doc, "ekir", "document");
-    if (version != "1.0" && version != "1.1") {
-      invalid("document", "field 'ekir': version '" + version + "' is not one this generator reads (1.0, 1.1)");
+    if (version != "1.0" && version != "1.1" && version != "1.2") {
+      invalid("document",
+              "field 'ekir': version '" + version + "' is not one this generator reads (1.0, 1.1, 1.2)");
     }
     version_ = version;
     kernel_.name = string_field(doc, "name", "document");
@@ -415,7 +433,8 @@ class Parser {
         parse_access(object, where, ins);
         return;
       case Op::constant:
-        ins.constant = parse_constant(member(object, "value", where), ins.dtype, where);
+        ins.constant =
+            parse_constant(member(object, "value", where), ins.dtype, kernel_.params, version_ == "1.2", where);
         return;
       case Op::cast:
         return;

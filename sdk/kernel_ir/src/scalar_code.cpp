@@ -171,6 +171,7 @@ std::string op_expression(const Dialect& d, const Instruction& ins, ember_dtype 
                           const std::vector<std::string>& args, const std::string& fault, Requirements& req) {
   switch (ins.op) {
     case Op::constant:
+      if (ins.constant.param) return d.cast(d.compute_type(ins.dtype), "p" + std::to_string(*ins.constant.param));
       return is_floating(ins.dtype) ? floating_literal(d, ins.constant.number, ins.dtype)
                                     : integer_literal(d, ins.constant.integer, ins.dtype);
     case Op::cast:

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen_harness.h"
@@ -108,6 +109,29 @@ inline void expect_reduced_floats_round_at_every_instruction(const CodegenPlugin
   in.write<uint16_t>({0x3f80});  // 1.0
   ASSERT_TRUE(plugin.run(ir, {&in.tensor(), &out.tensor()}).ok);
   EXPECT_EQ(out.read<uint16_t>(), std::vector<uint16_t>{0x3f80});
+}
+
+// One kernel of kParameterConstants serves two launches whose counts and
+// scalars differ.
+inline void expect_parameter_constants(const CodegenPlugin& plugin, DLDeviceType type) {
+  for (const auto& [rows, columns, shift] : {std::tuple<int64_t, int64_t, int64_t>{3, 5, -7}, {2, 8, 3}}) {
+    DeviceBuffer in(plugin, type, EMBER_DTYPE_FLOAT32, rows * columns), means(plugin, type, EMBER_DTYPE_FLOAT32, rows),
+        indices(plugin, type, EMBER_DTYPE_INT64, rows), scaled(plugin, type, EMBER_DTYPE_INT64, rows);
+    std::vector<float> values(static_cast<size_t>(rows * columns));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+    std::vector<int64_t> row_indices(static_cast<size_t>(rows));
+    for (size_t r = 0; r < row_indices.size(); ++r) row_indices[r] = static_cast<int64_t>(r);
+    in.write(values);
+    indices.write(row_indices);
+    const StatusCopy status = plugin.run(kParameterConstants,
+                                         {&in.tensor(), &means.tensor(), &indices.tensor(), &scaled.tensor()},
+                                         {rows, columns, shift});
+    ASSERT_TRUE(status.ok) << status.message;
+    const ShiftedMeans expected = shifted_means(rows, columns, shift);
+    const std::vector<float> got = means.read<float>();
+    for (size_t r = 0; r < got.size(); ++r) EXPECT_NEAR(got[r], expected.means[r], 1e-5f) << "row " << r;
+    EXPECT_EQ(scaled.read<int64_t>(), expected.scaled);
+  }
 }
 
 inline const char* kCopyEight = R"({"ekir":"1.0","name":"copy","params":0,

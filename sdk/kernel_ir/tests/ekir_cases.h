@@ -137,9 +137,54 @@ inline const char* kColumnSums = R"({"ekir":"1.0","name":"column_sums","params":
    {"id":6,"op":"store","buffer":2,"offset":0,"strides":[1],"args":[4]},
    {"id":8,"op":"store","buffer":3,"offset":0,"strides":[1],"args":[7]}]}]})";
 
+// EKIR 1.2, as a dynamic plan writes a mean with a scalar from an integer
+// argument: the means of p0 rows of p1 float32 elements plus p2, and int64
+// elements times p2, with the count and the scalar launch parameters.
+inline const char* kParameterConstants = R"({"ekir":"1.2","name":"shifted_means","params":3,
+ "buffers":[{"dtype":"float32","role":"input"},{"dtype":"float32","role":"output"},
+  {"dtype":"int64","role":"input"},{"dtype":"int64","role":"output"}],
+ "outer":["p0"],
+ "loops":[
+  {"extents":["p1"],"body":[
+   {"id":0,"op":"load","dtype":"float32","buffer":0,"offset":0,"strides":["p1",1]},
+   {"id":1,"op":"reduce","kind":"sum","dtype":"float32","args":[0]}]},
+  {"extents":[],"body":[
+   {"id":2,"op":"const","dtype":"float32","value":1},
+   {"id":3,"op":"const","dtype":"float32","value":"p1"},
+   {"id":4,"op":"div","dtype":"float32","args":[2,3]},
+   {"id":5,"op":"mul","dtype":"float32","args":[1,4]},
+   {"id":6,"op":"const","dtype":"float32","value":"p2"},
+   {"id":7,"op":"add","dtype":"float32","args":[5,6]},
+   {"id":8,"op":"store","buffer":1,"offset":0,"strides":[1],"args":[7]},
+   {"id":9,"op":"load","dtype":"int64","buffer":2,"offset":0,"strides":[1]},
+   {"id":10,"op":"const","dtype":"int64","value":"p2"},
+   {"id":11,"op":"mul","dtype":"int64","args":[9,10]},
+   {"id":12,"op":"store","buffer":3,"offset":0,"strides":[1],"args":[11]}]}]})";
+
+// What kParameterConstants stores for `rows` rows of `columns` values
+// 0, 1, ...: per row, the mean plus `shift`, and the row's index times it.
+struct ShiftedMeans {
+  std::vector<float> means;
+  std::vector<int64_t> scaled;
+};
+
+inline ShiftedMeans shifted_means(int64_t rows, int64_t columns, int64_t shift) {
+  ShiftedMeans expected;
+  for (int64_t r = 0; r < rows; ++r) {
+    float sum = 0.0f;
+    for (int64_t c = 0; c < columns; ++c) sum += static_cast<float>(r * columns + c);
+    expected.means.push_back(sum * (1.0f / static_cast<float>(columns)) + static_cast<float>(shift));
+    expected.scaled.push_back(r * shift);
+  }
+  return expected;
+}
+
 // The reduction-shaped kernels above, by name.
 inline std::vector<std::pair<const char*, const char*>> reduction_kernels() {
-  return {{"softmax", kSoftmaxRows}, {"layer_norm", kLayerNormRows}, {"column_sums", kColumnSums}};
+  return {{"softmax", kSoftmaxRows},
+          {"layer_norm", kLayerNormRows},
+          {"column_sums", kColumnSums},
+          {"shifted_means", kParameterConstants}};
 }
 
 }  // namespace ember::kernel_ir::testing

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <ember/sdk/status.hpp>
 
+#include "ekir_cases.h"
+
 #include <string>
 #include <vector>
 
@@ -55,7 +57,7 @@ TEST(KernelIrReader, InvalidIrIsAnInvalidArgumentNamingTheInstructionAndField) {
   const std::vector<BadIr> cases = {
       {"malformed JSON", ok.substr(0, 40), {"EKIR: not valid JSON"}},
       {"not an object", "[1,2]", {"must be a JSON object"}},
-      {"unknown version", replaced(ok, R"("ekir":"1.0")", R"("ekir":"2.0")"), {"version '2.0'", "1.0, 1.1"}},
+      {"unknown version", replaced(ok, R"("ekir":"1.0")", R"("ekir":"2.0")"), {"version '2.0'", "1.0, 1.1, 1.2"}},
       {"unknown op",
        replaced(ok, R"("op":"exp")", R"("op":"frobnicate")"),
        {"instruction 1", "unknown op 'frobnicate'"}},
@@ -127,6 +129,26 @@ TEST(KernelIrReader, AnInoutBufferIsReadOnlyWhereItsOneStoreWritesBeforeIt) {
        replaced(replaced(ok, R"("role":"input"}])", R"("role":"output"}])"), R"("store","buffer":0)",
                 R"("store","buffer":1)"),
        {"buffer 0", "never stored"}},
+  };
+  expect_invalid(cases);
+}
+
+TEST(KernelIrReader, AConstantMayBeALaunchParameterSinceEkir12) {
+  const Kernel kernel = parse_ekir(testing::kParameterConstants);
+  const Instruction& count = kernel.loops[1].body[1];
+  ASSERT_EQ(count.op, Op::constant);
+  EXPECT_EQ(count.constant.param, 1);
+  EXPECT_FALSE(kernel.loops[1].body[0].constant.param.has_value());
+  const std::string ok = testing::kParameterConstants;
+  const std::vector<BadIr> cases = {
+      {"in 1.1", replaced(ok, R"("ekir":"1.2")", R"("ekir":"1.1")"), {"instruction 3", "needs EKIR 1.2"}},
+      {"unknown parameter", replaced(ok, R"("value":"p2"})", R"("value":"p3"})"), {"instruction 6", "'p3'"}},
+      {"a bool",
+       replaced(replaced(ok, R"({"id":6,"op":"const","dtype":"float32")", R"({"id":6,"op":"const","dtype":"bool")"),
+                R"({"id":7,"op":"add","dtype":"float32","args":[5,6]})",
+                R"({"id":7,"op":"where","dtype":"float32","args":[6,5,5]})"),
+       {"instruction 6", "converts only to an integer dtype"}},
+      {"not a parameter", replaced(ok, R"("value":"p2"})", R"("value":"pi"})"), {"instruction 6", "launch parameter \"pK\", not \"pi\""}},
   };
   expect_invalid(cases);
 }

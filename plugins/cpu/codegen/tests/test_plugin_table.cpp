@@ -28,7 +28,7 @@ TEST(CpuCodegenPlugin, IsAGeneratorWithoutADevice) {
   EXPECT_EQ(ext.header.struct_size, sizeof(ember_codegen_extension));
   EXPECT_EQ(ext.header.next, nullptr);
   EXPECT_STREQ(ext.device_type, "cpu");
-  EXPECT_STREQ(ext.ir_versions, "1.0 1.1");
+  EXPECT_STREQ(ext.ir_versions, "1.0 1.1 1.2");
   EXPECT_EQ(ext.thread_safety, EMBER_CODEGEN_COMPILE_THREAD_SAFE | EMBER_CODEGEN_LAUNCH_THREAD_SAFE);
 }
 

@@ -6,11 +6,34 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <tuple>
 
 #include "codegen_harness.h"
+#include "ekir_cases.h"
 
 namespace ember::cpu_codegen::testing {
 namespace {
+
+// One kernel whose count and scalar are launch parameters (EKIR 1.2)
+// serves two launches with other values.
+TEST(CpuCodegenReduce, ConstantsThatAreLaunchParametersServeEveryValue) {
+  const std::optional<Kernel> kernel = Codegen::get().build(kernel_ir::testing::kParameterConstants);
+  ASSERT_TRUE(kernel.has_value());
+  for (const auto& [rows, columns, shift] : {std::tuple<int64_t, int64_t, int64_t>{3, 5, -7}, {2, 8, 3}}) {
+    HostBuffer in(EMBER_DTYPE_FLOAT32, rows * columns), means(EMBER_DTYPE_FLOAT32, rows),
+        indices(EMBER_DTYPE_INT64, rows), scaled(EMBER_DTYPE_INT64, rows);
+    for (int64_t i = 0; i < rows * columns; ++i) in.as<float>()[i] = static_cast<float>(i);
+    for (int64_t r = 0; r < rows; ++r) indices.as<int64_t>()[r] = r;
+    const StatusCopy status =
+        kernel->launch({&in.tensor(), &means.tensor(), &indices.tensor(), &scaled.tensor()}, {rows, columns, shift});
+    ASSERT_TRUE(status.ok) << status.message;
+    const kernel_ir::testing::ShiftedMeans expected = kernel_ir::testing::shifted_means(rows, columns, shift);
+    const std::vector<float> got = means.values<float>();
+    for (size_t r = 0; r < got.size(); ++r) EXPECT_NEAR(got[r], expected.means[r], 1e-5f) << "row " << r;
+    EXPECT_EQ(scaled.values<int64_t>(), expected.scaled);
+  }
+}
 
 // mean(x * x) of each row of a [rows, cols] float32 matrix.
 TEST(CpuCodegenReduce, RowMeanOfSquares) {

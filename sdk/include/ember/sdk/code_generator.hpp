@@ -95,7 +95,7 @@ ember_codegen_extension codegen_extension(const char* device_type, const char* o
   ember_codegen_extension e{};
   e.header = {sizeof(ember_codegen_extension), EMBER_EXTENSION_CODEGEN, next};
   e.device_type = device_type;
-  e.ir_versions = "1.0 1.1";
+  e.ir_versions = "1.0 1.1 1.2";
   e.ops = ops;
   e.dtypes = dtypes;
   e.thread_safety = EMBER_CODEGEN_COMPILE_THREAD_SAFE | EMBER_CODEGEN_LAUNCH_THREAD_SAFE;

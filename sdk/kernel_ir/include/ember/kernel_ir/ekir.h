@@ -1,4 +1,4 @@
-// EKIR 1.0 (sdk/docs/kernel-ir.md) as typed structs, and the parser that
+// EKIR (sdk/docs/kernel-ir.md) as typed structs, and the parser that
 // checks a document against the spec before anything is generated from it.
 #ifndef EMBER_KERNEL_IR_EKIR_H_
 #define EMBER_KERNEL_IR_EKIR_H_
@@ -87,10 +87,12 @@ enum class ReduceKind { sum, prod, max, min };
 enum class BufferRole { input, output, inout };
 
 // A `const` value: `number` for floating dtypes (inf and nan included),
-// `integer` for the integer dtypes and bool (0 or 1), checked to fit.
+// `integer` for the integer dtypes and bool (0 or 1), checked to fit; or
+// (since EKIR 1.2) launch parameter `param`, converted to the dtype.
 struct Constant {
   double number = 0.0;
   int64_t integer = 0;
+  std::optional<int64_t> param;
 };
 
 // Where a value comes from: instruction `index` of loop `loop`.
