@@ -41,11 +41,30 @@ def test_optimize_and_hints():
 
     assert compiler.allow_in_graph(g) is g and compiler.nested_compile_region()(g) is g
     assert compiler.substitute_in_graph(len)(g) is g and compiler.is_dynamo_compiling() is False
-    x = ember.ones(5)
-    dynamo.mark_dynamic(x, 0, min=2, max=16)
-    dynamo.mark_static(x, 0)
     previous = dynamo.config.cache_size_limit
     dynamo.config.cache_size_limit = 16
     dynamo.config.cache_size_limit = previous
     compiler.cudagraph_mark_step_begin()
     dynamo.reset()
+
+
+def test_mark_dynamic_and_mark_static_choose_the_dims_a_variant_takes_as_dynamic():
+    f = compiler.compile(lambda a: a * 2)
+    x = ember.randn(5, 3)
+    dynamo.mark_dynamic(x, 0, min=2, max=16)
+    f(x)
+    for n in (7, 9):
+        assert f(ember.randn(n, 3)).shape == (n, 3)
+    fn = f._ember_compiled
+    assert fn.recompile_reasons == [] and fn.variants[0].guard.describe()[0].startswith("a: cpu ember.float32 [s0, 3]")
+    g = compiler.compile(lambda a: a * 2)
+    for n in (5, 6, 7):
+        y = ember.randn(n, 3)
+        dynamo.mark_static(y)
+        g(y)
+    assert g._ember_compiled.recompile_reasons == ["a: size of dim 0 changed 5 -> 6", "a: size of dim 0 changed 5 -> 7"]
+    z = ember.randn(4, 6)
+    dynamo.maybe_mark_dynamic(z, [0, 1])
+    h = compiler.compile(lambda a: a + 1)
+    h(z)
+    assert "[s0, s1]" in h._ember_compiled.variants[0].guard.describe()[0]

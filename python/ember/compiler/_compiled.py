@@ -231,17 +231,19 @@ class CompiledFunction:
         if self.dynamic is True:
             return ({i: range(leaf.dim()) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)},
                     {i for i, leaf in enumerate(leaves) if type(leaf) is int})
-        if failure is None or failure[0].guard.spec != spec:
-            return {}, set()
-        guard = failure[0].guard
-        dims = {}
-        for i, tensor_guard in guard.tensors:
-            changed = tensor_guard.size_changes(leaves[i])
-            if changed is None:
-                return {}, set()
-            if changed or tensor_guard.dynamic:
-                dims[i] = set(changed) | set(tensor_guard.dynamic)
-        return dims, guard.int_changes(leaves)
+        dims, ints = {}, set()
+        if failure is not None and failure[0].guard.spec == spec:
+            guard = failure[0].guard
+            for i, tensor_guard in guard.tensors:
+                changed = tensor_guard.size_changes(leaves[i])
+                if changed is None:
+                    dims = {}
+                    break
+                if changed or tensor_guard.dynamic:
+                    dims[i] = set(changed) | set(tensor_guard.dynamic)
+            else:
+                ints = guard.int_changes(leaves)
+        return _with_marked_dims(dims, leaves), ints
 
     def _run(self, variant, args, kwargs, leaves, spec):
         if variant.eager_reason is not None:
@@ -402,6 +404,22 @@ class _CapturedReads:
     def start_requiring_grad(self, captured):
         return _C.is_grad_enabled() and any(t.requires_grad and not seen
                                             for t, seen in zip(captured, self.seen_requiring))
+
+
+def _with_marked_dims(dims, leaves):
+    """`dims` with what mark_dynamic and maybe_mark_dynamic added to each tensor argument and without
+    what mark_static took away (ember._dynamo)."""
+    for i, leaf in enumerate(leaves):
+        if not isinstance(leaf, Tensor):
+            continue
+        marked = getattr(leaf, "_dynamo_dynamic_indices", set()) | getattr(leaf, "_dynamo_weak_dynamic_indices", set())
+        static = getattr(leaf, "_dynamo_static_indices", set())
+        chosen = (dims.get(i, set()) | marked) - static
+        if chosen:
+            dims[i] = chosen
+        else:
+            dims.pop(i, None)
+    return dims
 
 
 def _as_list_runner(compiled):
