@@ -72,6 +72,15 @@ def test_an_integer_that_changes_becomes_dynamic_after_one_recompile():
     assert len(variants(g)) == 2
 
 
+def test_automatic_dynamic_follows_the_variant_of_the_same_arguments():
+    f = ember.compile(lambda x, start=0: x + start)
+    x = ember.randn(4)
+    f(x)
+    for start in range(2, 7):
+        assert ember.allclose(f(x, start), x + start)
+    assert f._ember_compiled.recompile_reasons == ["the arguments' structure changed", "start: value changed 2 -> 3"]
+
+
 def test_fewer_arguments_than_traced_recompile_statically():
     f = ember.compile(lambda *xs: sum(x * 2 for x in xs))
     assert f(ember.ones(2), ember.ones(2)).tolist() == [4.0, 4.0]

@@ -192,15 +192,15 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         leaves, spec = flatten_call(args, kwargs)
         modes = self._module_modes()
-        first_failure = None
+        closest = None  # the newest variant for arguments of this structure, else the first one
         for variant in self.variants:
             why = variant.guard.failure(leaves, spec, modes)
             if why is None:
                 return self._run(variant, args, kwargs, leaves, spec)
-            if first_failure is None:
-                first_failure = (variant, why)
+            if closest is None or variant.guard.spec == spec:
+                closest = (variant, why)
         if self.variants:
-            reason = first_failure[1]
+            reason = closest[1]
             if stance == "fail_on_recompile":
                 raise RuntimeError(f"compile: recompilation forbidden by set_stance('fail_on_recompile'): {reason}")
             if stance == "eager_on_recompile":
@@ -217,7 +217,7 @@ class CompiledFunction:
             self.recompile_reasons.append(reason)
             _log("recompiles", f"recompiling {getattr(self.fn, '__qualname__', self.fn)}: {reason}",
                  function=str(getattr(self.fn, "__qualname__", self.fn)), reason=reason)
-        dynamic_dims, dynamic_ints = self._automatic_dynamic(first_failure, leaves, spec)
+        dynamic_dims, dynamic_ints = self._automatic_dynamic(closest, leaves, spec)
         names = self._leaf_names(args, kwargs, len(leaves))
         variant = _Variant(CallGuard(names, leaves, spec, dynamic_dims, dynamic_ints, modes))
         self.variants.append(variant)
