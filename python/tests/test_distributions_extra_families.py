@@ -338,3 +338,22 @@ def test_expand_of_the_earlier_families_matches_pytorch(torch):
         assert tuple(wide.batch_shape) == tuple(their_wide.batch_shape)
         assert tuple(wide.sample((2,)).shape) == tuple(sample.shape)
         assert_close(wide.log_prob(ember.tensor(sample.tolist())), their_wide.log_prob(sample), rtol=1e-5, atol=1e-5)
+
+
+def test_param_shape_follows_expand_as_pytorchs(torch):
+    def families(library):
+        d, t = library.distributions, library.tensor
+        probs, temperature = t([[0.2, 0.8], [0.5, 0.5], [0.1, 0.9]]), t(0.5)
+        return [d.Categorical(probs), d.Categorical(logits=probs), d.OneHotCategorical(probs),
+                d.OneHotCategoricalStraightThrough(probs), d.Multinomial(3, probs),
+                d.relaxed_categorical.ExpRelaxedCategorical(temperature, probs), d.Bernoulli(probs),
+                d.Bernoulli(0.3), d.Binomial(5, logits=probs), d.NegativeBinomial(2.0, probs),
+                d.ContinuousBernoulli(probs), d.relaxed_bernoulli.LogitRelaxedBernoulli(temperature, probs),
+                d.Geometric(probs)]
+
+    for ours, theirs in zip(families(ember), families(torch)):
+        assert hasattr(ours, "param_shape") == hasattr(theirs, "param_shape"), type(theirs).__name__
+        if hasattr(theirs, "param_shape"):
+            batch = (4,) + tuple(theirs.batch_shape)
+            assert tuple(ours.param_shape) == tuple(theirs.param_shape)
+            assert tuple(ours.expand(batch).param_shape) == tuple(theirs.expand(batch).param_shape)

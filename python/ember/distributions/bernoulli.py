@@ -11,12 +11,12 @@ from .utils import BinaryParameters, batch_shape_of, broadcast_all
 class Bernoulli(BinaryParameters, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
+    param_shape = Distribution.batch_shape
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         given = self._given(probs, logits)
         (param,) = broadcast_all(given)
         self._keep("probs" if probs is not None else "logits", param)
-        self._param = param
         super().__init__(batch_shape_of([given], param), validate_args=validate_args)
 
     @property

@@ -12,6 +12,7 @@ from .utils import BinaryParameters, broadcast_all
 class Binomial(BinaryParameters, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
+    param_shape = Distribution.batch_shape
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         given = self._given(probs, logits)

@@ -24,9 +24,9 @@ class Categorical(Distribution):
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.__dict__["logits"] = logits - logits.logsumexp(-1, keepdim=True)
-        self._param = probs if probs is not None else logits
-        self._num_events = self._param.shape[-1]
-        super().__init__(self._param.shape[:-1], validate_args=validate_args)
+        param = probs if probs is not None else logits
+        self._num_events = param.shape[-1]
+        super().__init__(param.shape[:-1], validate_args=validate_args)
 
     @lazy_property
     def logits(self):
@@ -42,7 +42,7 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self):
-        return self._param.shape
+        return Size(tuple(self._batch_shape) + (self._num_events,))
 
     @property
     def mean(self):

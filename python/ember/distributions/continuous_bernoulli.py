@@ -21,6 +21,7 @@ class ContinuousBernoulli(BinaryParameters, ExponentialFamily):
     support = constraints.unit_interval
     has_rsample = True
     _mean_carrier_measure = 0
+    param_shape = ExponentialFamily.batch_shape
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         given = self._given(probs, logits)
@@ -36,10 +37,6 @@ class ContinuousBernoulli(BinaryParameters, ExponentialFamily):
     @lazy_property
     def probs(self):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self.__dict__.get("probs", self.__dict__.get("logits")).shape
 
     def _outside_unstable_region(self):
         return (self.probs <= self._lims[0]) | (self.probs > self._lims[1])

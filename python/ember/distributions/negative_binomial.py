@@ -14,6 +14,7 @@ class NegativeBinomial(BinaryParameters, Distribution):
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
     support = constraints.nonnegative_integer
+    param_shape = Distribution.batch_shape
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
         given = self._given(probs, logits)
@@ -21,10 +22,6 @@ class NegativeBinomial(BinaryParameters, Distribution):
         self.total_count = total_count.type_as(parameter)
         self._keep("probs" if probs is not None else "logits", parameter)
         super().__init__(parameter.shape, validate_args=validate_args)
-
-    @property
-    def param_shape(self):
-        return self._batch_shape
 
     @property
     def mean(self):

@@ -18,6 +18,7 @@ class LogitRelaxedBernoulli(BinaryParameters, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True
+    param_shape = Distribution.batch_shape
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         given = self._given(probs, logits)
