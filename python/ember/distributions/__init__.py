@@ -27,6 +27,7 @@ from .geometric import Geometric
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from . import kl_across_families  # noqa: F401  (registers its closed forms with kl)
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .lkj_cholesky import LKJCholesky

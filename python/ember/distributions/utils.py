@@ -44,8 +44,11 @@ def batch_shape_of(given, broadcast):
 
 
 def sum_rightmost(value, dims):
-    """value summed over its `dims` rightmost dims (a number stays as it is)."""
-    return value.sum(list(range(-dims, 0))) if dims > 0 and hasattr(value, "sum") else value
+    """value summed over its `dims` rightmost dims, or over all of them where
+    it has fewer, as PyTorch's _sum_rightmost (a number stays as it is)."""
+    if dims <= 0 or not hasattr(value, "sum"):
+        return value
+    return value.sum(list(range(-dims, 0))) if value.dim() >= dims else value.sum()
 
 
 def clamp_probs(probs):
