@@ -3,12 +3,13 @@
 provides, all made by device_module() with the same functions.
 
 A device argument is an index, a device string or an ember.device of the
-module's type, or None for index 0. A type no plugin provides has no
-devices: ``is_available()`` is False and ``device_count()`` 0, as in PyTorch
-without a GPU."""
+module's type, or None for the current device (Note [Current device]). A
+type no plugin provides has no devices: ``is_available()`` is False and
+``device_count()`` 0, as in PyTorch without a GPU."""
 
 import functools
 import sys
+import threading
 import types
 
 from . import _C, _plugins, _streams
@@ -24,21 +25,74 @@ def device_module(device_type):
     return sys.modules[name]
 
 
+# Note [Current device]
+# As in PyTorch, each thread has a current device of each type, index 0 until
+# set_device or a `with ember.<type>.device(i):` block changes it, and the
+# module's functions given no device use it (streams, events, synchronize,
+# memory statistics, device properties). An ember.device without an index
+# ("cuda") still names index 0 when a tensor is made on it: the core, which
+# resolves it, does not read the current device. A type without devices
+# refuses what needs one as PyTorch without that backend does: an
+# AssertionError when no loaded plugin provides the type (PyTorch's "not
+# compiled with" it), a RuntimeError when one does but found no devices.
+# Plugins initialize their devices when they load, so is_initialized() is
+# whether the type has devices. The plugin ABI reports a device's name, total
+# memory and compute units only: the compute capability reads (0, 0)
+# (unknown), get_arch_list() is empty, and mem_get_info's free memory is the
+# total less what Ember's allocator holds on the device.
+
+
+class DeviceProperties:
+    """What get_device_properties reports of one device, under the names of
+    PyTorch's CUDA device properties (Note [Current device])."""
+
+    def __init__(self, name, total_memory, multi_processor_count):
+        self.name, self.total_memory, self.multi_processor_count = name, total_memory, multi_processor_count
+        self.major = self.minor = 0
+
+    def __repr__(self):
+        return (f"DeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
 def _make_module(name, device_type):
     module = types.ModuleType(name, f"ember.{device_type}: streams, events and memory of '{device_type}' devices.")
+    current = threading.local()
+
+    def current_index():
+        return getattr(current, "index", 0)
 
     def resolve(device=None):
         if device is None:
-            device = 0
+            device = current_index()
         if isinstance(device, int) and not isinstance(device, bool):
             return _C.device(device_type, device)
         if isinstance(device, (str, _C.device)):
             resolved = device if isinstance(device, _C.device) else _C.device(device)
             if resolved.type != device_type:
                 raise ValueError(f"ember.{device_type}: expected a {device_type} device, but got {resolved}")
-            return resolved
+            return resolved if resolved.index is not None else _C.device(device_type, current_index())
         raise TypeError(f"ember.{device_type}: a device is an int, a str or an ember.device, not "
                         f"{type(device).__name__}")
+
+    def device_index(device):
+        """PyTorch's _get_device_index: an int as it is (a negative one stands
+        for no device), None the current device."""
+        if device is None:
+            return current_index()
+        if isinstance(device, int) and not isinstance(device, bool):
+            return device
+        return resolve(device).index
+
+    def require_devices():
+        """PyTorch's lazy initialization: refuses a type without devices (Note [Current device])."""
+        if device_count() > 0:
+            return
+        if device_type not in plugin_device_types():
+            raise AssertionError(f"Ember has no {device_type} backend: no loaded plugin provides {device_type} "
+                                 f"devices")
+        raise RuntimeError(f"No {device_type} devices are available")
 
     def check_stream(stream):
         if stream is not None and not isinstance(stream, _streams.Stream):
@@ -125,11 +179,94 @@ def _make_module(name, device_type):
     def manual_seed_all(seed):
         manual_seed(seed)
 
+    def is_initialized():
+        return is_available()
+
+    def init():
+        require_devices()
+
+    def current_device():
+        require_devices()
+        # torch.cpu's: the one CPU device has no index.
+        return "cpu" if device_type == "cpu" else current_index()
+
+    def set_device(device):
+        """Makes ``device`` this thread's current one (Note [Current device]);
+        a negative index does nothing, as in PyTorch, and so does any on cpu."""
+        index = device_index(device) if device_type != "cpu" else -1
+        if index < 0:
+            return
+        require_devices()
+        if index >= device_count():
+            raise RuntimeError(f"invalid device ordinal: {device_type}:{index} of {device_count()} devices")
+        current.index = index
+
+    def exchange_device(index):
+        """Makes index current and returns the index it replaces; -1 leaves it as it is."""
+        if index < 0:
+            return -1
+        if not is_available():
+            raise RuntimeError(f"Ember has no {device_type} device to make current")
+        previous = current_index()
+        set_device(index)
+        return previous
+
+    class device:
+        __doc__ = f"``with ember.{device_type}.device(d):`` makes d the current {device_type} device in the block."
+
+        def __init__(self, device):
+            self.idx = device_index(device)
+            self.prev_idx = -1
+
+        def __enter__(self):
+            self.prev_idx = exchange_device(self.idx)
+
+        def __exit__(self, *exc_info):
+            self.idx = exchange_device(self.prev_idx)
+            return False
+
+    class device_of(device):
+        __doc__ = f"device(obj's device) for a tensor on a {device_type} device; otherwise leaves the current one."
+
+        def __init__(self, obj):
+            super().__init__(obj.device.index if obj.device.type == device_type else -1)
+
+    def get_device_properties(device=None):
+        require_devices()
+        index = device_index(device)
+        if not 0 <= index < device_count():
+            raise AssertionError("Invalid device id")
+        info = next(info for info in _plugins.devices() if info.device == _C.device(device_type, index))
+        return DeviceProperties(info.name, info.total_memory, info.compute_units)
+
+    def get_device_name(device=None):
+        return get_device_properties(device).name
+
+    def get_device_capability(device=None):
+        properties = get_device_properties(device)
+        return properties.major, properties.minor
+
+    def mem_get_info(device=None):
+        """(free, total) bytes of the device (Note [Current device])."""
+        total = get_device_properties(device).total_memory
+        return max(total - memory_reserved(device), 0), total
+
+    def get_arch_list():
+        return []
+
+    def ipc_collect():
+        """Ember shares no device memory between processes, so there is none to collect."""
+        require_devices()
+
     for function in (is_available, device_count, current_stream, default_stream, set_stream, stream, synchronize,
                      memory_stats, memory_summary, memory_allocated, max_memory_allocated, memory_reserved,
-                     reset_peak_memory_stats, empty_cache, manual_seed, manual_seed_all):
+                     reset_peak_memory_stats, empty_cache, manual_seed, manual_seed_all, is_initialized, init,
+                     current_device, set_device, get_device_properties, get_device_name, get_device_capability,
+                     mem_get_info, get_arch_list, ipc_collect):
         function.__module__ = name
         setattr(module, function.__name__, function)
+    device.__module__ = device_of.__module__ = name
+    module.device, module.device_of = device, device_of
     module.Stream, module.Event, module.StreamContext = Stream, Event, _streams.StreamContext
     for type_name, tensor_type in tensor_types(name, device_type).items():
         setattr(module, type_name, tensor_type)

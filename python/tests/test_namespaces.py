@@ -1,10 +1,11 @@
 """The namespaces programs touch in their first lines, against PyTorch 2.13
-(CPU build): ember.accelerator, the per-device modules' seeds,
+(CPU build): ember.accelerator, the per-device modules' seeds and current devices,
 ember.backends, ember.nn.parallel, classes at their ember.nn.modules.<file>
 paths, Tensor.type() and the is_<device> properties. What needs a device
 other than the CPU runs in a child process with the toy test plugin."""
 
 import importlib
+import inspect
 import json
 import os
 import pathlib
@@ -66,6 +67,56 @@ def test_device_modules_without_devices_leave_the_stream_alone():
         ember.cuda.manual_seed("a")  # int() of it, as torch.cuda.manual_seed
 
 
+def _current_device_outcomes(lib, module):
+    """What each current-device function of lib.<module> gives: a value, or the name of the type it raises."""
+    m = getattr(lib, module)
+    calls = {"current_device": m.current_device, "set_device(-1)": lambda: m.set_device(-1),
+             "set_device('cpu')": lambda: m.set_device("cpu"), "device(0)": lambda: m.device(0).__enter__(),
+             "device(-1)": lambda: m.device(-1).__enter__(), "device('cpu')": lambda: m.device("cpu"),
+             "device_of": lambda: m.device_of(lib.zeros(1)).__enter__(), "get_device_name": m.get_device_name,
+             "get_device_capability": m.get_device_capability, "get_device_properties": m.get_device_properties,
+             "is_initialized": m.is_initialized, "init": m.init, "mem_get_info": m.mem_get_info,
+             "get_arch_list": m.get_arch_list, "ipc_collect": m.ipc_collect, "device_count": m.device_count}
+    outcomes = {}
+    for label, call in calls.items():
+        try:
+            outcomes[label] = call()
+        except Exception as error:
+            outcomes[label] = type(error).__name__
+    return outcomes
+
+
+CURRENT_DEVICE_PROBE = """
+import json
+import ember
+modules = (ember.cuda, ember.xpu)
+print(json.dumps([any(m.is_available() for m in modules), _current_device_outcomes(ember, "cuda"),
+                  _current_device_outcomes(ember, "xpu"), [raised(lambda: m.set_device(0)).__name__ for m in modules],
+                  [ember.cpu.current_device(), ember.cpu.set_device(1), ember.cpu.is_initialized()]]))
+"""
+
+
+def test_current_device_functions_without_a_device_match_pytorchs_cpu_build(torch):
+    if torch.version.cuda is not None:
+        pytest.skip("needs PyTorch's CPU build")
+    # In a fresh process: another test of this session may have loaded a device plugin.
+    script = inspect.getsource(raised) + inspect.getsource(_current_device_outcomes) + CURRENT_DEVICE_PROBE
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ),
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    has_devices, cuda, xpu, set_device_zero, cpu = json.loads(run.stdout.strip().splitlines()[-1])
+    if has_devices:
+        pytest.skip("a loaded plugin provides cuda or xpu devices")
+    theirs = _current_device_outcomes(torch, "cuda")
+    assert cuda == theirs
+    # xpu's functions are cuda's, where torch.xpu's CPU build raises other types from device()
+    assert xpu == theirs
+    # torch.cuda.set_device(0) of a CPU build fails looking up a missing binding; Ember's refuses as
+    # current_device does
+    assert set_device_zero == ["AssertionError", "AssertionError"]
+    assert cpu == [torch.cpu.current_device(), torch.cpu.set_device(1), torch.cpu.is_initialized()] == ["cpu", None, True]
+
+
 TOY_PLUGIN = pathlib.Path(ember._C.__file__).resolve().parents[2] / "test_plugins" / "libtoy.so"
 
 # Runs with the toy plugin loaded (device type "toy", 2 devices, no kernels
@@ -111,12 +162,17 @@ print(json.dumps(seen))
 """
 
 
+def _seen_with_the_toy_plugin(script):
+    """What `script`, run in a child process with the toy plugin's path as its argument, prints as JSON."""
+    run = subprocess.run([sys.executable, "-c", script, str(TOY_PLUGIN)], capture_output=True, text=True,
+                         env={**os.environ, "EMBER_PLUGIN_AUTOLOAD": "0"})
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
 @pytest.mark.skipif(not TOY_PLUGIN.exists(), reason=f"the toy test plugin is not built ({TOY_PLUGIN} is missing)")
 def test_the_accelerator_is_the_first_plugin_device_type():
-    run = subprocess.run([sys.executable, "-c", WITH_AN_ACCELERATOR, str(TOY_PLUGIN)], capture_output=True,
-                         text=True, env={**os.environ, "EMBER_PLUGIN_AUTOLOAD": "0"})
-    assert run.returncode == 0, run.stderr
-    seen = json.loads(run.stdout)
+    seen = _seen_with_the_toy_plugin(WITH_AN_ACCELERATOR)
     assert seen["accelerator"] == ["toy", True, 2]
     assert seen["seeded"]
     assert seen["type"] == ["torch.toy.FloatTensor", False, False, False, "toy:0", "torch.toy.FloatTensor"]
@@ -181,3 +237,45 @@ def test_tensor_type_matches_pytorch(torch):
     assert raised(lambda: x.type(3)) is raised(lambda: torch.zeros(1).type(3)) is TypeError
     for device_flag in ("is_cpu", "is_cuda", "is_xpu"):
         assert getattr(x, device_flag) == getattr(torch.zeros(1), device_flag)
+
+
+# Runs with the toy plugin loaded (2 devices) and prints what the current-device functions give, as JSON.
+CURRENT_TOY_DEVICE = """
+import json, sys, threading
+import ember
+ember.load_plugin(sys.argv[1])
+toy, seen = ember.toy, {}
+seen["start"] = [toy.is_initialized(), toy.current_device(), toy.init(), toy.get_arch_list(), toy.ipc_collect()]
+properties = toy.get_device_properties(1)
+seen["properties"] = [properties.name, properties.total_memory, properties.multi_processor_count,
+                      toy.get_device_name(), toy.get_device_capability(), toy.mem_get_info(1)]
+toy.set_device(1)
+other_thread = []
+thread = threading.Thread(target=lambda: other_thread.append(toy.current_device()))
+thread.start()
+thread.join()
+seen["set"] = [toy.current_device(), str(toy.current_stream().device), str(toy.Stream().device), other_thread[0]]
+with toy.device(0):
+    seen["inside"] = toy.current_device()
+with toy.device_of(ember.ones(1).to("toy:0")):
+    seen["device_of"] = toy.current_device()
+with toy.device_of(ember.ones(1)), toy.device(-1):
+    seen["left"] = toy.current_device()
+seen["errors"] = []
+for call in (lambda: toy.set_device(2), lambda: toy.device(2).__enter__(), lambda: toy.get_device_properties(2)):
+    try:
+        call()
+    except Exception as error:
+        seen["errors"].append(type(error).__name__)
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not TOY_PLUGIN.exists(), reason=f"the toy test plugin is not built ({TOY_PLUGIN} is missing)")
+def test_current_device_with_devices_is_per_thread_and_defaults_the_modules_functions():
+    seen = _seen_with_the_toy_plugin(CURRENT_TOY_DEVICE)
+    assert seen["start"] == [True, 0, None, [], None]
+    assert seen["properties"] == ["toy device", 8 << 20, 1, "toy device", [0, 0], [8 << 20, 8 << 20]]
+    assert seen["set"] == [1, "toy:1", "toy:1", 0]
+    assert (seen["inside"], seen["device_of"], seen["left"]) == (0, 0, 1)
+    assert seen["errors"] == ["RuntimeError", "RuntimeError", "AssertionError"]
