@@ -183,8 +183,10 @@ def _unbind(self, dim=0):
 
 def _retain_grad(self):
     """Keeps this non-leaf tensor's gradient in .grad after backward, as a
-    leaf's is (a no-op on a leaf). The hook holds the tensor weakly, so that
-    the tensor's own history does not keep it alive."""
+    leaf's is (a no-op on a leaf), with its graph under create_graph, as
+    PyTorch's. The hook holds the tensor weakly, so that the tensor's own
+    history does not keep it alive, and counts its stores, which tell
+    autograd.backward whether a pass has stored the gradient already."""
     if not self.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self.is_leaf or getattr(self, "_retains_grad", False):
@@ -194,10 +196,12 @@ def _retain_grad(self):
     def store(grad):
         target = tensor()
         if target is not None:
-            target.grad = grad.detach() if target.grad is None else target.grad + grad.detach()
+            target.grad = grad if target.grad is None else target.grad + grad
+            target._retained_grad_stores += 1
 
     self.register_hook(store)
     self._retains_grad = True
+    self._retained_grad_stores = 0
 
 
 def _deepcopy(self, memo):

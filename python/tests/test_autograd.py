@@ -273,6 +273,42 @@ def test_retain_grad_keeps_a_non_leaf_gradient(torch):
             library.ones(2).retain_grad()
 
 
+def _non_leaf_input_gradients(library):
+    """The .grad of a non-leaf listed in backward's inputs, over later passes."""
+    x = library.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    loss = (y * y).sum()
+    seen = []
+    loss.backward(inputs=[y], retain_graph=True)
+    seen.append((y.retains_grad, y.grad.tolist(), x.grad))
+    loss.backward(inputs=[y], retain_graph=True)  # the pass ends at y
+    loss.backward(retain_graph=True)  # a pass without inputs stores into y.grad too
+    (y * 3).sum().backward(inputs=[y, x])  # a pass through y on to x
+    seen.append((y.grad.tolist(), x.grad.tolist()))
+    z = x * 2
+    (z * z).sum().backward(inputs=[z], create_graph=True)
+    (z * z).sum().backward(create_graph=True)
+    seen.append((z.grad.tolist(), z.grad.requires_grad))
+    return seen
+
+
+@pytest.mark.filterwarnings(r"ignore:Using backward\(\) with create_graph=True")
+def test_a_non_leaf_input_of_backward_retains_its_gradient_as_pytorchs(torch):
+    assert _non_leaf_input_gradients(ember) == _non_leaf_input_gradients(torch)
+
+
+@pytest.mark.filterwarnings(r"ignore:Using backward\(\) with create_graph=True")
+def test_retain_grad_keeps_the_gradients_graph_under_create_graph(torch):
+    for library in (torch, ember):
+        x = library.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)
+        assert y.grad.requires_grad
+        y.grad.sum().backward(inputs=[x])
+        assert x.grad.tolist() == [24.0, 42.0]  # 18x from the first pass, and 6 from y.grad = 2y = 6x
+
+
 def test_detach_in_place_makes_a_leaf(torch):
     for library in (torch, ember):
         x = library.tensor([1.0, 2.0], requires_grad=True)

@@ -46,14 +46,26 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     targets = _as_list(inputs)
     if not targets:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    # As PyTorch's, a non-leaf input retains its gradient from now on, so later passes add to its .grad too.
+    for target in targets:
+        if not target.is_leaf:
+            target.retain_grad()
+    stores_before = [_retained_grad_stores(target) for target in targets]
     found = grad(roots, targets, grads or None, retain_graph=retain_graph, create_graph=create_graph,
                  allow_unused=True)
     with set_grad_enabled(create_graph):
-        for target, value in zip(targets, found):
-            if value is None:
+        for target, stores, value in zip(targets, stores_before, found):
+            # A retained gradient's hook has added the value already where the pass went on through the
+            # tensor to another input; where the tensor only ends the pass, its hooks do not run.
+            if value is None or _retained_grad_stores(target) != stores:
                 continue
             value = value if create_graph else value.detach()
             target.grad = value if target.grad is None else target.grad + value
+
+
+def _retained_grad_stores(tensor):
+    """How many times Tensor.retain_grad's hook has stored into tensor.grad."""
+    return getattr(tensor, "_retained_grad_stores", 0)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
