@@ -10,53 +10,21 @@ from ._type_info import finfo
 from ._dtype_names import dtype_name as _dtype_name
 
 
-# Note [Lerp as PyTorch rounds it]
-# PyTorch's CPU and CUDA kernels compute lerp in the dtype's opmath (float32
-# for float16 and bfloat16) as one fused multiply-add from the nearer end:
-# input + weight * (end - input) when |weight| < 0.5, else
-# end + (weight - 1) * (end - input), with the weight and weight - 1 rounded to
-# the opmath dtype. Weight 0 gives input and weight 1 gives end exactly. The
-# float32 multiply-add is taken in float64, where the product of two float32
-# values is exact, so the sum is rounded once more than a fused one is: the
-# two differ only when the float64 sum lands on a float32 halfway point
-# (about once in 2**29). A float64 lerp is rounded twice, product and sum.
-_OPMATH = {_C.float16: _C.float32, _C.bfloat16: _C.float32}
-
-
-def _to(value, dtype):
-    return value.to(dtype) if isinstance(value, Tensor) and value.dtype != dtype else value
-
-
-def _multiply_add(base, coefficient, difference):
-    """base + coefficient * difference, rounded once for float32 operands
-    (Note [Lerp as PyTorch rounds it])."""
-    if difference.dtype != _C.float32:
-        return base + coefficient * difference
-    wide = _C.float64
-    return (_to(base, wide) + _to(coefficient, wide) * difference.to(wide)).to(_C.float32)
-
-
 def lerp(input, end, weight):
-    """input + weight * (end - input), computed and rounded as PyTorch's kernel
-    (Note [Lerp as PyTorch rounds it])."""
+    """input + weight * (end - input), from the nearer end as PyTorch computes
+    it, so that weight 0 gives input and weight 1 gives end exactly."""
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"lerp: expected a floating point input, got {_dtype_name(input.dtype)}")
     for name, operand in (("end", end), ("weight", weight)):
         if isinstance(operand, Tensor) and operand.dtype != input.dtype:
             raise RuntimeError(f"lerp: expected dtype {_dtype_name(input.dtype)} for `{name}` but got dtype "
                                f"{_dtype_name(operand.dtype)}")
-    opmath = _OPMATH.get(input.dtype, input.dtype)
-    start, end = _to(input, opmath), _to(end, opmath)
-    difference = end - start
+    difference = end - input
     if isinstance(weight, numbers.Number):
-        weight = _C._full([], weight, opmath, _C.device("cpu"))
-        if abs(weight.item()) < 0.5:
-            return _to(_multiply_add(start, weight.item(), difference), input.dtype)
-        return _to(_multiply_add(end, (weight - 1).item(), difference), input.dtype)
-    weight = _to(weight, opmath)
-    small = weight.abs() < 0.5
-    coefficient = _C.where(small, weight, weight - 1)
-    return _to(_multiply_add(_C.where(small, start, end), coefficient, difference), input.dtype)
+        if weight < 0.5:
+            return input + difference * weight
+        return end - difference * (1 - weight)
+    return _C.where(weight.abs() < 0.5, input + difference * weight, end - difference * (1 - weight))
 
 
 def fmod(input, other):

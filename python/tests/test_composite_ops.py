@@ -36,21 +36,6 @@ def test_lerp_matches_pytorch_with_number_and_tensor_weights(torch, device, dtyp
                                                            leaf([2, 3], device)))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-def test_lerp_rounds_as_pytorchs_kernel_bit_for_bit(torch, device, dtype):
-    """One fused multiply-add from the nearer end, weight - 1 rounded in the
-    opmath dtype (Note [Lerp as PyTorch rounds it])."""
-    t_start, t_end = (torch.tensor(RNG.standard_normal(4099) * scale, dtype=getattr(torch, dtype)) for scale in (1, 3))
-    start, end = (ember.tensor(t.float().numpy(), device=device).to(getattr(ember, dtype)) for t in (t_start, t_end))
-    for weight in (0.1, 0.3, 0.5, 0.7, 0.9, 0.999, -0.3, -0.7, 1.3):
-        assert ember.equal(start.clone().lerp_(end, weight).float().cpu(),
-                           ember.tensor(t_start.clone().lerp_(t_end, weight).float().numpy()))
-    t_weight = torch.tensor(RNG.uniform(-1, 2, 4099), dtype=getattr(torch, dtype))
-    weight = ember.tensor(t_weight.float().numpy(), device=device).to(getattr(ember, dtype))
-    assert ember.equal(ember.lerp(start, end, weight).float().cpu(),
-                       ember.tensor(torch.lerp(t_start, t_end, t_weight).float().numpy()))
-
-
 def test_fmod_takes_the_sign_of_the_dividend(torch, device):
     for dtype in ("int64", "int32", "float32", "float64"):
         a, ta = pair(torch, [[-7, 7, -3, 3, 0, 5]], device, dtype)

@@ -78,26 +78,6 @@ def test_group_update_matches_pytorch_and_skips_parameters_without_gradients(tor
     assert ours[1].tolist() == starts[1].tolist() and (ours[1] in e_opt.state) == (theirs[1] in t_opt.state)
 
 
-@pytest.mark.parametrize("name,average", [("Adamax", "exp_avg"), ("NAdam", "exp_avg"), ("RAdam", "exp_avg"),
-                                          ("Muon", "momentum_buffer")])
-def test_moving_averages_taken_by_lerp_have_pytorchs_bits(torch, name, average):
-    # exp_avg.lerp_(grad, 1 - beta1), Muon's buffer.lerp_(grad, 1 - momentum)
-    # (Note [Lerp as PyTorch rounds it]).
-    torch.manual_seed(3)
-    starts = [torch.randn(40, 30), torch.randn(30, 50)]
-    theirs = [torch.nn.Parameter(start.clone()) for start in starts]
-    ours = [nn.Parameter(ember.tensor(start)) for start in starts]
-    t_opt, e_opt = getattr(torch.optim, name)(theirs), getattr(ember.optim, name)(ours)
-    for step in range(4):
-        for t_param, e_param in zip(theirs, ours):
-            gradient = torch.randn(t_param.shape)
-            t_param.grad, e_param.grad = gradient.clone(), ember.tensor(gradient)
-        t_opt.step()
-        e_opt.step()
-        for t_param, e_param in zip(theirs, ours):
-            assert ember.equal(e_opt.state[e_param][average], ember.tensor(t_opt.state[t_param][average]))
-
-
 FUSED_UPDATES = [
     ("SGD", dict(lr=0.1), {"sgd_update": 3}),
     ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01), {"sgd_update": 3}),

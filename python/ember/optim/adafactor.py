@@ -5,7 +5,7 @@ weight decay."""
 
 from .. import _C
 from .._type_info import finfo
-from .optimizer import Optimizer, implementation_choices, step_counter, zeros_like
+from .optimizer import Optimizer, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class Adafactor(Optimizer):
@@ -54,12 +54,12 @@ class Adafactor(Optimizer):
                 param.mul_(1 - lr * group["weight_decay"])
             if grad.dim() > 1:
                 row_var, col_var = state["row_var"], state["col_var"]
-                row_var.lerp_((grad * grad).mean(dim=-1, keepdim=True), new_weight)
-                col_var.lerp_((grad * grad).mean(dim=-2, keepdim=True), new_weight)
+                lerp_(row_var, (grad * grad).mean(dim=-1, keepdim=True), new_weight)
+                lerp_(col_var, (grad * grad).mean(dim=-2, keepdim=True), new_weight)
                 # The rank-one estimate: row means times column means over the mean of the row means.
                 variance = (row_var @ col_var).div(row_var.mean(dim=-2, keepdim=True).clamp(min=floor))
             else:
-                variance = state["variance"].lerp_(grad * grad, new_weight)
+                variance = lerp_(state["variance"], grad * grad, new_weight)
             # floor squared, as the update takes the square root
             update = variance.clamp(min=floor * floor).rsqrt().mul(grad)
             clipping = max(1.0, update.norm(2).item() / (update.numel() ** 0.5 * group["d"]))

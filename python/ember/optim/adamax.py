@@ -2,7 +2,7 @@
 second moment (PyTorch's update)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class Adamax(Optimizer):
@@ -24,7 +24,7 @@ class Adamax(Optimizer):
             if group["weight_decay"]:
                 grad = grad.add(param, alpha=group["weight_decay"])
             exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-            exp_avg.lerp_(grad, 1 - beta1)
+            lerp_(exp_avg, grad, 1 - beta1)
             exp_inf.copy_(_C.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
             clr = group["lr"] / (1 - beta1 ** state["step"].item())
             param.add_(exp_avg / exp_inf, alpha=-clr)

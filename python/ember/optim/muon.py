@@ -44,6 +44,18 @@ def _orthogonalize(matrix, coefficients, steps, eps):
     return x.T if tall else x
 
 
+def _lerp_(tensor, end, weight):
+    """tensor.lerp_(end, weight) rounded as PyTorch's kernel rounds it: the
+    weight taken in the tensor's dtype, end - tensor rounded, then one fused
+    multiply-add (here in float64), from the nearer end. The bfloat16
+    iteration after it would turn a last-bit difference into a visible one."""
+    weight = _C._full([], weight, tensor.dtype, _C.device("cpu")).item()
+    difference = (end - tensor).double()
+    if weight < 0.5:
+        return tensor.copy_(tensor.double() + difference * weight)
+    return tensor.copy_(end.double() - difference * (1 - weight))
+
+
 def _adjusted_lr(lr, adjustment, shape):
     """lr scaled so that orthogonalized updates of any shape have comparable
     RMS: by sqrt(max(1, rows / columns)) ("original", the default), or to
@@ -86,8 +98,8 @@ class Muon(Optimizer):
             if grad.dim() != 2:
                 raise ValueError("Param gradient must be a 2D matrix")
             buffer = state.setdefault("momentum_buffer", zeros_like(grad))
-            buffer.lerp_(grad, 1 - momentum)
-            update = grad.lerp(buffer, momentum) if group["nesterov"] else buffer
+            _lerp_(buffer, grad, 1 - momentum)
+            update = _lerp_(grad.clone(), buffer, momentum) if group["nesterov"] else buffer
             update = _orthogonalize(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
             param.mul_(1 - lr * group["weight_decay"])
             # the bfloat16 update widened first, so that the scaling rounds in the parameter's dtype

@@ -2,7 +2,7 @@
 (PyTorch's update, with its decoupled weight decay option)."""
 
 from .. import _C
-from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class NAdam(Optimizer):
@@ -33,7 +33,7 @@ class NAdam(Optimizer):
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
             mu_product = state["mu_product"].mul_(mu).item()
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(grad, 1 - beta1)
+            lerp_(exp_avg, grad, 1 - beta1)
             exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
             denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add_(group["eps"])
             param.add_(grad / denom, alpha=-lr * (1.0 - mu) / (1.0 - mu_product))

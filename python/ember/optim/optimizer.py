@@ -37,6 +37,14 @@ def implementation_choices(**choices):
     return choices
 
 
+def lerp_(tensor, end, weight):
+    """tensor += weight * (end - tensor), in place, computed as PyTorch's
+    lerp is (from the nearer end, for exactness at both)."""
+    if weight < 0.5:
+        return tensor.add_(end - tensor, alpha=weight)
+    return tensor.copy_(end - (end - tensor) * (1 - weight))
+
+
 def zeros_like(param):
     return _C._zeros(list(param.shape), param.dtype, param.device)
 

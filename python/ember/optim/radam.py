@@ -2,7 +2,7 @@
 early second-moment estimates (PyTorch's update, with its decoupled weight
 decay option)."""
 
-from .optimizer import Optimizer, check_hyperparameters, implementation_choices, step_counter, zeros_like
+from .optimizer import Optimizer, check_hyperparameters, implementation_choices, lerp_, step_counter, zeros_like
 
 
 class RAdam(Optimizer):
@@ -30,7 +30,7 @@ class RAdam(Optimizer):
                 else:
                     grad = grad.add(param, alpha=group["weight_decay"])
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(grad, 1 - beta1)
+            lerp_(exp_avg, grad, 1 - beta1)
             exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
             bias_correction2 = 1 - beta2 ** step
             corrected_exp_avg = exp_avg / (1 - beta1 ** step)
