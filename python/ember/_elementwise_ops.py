@@ -94,6 +94,15 @@ def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 
 def _lerp_(self, end, weight):
+    # Unrecorded, with a number for weight, the update runs in place in two
+    # passes with lerp's bits (an EMA or an optimizer's moving average).
+    if (isinstance(weight, numbers.Number) and isinstance(end, Tensor) and end.shape == self.shape
+            and end.dtype == self.dtype and self.dtype.is_floating_point
+            and not (self.requires_grad and _C.is_grad_enabled())):
+        difference = end - self
+        if weight < 0.5:
+            return self.add_(difference, alpha=weight)
+        return self.copy_(end).sub_(difference, alpha=1 - weight)
     return self.copy_(lerp(self.clone(), end, weight))
 
 

@@ -238,3 +238,17 @@ def test_einsum_sublists_non_contiguous_and_gradients(torch, device):
     assert gradcheck(lambda x, y, z: ember.einsum("bi,bij,j->b", x, y, z),
                      (leaf([2, 3], device), leaf([2, 3, 4], device), leaf([4], device)))
     assert gradcheck(lambda x: ember.einsum("iij->j", x), (leaf([2, 2, 3], device),))
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.1, 0.5, 0.77, 1.0, -0.2, 1.5])
+def test_in_place_lerp_has_lerps_bits(weight):
+    """The unrecorded in-place form takes its own two passes."""
+    for dtype in (ember.float32, ember.float64, ember.bfloat16):
+        a, b = ember.randn(1000).to(dtype), ember.randn(1000).to(dtype)
+        x = a.clone()
+        assert x.lerp_(b, weight) is x and ember.equal(x, ember.lerp(a, b, weight))
+    w = ember.randn(5, requires_grad=True)
+    y = w * 1
+    y.lerp_(ember.ones(5), weight)
+    y.sum().backward()
+    assert ember.allclose(w.grad, ember.full((5,), 1 - weight))
