@@ -91,6 +91,39 @@ struct SquareRoot {
   }
 };
 
+// Note [Powers as products]: x ** 3, x ** -1, x ** -2 and x ** -0.5 are
+// written as PyTorch's CPU kernel writes them, (x * x) * x, 1 / x,
+// 1 / (x * x) and 1 / sqrt(x), so they give its bits (at -0 and -inf too:
+// (-0) ** -0.5 is -inf, (-inf) ** -0.5 NaN) at the cost of a multiplication
+// or a division instead of a pow.
+struct Cube {
+  template <class C>
+  C operator()(C x) const {
+    return x * x * x;
+  }
+};
+
+struct Reciprocal {
+  template <class C>
+  C operator()(C x) const {
+    return C(1) / x;
+  }
+};
+
+struct ReciprocalSquare {
+  template <class C>
+  C operator()(C x) const {
+    return C(1) / (x * x);
+  }
+};
+
+struct ReciprocalSquareRoot {
+  template <class C>
+  C operator()(C x) const {
+    return C(1) / std::sqrt(x);
+  }
+};
+
 // libmvec's pow costs about 1.2 ns an element (Note [Grain sizes]).
 constexpr int64_t kPowGrain = grain_for(1.2);
 
@@ -108,6 +141,14 @@ struct PowKernel {
         map_exact<Square, T, 1>(call, kElementwiseGrain);
       } else if (scalar && power == 0.5) {
         map_exact<SquareRoot, T, 1>(call, kElementwiseGrain);
+      } else if (scalar && power == 3) {
+        map_exact<Cube, T, 1>(call, kElementwiseGrain);
+      } else if (scalar && power == -1) {
+        map_exact<Reciprocal, T, 1>(call, kElementwiseGrain);
+      } else if (scalar && power == -2) {
+        map_exact<ReciprocalSquare, T, 1>(call, kElementwiseGrain);
+      } else if (scalar && power == -0.5) {
+        map_exact<ReciprocalSquareRoot, T, 1>(call, kElementwiseGrain);
       } else {
         map_vectorised<Op, T, 2>(call, kPowGrain);
       }

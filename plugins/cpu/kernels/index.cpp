@@ -63,41 +63,6 @@ DLTensor shifted_view(const DLTensor& t, const int64_t* shape, int64_t dim, int6
   return view;
 }
 
-void index_select_kernel(const ember_kernel_call& call) {
-  const DLTensor& x = call.inputs[0];
-  const DLTensor& index = call.inputs[1];
-  const DLTensor& out = call.outputs[0];
-  const int64_t dim = checked_dim(call, x);
-  const int64_t size = x.shape[dim];
-  visit_index_dtype(call, index, [&](auto tag) {
-    using I = typename decltype(tag)::type;
-    check_indices<I>(call, index, dim, size);
-    int64_t slice_shape[kMaxDims];
-    std::copy(x.shape, x.shape + x.ndim, slice_shape);
-    slice_shape[dim] = 1;
-    const int64_t slice_numel = sdk::numel(out) / std::max<int64_t>(out.shape[dim], 1);
-    const auto* indices = reinterpret_cast<const I*>(sdk::data_ptr(index));
-    const int64_t index_stride = index.ndim == 0 ? 0 : index.strides[0];
-    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(slice_numel, 1));
-    // Rows of row-major tensors (embedding's lookups) are blocks of bytes.
-    const bool whole_rows = dim == 0 && sdk::is_contiguous(x) && sdk::is_contiguous(out);
-    const size_t row_bytes = static_cast<size_t>(slice_numel) * (x.dtype.bits / 8);
-    const char* x_data = static_cast<const char*>(sdk::data_ptr(x));
-    char* out_data = static_cast<char*>(sdk::data_ptr(out));
-    parallel_for(0, out.shape[dim], grain, [&](int64_t begin, int64_t end) {
-      for (int64_t j = begin; j < end; ++j) {
-        const int64_t i = indices[j * index_stride];
-        if (whole_rows) {
-          std::memcpy(out_data + static_cast<size_t>(j) * row_bytes, x_data + static_cast<size_t>(i) * row_bytes,
-                      row_bytes);
-        } else {
-          copy_tensor(shifted_view(x, slice_shape, dim, i), shifted_view(out, slice_shape, dim, j));
-        }
-      }
-    });
-  });
-}
-
 // The `dim` view of x over index's shape: the stride along dim is zeroed
 // because the index supplies that coordinate.
 DLTensor along_index(const DLTensor& x, const DLTensor& index, int64_t dim, int64_t* strides) {
@@ -128,6 +93,69 @@ void gather(const DLTensor& x, const DLTensor& index, const DLTensor& out, int64
   });
 }
 
+// Gathering moves bits: only the element size matters.
+template <class I>
+void gather_bits(const DLTensor& x, const DLTensor& index, const DLTensor& out, int64_t dim) {
+  switch (x.dtype.bits) {
+    case 8: return gather<uint8_t, I>(x, index, out, dim);
+    case 16: return gather<uint16_t, I>(x, index, out, dim);
+    case 32: return gather<uint32_t, I>(x, index, out, dim);
+    case 64: return gather<uint64_t, I>(x, index, out, dim);
+  }
+  sdk::fail(EMBER_STATUS_INTERNAL, "gather: unexpected element size");
+}
+
+// Slices of fewer elements than this, or slices across the last dim (whose
+// elements lie a row apart), are gathered element by element over the
+// output: copied one slice at a time they cost a strided copy each
+// (flip of a long vector, a column permutation).
+constexpr int64_t kSliceCopyMost = 64;
+
+void index_select_kernel(const ember_kernel_call& call) {
+  const DLTensor& x = call.inputs[0];
+  const DLTensor& index = call.inputs[1];
+  const DLTensor& out = call.outputs[0];
+  const int64_t dim = checked_dim(call, x);
+  const int64_t size = x.shape[dim];
+  visit_index_dtype(call, index, [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    check_indices<I>(call, index, dim, size);
+    int64_t slice_shape[kMaxDims];
+    std::copy(x.shape, x.shape + x.ndim, slice_shape);
+    slice_shape[dim] = 1;
+    const int64_t slice_numel = sdk::numel(out) / std::max<int64_t>(out.shape[dim], 1);
+    const auto* indices = reinterpret_cast<const I*>(sdk::data_ptr(index));
+    const int64_t index_stride = index.ndim == 0 ? 0 : index.strides[0];
+    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(slice_numel, 1));
+    if (slice_numel < kSliceCopyMost || dim == x.ndim - 1) {
+      // index_select is a gather whose index is broadcast along the other dims.
+      int64_t broadcast_strides[kMaxDims] = {};
+      broadcast_strides[dim] = index_stride;
+      DLTensor broadcast_index = index;
+      broadcast_index.ndim = out.ndim;
+      broadcast_index.shape = out.shape;
+      broadcast_index.strides = broadcast_strides;
+      return gather_bits<I>(x, broadcast_index, out, dim);
+    }
+    // Rows of row-major tensors (embedding's lookups) are blocks of bytes.
+    const bool whole_rows = dim == 0 && sdk::is_contiguous(x) && sdk::is_contiguous(out);
+    const size_t row_bytes = static_cast<size_t>(slice_numel) * (x.dtype.bits / 8);
+    const char* x_data = static_cast<const char*>(sdk::data_ptr(x));
+    char* out_data = static_cast<char*>(sdk::data_ptr(out));
+    parallel_for(0, out.shape[dim], grain, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j) {
+        const int64_t i = indices[j * index_stride];
+        if (whole_rows) {
+          std::memcpy(out_data + static_cast<size_t>(j) * row_bytes, x_data + static_cast<size_t>(i) * row_bytes,
+                      row_bytes);
+        } else {
+          copy_tensor(shifted_view(x, slice_shape, dim, i), shifted_view(out, slice_shape, dim, j));
+        }
+      }
+    });
+  });
+}
+
 void gather_kernel(const ember_kernel_call& call) {
   const DLTensor& x = call.inputs[0];
   const DLTensor& index = call.inputs[1];
@@ -135,14 +163,7 @@ void gather_kernel(const ember_kernel_call& call) {
   visit_index_dtype(call, index, [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
     check_indices<I>(call, index, dim, x.shape[dim]);
-    // Gathering moves bits: only the element size matters.
-    switch (x.dtype.bits) {
-      case 8: return gather<uint8_t, I>(x, index, call.outputs[0], dim);
-      case 16: return gather<uint16_t, I>(x, index, call.outputs[0], dim);
-      case 32: return gather<uint32_t, I>(x, index, call.outputs[0], dim);
-      case 64: return gather<uint64_t, I>(x, index, call.outputs[0], dim);
-    }
-    sdk::fail(EMBER_STATUS_INTERNAL, "gather: unexpected element size");
+    gather_bits<I>(x, index, call.outputs[0], dim);
   });
 }
 
