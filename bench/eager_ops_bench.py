@@ -205,6 +205,80 @@ def max_pool(batch, channels, size):
     return Workload("conv", f"max_pool2d 2x2 {batch}x{channels}x{size}x{size}", build)
 
 
+# 1M elements (4 MiB of float32): the ops below, over a vector of this size,
+# a 1024x1024 matrix or a 16x32x32x32 batch of images.
+MILLION = 1 << 20
+
+
+def over_vectors(family, title, fn, positive=False):
+    """fn(torch, x, y, z) over three 1M-element float32 vectors (positive ones where asked)."""
+    def build(torch):
+        x, y, z = (randn(torch, MILLION) for _ in range(3))
+        if positive:
+            x, y, z = (t.abs() + 0.5 for t in (x, y, z))
+        return lambda: fn(torch, x, y, z)
+    return Workload(family, f"{title} 1M float32", build)
+
+
+def over_matrix(family, title, fn):
+    """fn(torch, m, index) over a 1024x1024 float32 matrix and a [1024, 64] index into its rows."""
+    def build(torch):
+        m, index = torch.randn(1024, 1024), torch.randint(0, 1024, (1024, 64))
+        return lambda: fn(torch, m, index)
+    return Workload(family, f"{title} 1024x1024", build)
+
+
+def over_images(family, title, fn):
+    """fn(torch, images, F) over a 16x32x32x32 float32 batch."""
+    def build(torch):
+        images = torch.randn(16, 32, 32, 32)
+        return lambda: fn(torch, images, torch.nn.functional)
+    return Workload(family, f"{title} 16x32x32x32", build)
+
+
+def more_ops():
+    """Ops beyond the primitives' own families: composites and activations users call directly."""
+    return [
+        over_vectors("math", "lerp(x, y, 0.3)", lambda torch, x, y, z: torch.lerp(x, y, 0.3)),
+        over_vectors("math", "x.lerp_(y, 0.001)", lambda torch, x, y, z: x.lerp_(y, 0.001)),
+        over_vectors("math", "lerp(x, y, z)", lambda torch, x, y, z: torch.lerp(x, y, z)),
+        over_vectors("math", "addcmul(x, y, z, value=0.5)", lambda torch, x, y, z: torch.addcmul(x, y, z, value=0.5)),
+        over_vectors("math", "addcdiv(x, y, z, value=0.5)", lambda torch, x, y, z: torch.addcdiv(x, y, z, value=0.5),
+                     positive=True),
+        over_vectors("math", "x ** 3", lambda torch, x, y, z: x ** 3),
+        over_vectors("math", "x ** -0.5", lambda torch, x, y, z: x ** -0.5, positive=True),
+        over_vectors("math", "remainder(x, 0.7)", lambda torch, x, y, z: torch.remainder(x, 0.7)),
+        over_vectors("math", "fmod(x, 0.7)", lambda torch, x, y, z: torch.fmod(x, 0.7)),
+        over_vectors("math", "clamp(x, -0.5, 0.5)", lambda torch, x, y, z: x.clamp(-0.5, 0.5)),
+        over_vectors("math", "exp2", lambda torch, x, y, z: torch.exp2(x)),
+        over_vectors("math", "where(x > 0, x, y)", lambda torch, x, y, z: torch.where(x > 0, x, y)),
+        over_vectors("math", "masked_fill(x > 0, 0)", lambda torch, x, y, z: x.masked_fill(x > 0, 0.0)),
+        *(over_vectors("activation", name, lambda torch, x, y, z, name=name: getattr(torch.nn.functional, name)(x))
+          for name in ("relu", "leaky_relu", "hardtanh", "hardswish", "elu", "softplus", "mish", "logsigmoid")),
+        over_vectors("activation", "dropout(p=0.1) training", lambda torch, x, y, z: torch.nn.functional.dropout(x, 0.1)),
+        over_vectors("shape", "flip", lambda torch, x, y, z: x.flip(0)),
+        over_matrix("shape", "flip(1)", lambda torch, m, index: m.flip(1)),
+        over_matrix("shape", "roll(3, 1)", lambda torch, m, index: m.roll(3, 1)),
+        over_matrix("shape", "tril", lambda torch, m, index: m.tril()),
+        over_matrix("shape", "gather(1, index)", lambda torch, m, index: m.gather(1, index)),
+        over_matrix("shape", "cumsum(0)", lambda torch, m, index: m.cumsum(0)),
+        over_matrix("search", "topk(10, dim=1)", lambda torch, m, index: m.topk(10, dim=1)),
+        over_matrix("search", "sort(1)", lambda torch, m, index: m.sort(1)),
+        over_matrix("search", "nonzero of m > 0", lambda torch, m, index: (m > 0).nonzero()),
+        over_matrix("search", "unique of the index", lambda torch, m, index: index.unique()),
+        over_matrix("reduce", "norm(dim=1)", lambda torch, m, index: m.norm(dim=1)),
+        over_matrix("reduce", "std(1)", lambda torch, m, index: m.std(1)),
+        over_matrix("reduce", "logsumexp(1)", lambda torch, m, index: torch.logsumexp(m, 1)),
+        over_images("norm", "batch_norm, eval", lambda torch, x, F: F.batch_norm(x, torch.zeros(32), torch.ones(32))),
+        over_images("norm", "group_norm(8)", lambda torch, x, F: F.group_norm(x, 8)),
+        over_images("resample", "pad 1", lambda torch, x, F: F.pad(x, (1, 1, 1, 1))),
+        over_images("resample", "adaptive_avg_pool2d(1)", lambda torch, x, F: F.adaptive_avg_pool2d(x, 1)),
+        over_images("resample", "interpolate x2 nearest", lambda torch, x, F: F.interpolate(x, scale_factor=2)),
+        over_images("resample", "interpolate x2 bilinear",
+                    lambda torch, x, F: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)),
+    ]
+
+
 def tiny(title, build):
     return Workload("latency", title, build)
 
@@ -404,6 +478,7 @@ def workloads():
         Workload("model", "CNN 3-32-64 step, 32x32, batch 32, Adam", lambda torch: cnn_step(torch, 32, 32)),
         Workload("model", "CNN 3-32-64 step, 8x8, batch 64, Adam", lambda torch: cnn_step(torch, 8, 64)),
         Workload("model", "transformer block step, 8x128x256, AdamW", transformer_step),
+        *more_ops(),
     ]
     names = [w.name for w in rows]
     duplicates = {n for n in names if names.count(n) > 1}

@@ -35,7 +35,8 @@ def fmod(input, other):
         if bool((other == 0).any()) if isinstance(other, Tensor) else other == 0:
             raise RuntimeError(f"fmod: ZeroDivisionError (integer division by zero, {_dtype_name(input.dtype)})")
     magnitude = _C.remainder(input.abs(), abs(other))
-    return _C.where(input < 0, -magnitude, magnitude)
+    # A zero remainder of -0.0 is -0.0 (input * 0 keeps input's sign).
+    return _C.where(input < 0, -magnitude, _C.where(magnitude == 0, input * 0, magnitude))
 
 
 _true_divide = Tensor.div

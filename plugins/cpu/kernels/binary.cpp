@@ -55,6 +55,36 @@ struct DivisionKernel {
   }
 };
 
+// Note [Float remainders in double]: fmod of two floats is exact, and
+// glibc's fmodf takes a loop of its own per element (about 7 ns). In double,
+// q = trunc(a / b) is the quotient's integer part, or one more where the
+// quotient lies within a double's rounding of an integer; for |q| < 2^24 the
+// product q * b is exact (24 + 24 bits), so a - q * b is the exact
+// remainder, or that minus |b|, which one exact step corrects. Larger
+// quotients, infinities, NaN and a zero divisor take fmodf. A zero keeps a's
+// sign, as fmod's does.
+float remainder_of_truncation(float a, float b) {
+  const double x = a, y = b;
+  const double q = std::trunc(x / y);
+  if (!(std::fabs(q) < 16777216.0) || !std::isfinite(x) || y == 0.0 || !std::isfinite(y)) return std::fmod(a, b);
+  double r = x - q * y;
+  if (r != 0.0 && ((r < 0.0) != (x < 0.0))) r += x < 0.0 ? -std::fabs(y) : std::fabs(y);
+  return static_cast<float>(r == 0.0 ? std::copysign(0.0, x) : r);
+}
+
+// Python's a % b (sdk::remainder) with the float path above.
+struct Remainder {
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, float>) {
+      const float r = remainder_of_truncation(a, b);
+      return r != 0.0f && ((r < 0.0f) != (b < 0.0f)) ? r + b : r;
+    } else {
+      return sdk::remainder(a, b);
+    }
+  }
+};
+
 template <class Op, class Types>
 void add_binary(const sdk::Registrar& r, const char* name, Types types, Op op) {
   register_op<BinaryKernel>(r, name, types, op);
@@ -230,7 +260,7 @@ void register_binary_kernels(const sdk::Registrar& r) {
   add_binary(r, "div", FloatingTypes{}, [](auto a, auto b) { return a / b; });
   register_op<DivisionKernel>(r, "floor_divide", NumericTypes{},
                               [](auto a, auto b) { return sdk::floor_divide(a, b); });
-  register_op<DivisionKernel>(r, "remainder", NumericTypes{}, [](auto a, auto b) { return sdk::remainder(a, b); });
+  register_op<DivisionKernel>(r, "remainder", NumericTypes{}, Remainder{});
   register_op<PowKernel>(r, "pow", NumericTypes{}, [](auto a, auto b) {
     if constexpr (sdk::is_integer_v<decltype(a)>) {
       return sdk::integer_pow(a, b);

@@ -53,12 +53,14 @@ def mish(input, inplace=False):
     return _maybe_inplace(input, inplace, "mish", lambda x: x * _C.tanh(_nn.softplus(x, 1.0, 20.0)))
 
 
+# PyTorch's forms, (x + 3) clamped to [0, 6], then divided by 6, give its
+# bits; hardtanh's gradient is 0 at the bounds, as PyTorch's is.
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, inplace, "hardsigmoid", lambda x: _nn.hardtanh(x / 6.0 + 0.5, 0.0, 1.0))
+    return _maybe_inplace(input, inplace, "hardsigmoid", lambda x: _nn.hardtanh(x + 3.0, 0.0, 6.0) / 6.0)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, inplace, "hardswish", lambda x: x * _nn.hardtanh(x / 6.0 + 0.5, 0.0, 1.0))
+    return _maybe_inplace(input, inplace, "hardswish", lambda x: x * _nn.hardtanh(x + 3.0, 0.0, 6.0) / 6.0)
 
 
 def softsign(input):

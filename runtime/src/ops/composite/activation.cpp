@@ -4,6 +4,7 @@
 #include <string>
 
 #include "autograd/record.h"
+#include "ember/autograd.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
@@ -23,6 +24,11 @@ std::optional<Tensor> fused_over_dim(const char* name, const Tensor& x, int64_t 
   const Tensor out = dispatch::call_single(op, {input}, {dispatch::attr_int("dim", d)});
   return x.dim() == 0 ? out.reshape(IntArrayRef{}) : out;
 }
+
+// Whether autograd records what is computed from x: where it does not, an
+// activation takes its one-pass form (a clamp), whose derivative would split
+// ties at the bounds where PyTorch's gradient is 0.
+bool recorded(const Tensor& x) { return x.requires_grad() && autograd::is_grad_enabled(); }
 
 }  // namespace
 
@@ -56,14 +62,23 @@ Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optio
   return out;
 }
 
-// Not clamp(x, 0): maximum's derivative splits ties, while relu's gradient
-// at 0 is 0 (PyTorch), and a where has a one-op backward. NaN stays NaN.
+// Not clamp(x, 0) when recorded: maximum's derivative splits ties, while
+// relu's gradient at 0 is 0 (PyTorch), and a where has a one-op backward.
+// NaN stays NaN. Unrecorded, relu is PyTorch's clamp_min(x, 0), -0.0 kept.
 Tensor relu(const Tensor& x) {
   if (x.dtype() == DType::Bool) throw_error(ErrorKind::Runtime, "relu(): boolean inputs are not supported");
+  if (!recorded(x)) return clamp(x, Scalar(0), std::nullopt);
   return autograd::name_history(where(le(x, 0), Scalar(0), x), "ReluBackward0");
 }
 
-Tensor leaky_relu(const Tensor& x, double negative_slope) { return where(gt(x, 0), x, x * negative_slope); }
+// Unrecorded with a slope in [0, 1], max(x, slope * x) is the same value in
+// two passes for three.
+Tensor leaky_relu(const Tensor& x, double negative_slope) {
+  if (!recorded(x) && negative_slope >= 0 && negative_slope <= 1 && is_floating(x.dtype())) {
+    return maximum(x, x * negative_slope);
+  }
+  return where(gt(x, 0), x, x * negative_slope);
+}
 
 Tensor gelu(const Tensor& x, std::string_view approximate) {
   if (approximate != "none" && approximate != "tanh") {
@@ -110,7 +125,7 @@ Tensor elu(const Tensor& x, double alpha) {
 // PyTorch's gradient is 0 at both bounds, where a clamp's splits the tie;
 // integers, which have no gradient, keep their dtype through the clamp.
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
-  if (!is_floating(x.dtype())) return clamp(x, Scalar(min_val), Scalar(max_val));
+  if (!is_floating(x.dtype()) || (!recorded(x) && min_val <= max_val)) return clamp(x, Scalar(min_val), Scalar(max_val));
   return where(le(x, min_val), Scalar(min_val), where(ge(x, max_val), Scalar(max_val), x));
 }
 

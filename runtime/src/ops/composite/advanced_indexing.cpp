@@ -177,12 +177,18 @@ Tensor last_occurrence_mask(const Tensor& rows) {
 
 }  // namespace
 
+// The set positions, in order, without a sort: an inclusive count of the
+// set elements ranks each, and each position is added into the slot of its
+// rank; the unset ones all go to one extra slot, dropped after.
 Tensor nonzero(const Tensor& x) {
   const TensorOptions index_options(DType::Int64, x.device());
-  const Tensor flags = ne(x.reshape({-1}), 0).to(DType::Int64);
-  const int64_t count = flags.numel() == 0 ? 0 : sum(flags).item<int64_t>();
-  // A stable descending sort lists the set positions first, in order.
-  Tensor position = flags.numel() == 0 ? flags : sort(flags, 0, /*descending=*/true, /*stable=*/true).indices.slice(0, 0, count);
+  const Tensor set = ne(x.reshape({-1}), 0);
+  const int64_t n = set.numel();
+  const Tensor rank = cumsum(set, 0, DType::Int64);
+  const int64_t count = n == 0 ? 0 : rank.select(0, n - 1).item<int64_t>();
+  Tensor position = scatter_add(zeros({count + 1}, index_options), 0, where(set, rank - 1, Scalar(count)),
+                                arange(n, index_options))
+                        .slice(0, 0, count);
   std::vector<Tensor> coords(static_cast<size_t>(x.dim()));
   for (int64_t d = x.dim() - 1; d >= 0; --d) {
     coords[static_cast<size_t>(d)] = remainder(position, scalar_tensor(x.size(d), index_options)).unsqueeze(1);
