@@ -81,6 +81,30 @@ def test_automatic_dynamic_follows_the_variant_of_the_same_arguments():
     assert f._ember_compiled.recompile_reasons == ["the arguments' structure changed", "start: value changed 2 -> 3"]
 
 
+def _fill_part(x):
+    out = ember.full((6, 6), 0.5)
+    out[1:-1, 1:-1] = x
+    return out * 2
+
+
+def _write_view_of_argument(x):
+    x[:, 0].mul_(3)
+    return x + 1
+
+
+def test_writes_into_views_run_eagerly_with_the_reason():
+    """A traced write into part of a tensor reaches neither the tensor nor its other views in the graph."""
+    for fn in (_fill_part, _write_view_of_argument):
+        f = ember.compile(fn)
+        for _ in range(2):
+            x, y = ember.randn(4, 4), None
+            y = x.clone()
+            assert ember.equal(f(x), fn(y)) and ember.equal(x, y)
+        assert "in-place write into a view of a traced tensor" in variants(f)[0].eager_reason
+    with pytest.raises(RuntimeError, match="view of a traced tensor"):
+        ember.compile(_fill_part, fullgraph=True)(ember.randn(4, 4))
+
+
 def test_fewer_arguments_than_traced_recompile_statically():
     f = ember.compile(lambda *xs: sum(x * 2 for x in xs))
     assert f(ember.ones(2), ember.ones(2)).tolist() == [4.0, 4.0]

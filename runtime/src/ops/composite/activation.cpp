@@ -4,13 +4,13 @@
 #include <string>
 
 #include "autograd/record.h"
-#include "ember/autograd.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
 #include "ops/composite/common.h"
 
 namespace ember {
 
+using composite::recorded;
 using composite::to_floating;
 
 namespace {
@@ -24,11 +24,6 @@ std::optional<Tensor> fused_over_dim(const char* name, const Tensor& x, int64_t 
   const Tensor out = dispatch::call_single(op, {input}, {dispatch::attr_int("dim", d)});
   return x.dim() == 0 ? out.reshape(IntArrayRef{}) : out;
 }
-
-// Whether autograd records what is computed from x: where it does not, an
-// activation takes its one-pass form (a clamp), whose derivative would split
-// ties at the bounds where PyTorch's gradient is 0.
-bool recorded(const Tensor& x) { return x.requires_grad() && autograd::is_grad_enabled(); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "core/narrowing.h"
 #include "core/shape.h"
 #include "ember/autocast.h"
+#include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/functional.h"
 
@@ -23,6 +24,11 @@ inline void check_floating(std::string_view op, const Tensor& x) {
                                         dtype_str(x) + " with shape " + shape_str(x.sizes()));
   }
 }
+
+// Whether autograd records what is computed from x. Where it does not, a
+// composite may take a form whose derivative differs from PyTorch's (a
+// clamp splits ties its gradient gives to one side) or that writes in place.
+inline bool recorded(const Tensor& x) { return x.requires_grad() && autograd::is_grad_enabled(); }
 
 // Integer inputs become the default float dtype, as in the float-only
 // primitives (exp, log, ...).

@@ -7,6 +7,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_registry.h"
+#include "dispatch/trace_hooks.h"
 #include "ops/composite/common.h"
 
 namespace ember {
@@ -265,6 +266,7 @@ Tensor pad(const Tensor& x, IntArrayRef padding, const Scalar& value) {
                                         shape_str(x.sizes()));
   }
   Tensor out = x;
+  DimVector padded = x.sizes();
   for (size_t i = 0; i < padding.size() / 2; ++i) {
     const int64_t dim = x.dim() - 1 - static_cast<int64_t>(i);
     const int64_t before = padding[2 * i], after = padding[2 * i + 1];
@@ -274,6 +276,25 @@ Tensor pad(const Tensor& x, IntArrayRef padding, const Scalar& value) {
     }
     out = out.narrow(dim, std::max<int64_t>(-before, 0),
                      out.size(dim) + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
+    padded[static_cast<size_t>(dim)] = x.size(dim) + before + after;
+  }
+  // Unrecorded, the padded tensor is filled once and the input copied into
+  // its interior: two passes, where a cat per padded dim copies it all again.
+  // A trace keeps the cats, which it can fuse; it does not take writes into
+  // views.
+  if (!composite::recorded(x) && !dispatch::is_tracing(x)) {
+    Tensor result = full(padded, value, TensorOptions(x.dtype(), x.device()));
+    Tensor interior = result;
+    for (size_t i = 0; i < padding.size() / 2; ++i) {
+      const int64_t dim = x.dim() - 1 - static_cast<int64_t>(i);
+      interior = interior.narrow(dim, std::max<int64_t>(padding[2 * i], 0), out.size(dim));
+    }
+    interior.copy_(out);
+    return result;
+  }
+  for (size_t i = 0; i < padding.size() / 2; ++i) {
+    const int64_t dim = x.dim() - 1 - static_cast<int64_t>(i);
+    const int64_t before = padding[2 * i], after = padding[2 * i + 1];
     if (before <= 0 && after <= 0) continue;
     DimVector side = out.sizes();
     side[dim] = std::max<int64_t>(before, 0);
