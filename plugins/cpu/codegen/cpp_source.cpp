@@ -781,7 +781,9 @@ class Generator {
       if (inner_[l].extents.empty()) continue;
       const std::string points = "l" + std::to_string(l) + "_points";
       point_work += " + " + points;
-      longest = "(" + points + " > " + longest + " ? " + points + " : " + longest + ")";
+      // Nested calls, not conditionals naming `longest` twice: those double
+      // the text with every loop (a combo of 24 loops wrote 500 MB).
+      longest = "ek_max(" + points + ", " + longest + ")";
     }
     c.line("const int64_t ek_point_work = " + point_work + ";");
     if (column_) {

@@ -30,6 +30,7 @@ static inline T ek_reduce_min(T acc, T value) {
 }
 
 static inline int64_t ek_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t ek_max(int64_t a, int64_t b) { return a < b ? b : a; }
 
 // body(b, e) over ranges covering [0, count) on the plugin's parallel loop
 // (kernel_entry.h); ranges run at once, so their faults meet in

@@ -390,6 +390,40 @@ TEST(CpuCodegenPointwise, LaunchParametersServeEverySize) {
   }
 }
 
+// A combo kernel of many loops (an optimizer's parameters, a backward's
+// gradient sums) writes source of a size linear in its loops, and each loop
+// copies its own buffer: the longest-loop test once named the previous
+// loops twice, and 24 loops wrote 500 MB.
+TEST(CpuCodegenPointwise, ManyLoopsWriteSourceLinearInTheirCount) {
+  constexpr int kLoops = 40;
+  std::string loops, buffers;
+  for (int l = 0; l < kLoops; ++l) {
+    const std::string in = std::to_string(2 * l), out = std::to_string(2 * l + 1);
+    buffers += std::string(l ? "," : "") + R"({"dtype":"float32","role":"input"},{"dtype":"float32","role":"output"})";
+    loops += std::string(l ? "," : "") + R"({"extents":[)" + std::to_string(l + 1) + R"(],"body":[{"id":)" + in +
+             R"(,"op":"load","dtype":"float32","buffer":)" + in + R"(,"offset":0,"strides":[1]},{"id":)" + out +
+             R"(,"op":"store","buffer":)" + out + R"(,"offset":0,"strides":[1],"args":[)" + in + "]}]}";
+  }
+  const std::string ir = R"({"ekir":"1.0","name":"combo","params":0,"buffers":[)" + buffers +
+                         R"(],"outer":[],"loops":[)" + loops + "]}";
+  const Compiled compiled = Codegen::get().compile(ir);
+  ASSERT_TRUE(compiled.status.ok) << compiled.status.message;
+  EXPECT_LT(compiled.source.size(), size_t{200000});
+  std::vector<std::unique_ptr<HostBuffer>> owned;
+  std::vector<DLTensor*> tensors;
+  for (int l = 0; l < kLoops; ++l) {
+    for (int side = 0; side < 2; ++side) {
+      owned.push_back(std::make_unique<HostBuffer>(EMBER_DTYPE_FLOAT32, l + 1));
+      for (int i = 0; i <= l; ++i) owned.back()->as<float>()[i] = side == 0 ? static_cast<float>(100 * l + i) : -1.0f;
+      tensors.push_back(&owned.back()->tensor());
+    }
+  }
+  ASSERT_TRUE(run(ir, tensors).ok);
+  for (int l = 0; l < kLoops; ++l) {
+    for (int i = 0; i <= l; ++i) EXPECT_EQ(owned[2 * l + 1]->as<float>()[i], static_cast<float>(100 * l + i));
+  }
+}
+
 // Nothing to iterate: the kernel writes nothing and succeeds.
 TEST(CpuCodegenPointwise, EmptyOuterExtentWritesNothing) {
   const std::string ir = R"({"ekir":"1.0","name":"empty","params":0,
