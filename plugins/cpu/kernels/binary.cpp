@@ -63,13 +63,18 @@ struct DivisionKernel {
 // remainder, or that minus |b|, which one exact step corrects. Larger
 // quotients, infinities, NaN and a zero divisor take fmodf. A zero keeps a's
 // sign, as fmod's does.
+// The sign tests are selects, not branches: with operands of random signs
+// a branch there is mispredicted half the time.
 float remainder_of_truncation(float a, float b) {
   const double x = a, y = b;
   const double q = std::trunc(x / y);
-  if (!(std::fabs(q) < 16777216.0) || !std::isfinite(x) || y == 0.0 || !std::isfinite(y)) return std::fmod(a, b);
-  double r = x - q * y;
-  if (r != 0.0 && ((r < 0.0) != (x < 0.0))) r += x < 0.0 ? -std::fabs(y) : std::fabs(y);
-  return static_cast<float>(r == 0.0 ? std::copysign(0.0, x) : r);
+  if (!(std::fabs(q) < 16777216.0) || !std::isfinite(x) || y == 0.0 || !std::isfinite(y)) [[unlikely]] {
+    return std::fmod(a, b);
+  }
+  const double r = x - q * y;
+  const double toward_x = std::copysign(std::fabs(y), x);
+  const double corrected = (r != 0.0 && (r < 0.0) != (x < 0.0)) ? r + toward_x : r;
+  return static_cast<float>(corrected == 0.0 ? std::copysign(0.0, x) : corrected);
 }
 
 // Python's a % b (sdk::remainder) with the float path above.
@@ -78,7 +83,8 @@ struct Remainder {
   C operator()(C a, C b) const {
     if constexpr (std::is_same_v<C, float>) {
       const float r = remainder_of_truncation(a, b);
-      return r != 0.0f && ((r < 0.0f) != (b < 0.0f)) ? r + b : r;
+      const float moved = r + b;
+      return (r != 0.0f && (r < 0.0f) != (b < 0.0f)) ? moved : r;
     } else {
       return sdk::remainder(a, b);
     }
