@@ -166,6 +166,16 @@ def bench_arguments(repeats):
     return parser
 
 
+def results_of_workers(script, worker, repeats):
+    """A compile benchmark's alternating workers' results by config; None in a worker process, after
+    `worker(library, mode, repeats)` ran."""
+    a = bench_arguments(repeats).parse_args()
+    if a.worker:
+        worker(a.worker[0], a.worker[1], a.repeats)
+        return None
+    return alternate_workers(script, a.rounds, a.repeats)
+
+
 def main():
     parser = bench_arguments(repeats=9)
     parser.add_argument("--quick", action="store_true")

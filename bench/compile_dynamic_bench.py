@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import CONFIGS, alternate_workers, bench_arguments, median_of, print_errors, ratio  # noqa: E402
+from compile_bench import CONFIGS, median_of, print_errors, ratio, results_of_workers  # noqa: E402
 
 SWEEPS = ("decoder, lengths 8..71", "positions 0..255", "decoder, 4 lengths x 16")
 
@@ -106,10 +106,9 @@ def worker(library, mode, repeats):
 
 
 def main():
-    a = bench_arguments(repeats=3).parse_args()
-    if a.worker:
-        return worker(a.worker[0], a.worker[1], a.repeats)
-    results = alternate_workers(__file__, a.rounds, a.repeats)
+    results = results_of_workers(__file__, worker, repeats=3)
+    if results is None:
+        return
     print(f"{'ms per call':34s} {'ember eager':>11s} {'ember comp':>11s} {'torch eager':>11s} {'torch.comp':>11s} "
           f"{'comp/e.eager':>12s} {'comp/t.comp':>11s}")
     for sweep in SWEEPS:

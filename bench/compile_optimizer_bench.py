@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import (CONFIGS, alternate_workers, bench_arguments, median_ms, median_of,  # noqa: E402
+from compile_bench import (CONFIGS, median_ms, median_of, results_of_workers,  # noqa: E402
                            print_errors, ratio)
 
 CASES = ("digits MLP, SGD momentum", "digits MLP, AdamW", "50 x Linear(64,64), SGD momentum",
@@ -60,10 +60,9 @@ def worker(library, mode, repeats):
 
 
 def main():
-    a = bench_arguments(repeats=50).parse_args()
-    if a.worker:
-        return worker(a.worker[0], a.worker[1], a.repeats)
-    results = alternate_workers(__file__, a.rounds, a.repeats)
+    results = results_of_workers(__file__, worker, repeats=50)
+    if results is None:
+        return
     print(f"{'step (µs)':34s} {'ember eager':>11s} {'ember comp':>11s} {'torch eager':>11s} {'torch.comp':>11s} "
           f"{'comp/e.eager':>12s} {'comp/t.eager':>12s} {'comp/t.comp':>11s}")
     for name in CASES:

@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import (CONFIGS, alternate_workers, bench_arguments, median_ms, median_of,  # noqa: E402
+from compile_bench import (CONFIGS, median_ms, median_of, results_of_workers,  # noqa: E402
                            print_errors, ratio, transformer_block)
 
 
@@ -82,10 +82,9 @@ def worker(library, mode, repeats):
 
 
 def main():
-    a = bench_arguments(repeats=15).parse_args()
-    if a.worker:
-        return worker(a.worker[0], a.worker[1], a.repeats)
-    results = alternate_workers(__file__, a.rounds, a.repeats)
+    results = results_of_workers(__file__, worker, repeats=15)
+    if results is None:
+        return
 
     def cell(config, name):
         return median_of(results, config, name)
