@@ -247,6 +247,16 @@ Tensor pad_for_ceil_mode(const Tensor& x4, const PoolArgs& a) {
 // The [start, end) input rows averaged into output cell i (PyTorch's rule).
 Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
   const int64_t in_size = x.size(dim);
+  const int64_t along[] = {dim};
+  if (out_size == 1) return mean(x, along, true);
+  // Equal cells that tile the dim: one mean over the dim split in two.
+  if (in_size % out_size == 0) {
+    DimVector split = x.sizes();
+    split[static_cast<size_t>(dim)] = out_size;
+    split.insert(static_cast<size_t>(dim) + 1, in_size / out_size);
+    const int64_t cell[] = {dim + 1};
+    return mean(x.reshape(split), cell, false);
+  }
   std::vector<Tensor> cells;
   for (int64_t i = 0; i < out_size; ++i) {
     const int64_t start = i * in_size / out_size;
@@ -451,6 +461,11 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size) {
   composite::check_floating("adaptive_avg_pool2d", x);
   const Pair out = spatial_arg<2>("adaptive_avg_pool2d", "output_size", output_size, 1);
   const Tensor x4 = as_batched("adaptive_avg_pool2d", x);
+  // A global average is one mean over the plane (a network's last pooling).
+  if (out[0] == 1 && out[1] == 1) {
+    const int64_t plane[] = {2, 3};
+    return as_input_rank(mean(x4, plane, true), x);
+  }
   // Each cell is a rectangle, so averaging rows then columns is exact.
   return as_input_rank(adaptive_mean_along(adaptive_mean_along(x4, 2, out[0]), 3, out[1]), x);
 }
