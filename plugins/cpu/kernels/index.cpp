@@ -27,10 +27,12 @@ void visit_index_dtype(const ember_kernel_call& call, const DLTensor& index, Fn&
 }
 
 // Fails on the first index outside [0, size): negative indices are the
-// caller's to wrap (ops.md "Indexing").
+// caller's to wrap (ops.md "Indexing"). The threads test every index; only
+// when one fails does a serial walk find the first, for the message.
 template <class I>
 void check_indices(const ember_kernel_call& call, const DLTensor& index, int64_t dim,
                    int64_t size) {
+  if (!any_element<I>(index, [size](int64_t value) { return value < 0 || value >= size; })) return;
   const sdk::StridedLoop loop{&index};
   loop.run([&](char* const* ptrs, const int64_t* strides, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
