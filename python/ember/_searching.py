@@ -103,18 +103,24 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     count = keys.shape[0]
     first = _C._ones([count], _C.bool, input.device)
     if count > 1:
-        differs = (keys[1:] != keys[:-1]).any(1) if keys.shape[1] else _C._zeros([count - 1], _C.bool, input.device)
+        if dim is None:
+            differs = values[1:] != values[:-1]
+        elif keys.shape[1]:
+            differs = (keys[1:] != keys[:-1]).any(1)
+        else:
+            differs = _C._zeros([count - 1], _C.bool, input.device)
         first = _C.cat([first[:1], differs])
-    group = first.to(_C.int64).cumsum(0) - 1
     distinct = values[first] if dim is None else values.index_select(0, first.nonzero().reshape(-1))
     if dim is not None:
         distinct = movedim(distinct, 0, dim)
     results = [distinct]
+    if return_inverse or return_counts:
+        group = first.to(_C.int64).cumsum(0) - 1
     if return_inverse:
         inverse = _C.index_put(_C._zeros([count], _C.int64, input.device), [order], group)
         results.append(inverse.reshape(inverse_shape))
     if return_counts:
-        groups = int(first.sum().item())
+        groups = distinct.shape[0] if dim is None else distinct.shape[dim]
         ones = _C._ones([count], _C.int64, input.device)
         results.append(_C.index_put(_C._zeros([groups], _C.int64, input.device), [group], ones, True))
     return results[0] if len(results) == 1 else tuple(results)
