@@ -83,3 +83,20 @@ def test_unique_nan_empty_and_dims(torch, device):
         expected = torch.unique(torch.tensor(slices), dim=dim, return_inverse=True, return_counts=True)
         for a, e in zip(actual, expected):
             assert_close(a, e)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8", "bool"])
+def test_integer_sorts_of_long_lines_match_pytorchs_stable_order(torch, device, dtype):
+    """Note [Radix sort of integer lines]: lines of at least 256 take a radix sort; the indices of ties
+    are in input order, ascending and descending, across the dtype's whole range."""
+    info = numpy.iinfo(numpy.int64 if dtype == "bool" else dtype)
+    values = RNG.integers(0, 2, (3, 700)) if dtype == "bool" else RNG.integers(info.min, info.max, (3, 700),
+                                                                                 endpoint=True)
+    values[:, ::5] = values[:, :1]
+    values = values.astype(dtype)
+    for dim, data in ((1, values), (0, values.T.copy())):
+        for descending in (False, True):
+            expected = torch.sort(torch.tensor(data), dim=dim, descending=descending, stable=True)
+            actual = ember.sort(ember.tensor(data, device=device), dim=dim, descending=descending, stable=True)
+            assert_close(actual.values, expected.values)
+            assert_close(actual.indices, expected.indices)
