@@ -73,7 +73,7 @@ FusedKernel combined(const std::vector<FusedKernel>& parts, const std::vector<Js
           ins["offset"] = shifted_term(ins["offset"], first_param);
           ins["strides"] = shifted_terms(ins["strides"], first_param);
         }
-        if (ins["op"] == "const" && is_parameter(ins["value"])) ins["value"] = shifted_term(ins["value"], first_param);
+        if (ins["op"] == "const") ins["value"] = shifted_term(ins["value"], first_param);
         body.push_back(std::move(ins));
       }
       Json combined_loop;

@@ -253,17 +253,13 @@ void Tracer::record(const Op& op, OpCall& call) {
   if (writes_output) {
     for (int64_t i = 0; i < call.num_outputs; ++i) {
       const Tensor& out = call.outputs[i];
-      if (out.impl()->is_view() && (dispatch::is_tracing(out) || !is_fresh(out))) {
-        throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
-      }
       // A traced view written in place (`out[1:-1] = x`) would take the new
       // value as its own, functional form, which its base and the base's
       // other views never read.
-      if (dispatch::is_tracing(out)) {
-        const int id = value_of(out);
-        if (graph_.values[static_cast<size_t>(id)].storage_of != id) {
-          throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
-        }
+      const bool traced_view = dispatch::is_tracing(out) &&
+                               graph_.values[static_cast<size_t>(value_of(out))].storage_of != value_of(out);
+      if (traced_view || (out.impl()->is_view() && (dispatch::is_tracing(out) || !is_fresh(out)))) {
+        throw TraceUnsupported(op.name() + ": in-place write into a view of a traced tensor");
       }
       // A leaf that requires grad reaches this step only with grad mode
       // off (eager's in-place check runs first); a tensor with history

@@ -247,9 +247,8 @@ Tensor pad_for_ceil_mode(const Tensor& x4, const PoolArgs& a) {
 // The [start, end) input rows averaged into output cell i (PyTorch's rule).
 Tensor adaptive_mean_along(const Tensor& x, int64_t dim, int64_t out_size) {
   const int64_t in_size = x.size(dim);
-  const int64_t along[] = {dim};
-  if (out_size == 1) return mean(x, along, true);
-  // Equal cells that tile the dim: one mean over the dim split in two.
+  // Equal cells that tile the dim (one cell included): one mean over the
+  // dim split in two.
   if (in_size % out_size == 0) {
     DimVector split = x.sizes();
     split[static_cast<size_t>(dim)] = out_size;
